@@ -1,0 +1,90 @@
+/* czk_test.h: a tiny test harness shared by every CTest binary: CHECK macros that count failures, a seeded
+ * deterministic RNG (splitmix64 / xoshiro256**), and helpers to find the shared fixtures. */
+#ifndef CZK_TEST_H
+#define CZK_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int czk_test_failures;
+static int czk_test_checks;
+
+#define CHECK(cond)                                                                                                   \
+  do {                                                                                                                \
+    czk_test_checks++;                                                                                                \
+    if (!(cond)) {                                                                                                    \
+      czk_test_failures++;                                                                                            \
+      if (czk_test_failures <= 50) fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);           \
+    }                                                                                                                 \
+  } while (0)
+
+#define CHECK_MSG(cond, ...)                                                                                          \
+  do {                                                                                                                \
+    czk_test_checks++;                                                                                                \
+    if (!(cond)) {                                                                                                    \
+      czk_test_failures++;                                                                                            \
+      if (czk_test_failures <= 50) {                                                                                  \
+        fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                                      \
+        fprintf(stderr, __VA_ARGS__);                                                                                 \
+        fputc('\n', stderr);                                                                                          \
+      }                                                                                                               \
+    }                                                                                                                 \
+  } while (0)
+
+#define CHECK_EQ_INT(a, b) CHECK_MSG((long long)(a) == (long long)(b), "%lld != %lld", (long long)(a), (long long)(b))
+
+/* Exit code: 0 when every check passed. */
+static inline int czk_test_done(const char *name) {
+  fprintf(stderr, "%s: %d checks, %d failures\n", name, czk_test_checks, czk_test_failures);
+  return czk_test_failures ? 1 : 0;
+}
+
+/* Deterministic RNG: xoshiro256** seeded with splitmix64. */
+typedef struct {
+  uint64_t s[4];
+} czk_test_rng;
+
+static inline uint64_t czk__splitmix64(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+static inline void czk_test_rng_seed(czk_test_rng *r, uint64_t seed) {
+  for (int i = 0; i < 4; i++) r->s[i] = czk__splitmix64(&seed);
+}
+static inline uint64_t czk_test_rng_next(czk_test_rng *r) {
+  uint64_t *s = r->s;
+  uint64_t x = s[1] * 5;
+  uint64_t res = ((x << 7) | (x >> 57)) * 9;
+  uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = (s[3] << 45) | (s[3] >> 19);
+  return res;
+}
+static inline void czk_test_rng_bytes(czk_test_rng *r, void *out, size_t n) {
+  uint8_t *p = (uint8_t *)out;
+  while (n) {
+    uint64_t v = czk_test_rng_next(r);
+    size_t k = n < 8 ? n : 8;
+    memcpy(p, &v, k);
+    p += k;
+    n -= k;
+  }
+}
+
+/* Path of a file under the shared fixtures directory (CZK_SHARED_DIR env, set by CTest). Returns a static buffer. */
+static inline const char *czk_test_shared_path(const char *rel) {
+  static char buf[4096];
+  const char *d = getenv("CZK_SHARED_DIR");
+  snprintf(buf, sizeof buf, "%s/%s", d ? d : "../shared", rel);
+  return buf;
+}
+
+#endif
