@@ -1,0 +1,55 @@
+/* rpc.h: a small unary gRPC transport on gRPC's C core (libgrpc): a server that hands each call's request bytes to
+ * one handler function on its own thread, and a blocking client call. Messages are opaque bytes here; the service layer
+ * (service.c) encodes/decodes protobuf with protobuf-c.
+ *
+ * Threads: one accept thread per server drives the server completion queue; every accepted call runs on a thread of its
+ * own with a private completion queue (so a handler may block, e.g. AwaitProof, without stalling other calls). The
+ * number of concurrent calls is bounded (max_calls); beyond it new calls wait in gRPC's queue. Shutdown cancels
+ * in-flight calls, then joins the accept thread and every call thread. */
+#ifndef CZK_API_RPC_H
+#define CZK_API_RPC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "czk/status.h"
+
+/* gRPC status codes used by czk (numeric values are the gRPC wire values). */
+enum {
+  CZK_GRPC_OK = 0,
+  CZK_GRPC_CANCELLED = 1,
+  CZK_GRPC_UNKNOWN = 2,
+  CZK_GRPC_INVALID_ARGUMENT = 3,
+  CZK_GRPC_DEADLINE_EXCEEDED = 4,
+  CZK_GRPC_NOT_FOUND = 5,
+  CZK_GRPC_ALREADY_EXISTS = 6,
+  CZK_GRPC_RESOURCE_EXHAUSTED = 8,
+  CZK_GRPC_FAILED_PRECONDITION = 9,
+  CZK_GRPC_UNIMPLEMENTED = 12,
+  CZK_GRPC_INTERNAL = 13,
+  CZK_GRPC_UNAVAILABLE = 14,
+};
+
+/* A handler answers one call: method is the full path ("/cuzk.v1.ProvingEngine/Prove"). On success it returns
+ * CZK_GRPC_OK and sets *resp (malloc'd, may be NULL for an empty message) and *resp_len; on failure it returns a gRPC
+ * code and may set *err (malloc'd text). The transport frees *resp and *err. */
+typedef int (*czk_rpc_handler)(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
+                               size_t *resp_len, char **err);
+
+typedef struct czk_rpc_server czk_rpc_server;
+
+/* listen: "unix:" followed by an absolute socket path (a unix socket, created owner-only, mode 0600) or
+ * "host:port" (TCP).
+ * max_message_bytes bounds both directions. */
+czk_status czk_rpc_server_start(czk_rpc_server **out, const char *listen, size_t max_message_bytes,
+                                unsigned max_calls, czk_rpc_handler handler, void *user);
+/* Stop accepting, cancel in-flight calls, join every thread, free. */
+void czk_rpc_server_stop(czk_rpc_server *s);
+
+/* One blocking unary call. timeout_ms 0 = none. Returns CZK_OK when the transport worked (then *grpc_code holds the
+ * call's status; *resp and *resp_len the reply when *grpc_code == 0; *err the status message, malloc'd or NULL). */
+czk_status czk_rpc_call(const char *target, const char *method, const uint8_t *req, size_t req_len,
+                        uint64_t timeout_ms, size_t max_message_bytes, int *grpc_code, uint8_t **resp,
+                        size_t *resp_len, char **err);
+
+#endif
