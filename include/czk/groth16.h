@@ -1,0 +1,148 @@
+/* czk/groth16.h: Groth16 over BLS12-381: proofs, verifying keys, proving keys (bellperson .params/.vk), setup for
+ * circuits we own, the two-phase prover and the verifier.
+ *
+ * Equations (bellperson conventions; w = witness, inputs w[0..n_in) with w[0] = 1, aux after; r, s random):
+ *   A = alpha + sum_i w_i A_i(tau) + r delta                       (G1)
+ *   B = beta  + sum_i w_i B_i(tau) + s delta                       (G2, and in G1 for C)
+ *   C = sum_aux w_j L_j + sum_i h_i H_i + s A + r B_g1 - r s delta (G1)
+ *   verify: e(A, B) = e(alpha, beta) e(IC(x), gamma) e(C, delta), IC(x) = ic[0] + sum_i x_i ic[i+1].
+ *
+ * bellperson file layout (all points uncompressed zcash encoding, counts u32 big-endian):
+ *   vk  = alpha_g1 beta_g1 beta_g2 gamma_g2 delta_g1 delta_g2 | u32 n_ic | ic[n_ic]           (.vk = this only)
+ *   .params = vk | u32 n_h | h (G1) | u32 n_l | l (G1) | u32 n_a | a (G1) | u32 n_b1 | b_g1 (G1) | u32 n_b2 | b_g2 (G2)
+ *   h: domain-1 points; l: one per aux; a: every input then aux with A-density; b_g1/b_g2: inputs with B-density then
+ *   aux with B-density (query points at infinity are filtered out by bellperson's generator = the density rule).
+ *
+ * Proof encoding: A (G1, 48 B) | B (G2, 96 B) | C (G1, 48 B), compressed, zcash flag bits: 192 bytes. */
+#ifndef CZK_GROTH16_H
+#define CZK_GROTH16_H
+
+#include "czk/cs.h"
+#include "czk/curve.h"
+#include "czk/pool.h"
+
+#define CZK_GROTH16_PROOF_BYTES 192
+
+typedef struct czk_groth16_proof {
+  czk_g1_affine a;
+  czk_g2_affine b;
+  czk_g1_affine c;
+} czk_groth16_proof;
+
+/* Verifying key. ic has n_ic = (public inputs) + 1 points (ic[0] pairs with ONE); heap-owned by the vk. */
+typedef struct czk_groth16_vk {
+  czk_g1_affine alpha_g1, beta_g1;
+  czk_g2_affine beta_g2, gamma_g2;
+  czk_g1_affine delta_g1;
+  czk_g2_affine delta_g2;
+  size_t n_ic;
+  czk_g1_affine *ic;
+} czk_groth16_vk;
+
+/* ------------------------------------------------------------------------------------------------ proofs */
+CZK_API void czk_groth16_proof_encode(uint8_t out[CZK_GROTH16_PROOF_BYTES], const czk_groth16_proof *p);
+/* Full checks (flags, canonical, on curve, subgroup); the status names the first failure. */
+CZK_API czk_status czk_groth16_proof_decode(czk_groth16_proof *p, const uint8_t in[CZK_GROTH16_PROOF_BYTES]);
+
+/* ------------------------------------------------------------------------------------------------ verifying keys */
+/* Parse a bellperson vk block from buf[0..len); *used = bytes consumed (may be NULL). Checks every point (on curve,
+ * subgroup, ic points not at infinity) and the count against len; never reads past len. */
+CZK_API czk_status czk_groth16_vk_parse(czk_groth16_vk *vk, const uint8_t *buf, size_t len, size_t *used);
+/* Read a .vk file (exactly one vk block; trailing bytes are CZK_ERR_FORMAT) or the vk at the start of a .params. */
+CZK_API czk_status czk_groth16_vk_read(czk_groth16_vk *vk, const char *path, bool allow_trailing);
+CZK_API size_t czk_groth16_vk_size(const czk_groth16_vk *vk); /* bytes of the encoded block */
+CZK_API void czk_groth16_vk_encode(uint8_t *out, const czk_groth16_vk *vk);   /* czk_groth16_vk_size bytes */
+CZK_API czk_status czk_groth16_vk_write(const czk_groth16_vk *vk, const char *path);
+CZK_API czk_status czk_groth16_vk_copy(czk_groth16_vk *dst, const czk_groth16_vk *src);
+CZK_API void czk_groth16_vk_free(czk_groth16_vk *vk);
+
+/* ------------------------------------------------------------------------------------------------ verification */
+/* inputs: the public inputs without ONE (n_inputs = vk->n_ic - 1, else CZK_ERR_SIZE_MISMATCH).
+ * CZK_OK or CZK_ERR_VERIFY_FAILED. Public data: variable time. Cost: one MSM of n_inputs + a 4-pairing product. */
+CZK_API czk_status czk_groth16_verify(const czk_groth16_vk *vk, const czk_groth16_proof *proof, const czk_fr *inputs,
+                                      size_t n_inputs);
+/* Batch: proofs[k] with inputs[k*n_inputs ..]; random linear combination (OS CSPRNG) so one final exponentiation
+ * covers all: prod_k e(z_k A_k, B_k) = e(sum z_k alpha, beta) e(sum z_k IC_k, gamma) e(sum z_k C_k, delta).
+ * CZK_OK only when every proof is valid (with overwhelming probability). */
+CZK_API czk_status czk_groth16_verify_batch(const czk_groth16_vk *vk, const czk_groth16_proof *proofs,
+                                            const czk_fr *inputs, size_t n_inputs, size_t n_proofs);
+
+/* ------------------------------------------------------------------------------------------------ proving keys */
+typedef struct czk_groth16_pk czk_groth16_pk;
+
+/* Memory-map a bellperson .params file; validates the layout (every count against the file size, nothing past the
+ * end; trailing bytes are CZK_ERR_FORMAT) and fully checks the vk points. Query points are decoded (and checked to be
+ * on the curve, not at infinity) lazily by czk_groth16_pk_prepare (or the first proof). */
+CZK_API czk_status czk_groth16_pk_open(czk_groth16_pk **out, const char *path);
+/* Decode the queries into affine Montgomery arrays on the pool (idempotent, thread-safe). */
+CZK_API czk_status czk_groth16_pk_prepare(czk_groth16_pk *pk, czk_pool *pool);
+CZK_API void czk_groth16_pk_close(czk_groth16_pk *pk);
+CZK_API const czk_groth16_vk *czk_groth16_pk_vk(const czk_groth16_pk *pk);
+
+/* Query sizes (points) as stored in the file. */
+typedef struct czk_groth16_pk_sizes {
+  size_t n_h, n_l, n_a, n_b_g1, n_b_g2;
+} czk_groth16_pk_sizes;
+CZK_API void czk_groth16_pk_get_sizes(const czk_groth16_pk *pk, czk_groth16_pk_sizes *s);
+/* Decoded queries (NULL before prepare). For backends that upload keys. */
+typedef struct czk_groth16_pk_queries {
+  const czk_g1_affine *h, *l, *a, *b_g1;
+  const czk_g2_affine *b_g2;
+} czk_groth16_pk_queries;
+CZK_API czk_status czk_groth16_pk_get_queries(const czk_groth16_pk *pk, czk_groth16_pk_queries *q);
+
+/* Write a .params file from in-memory parts (points must be affine; no query point may be infinity). */
+CZK_API czk_status czk_groth16_params_write(const char *path, const czk_groth16_vk *vk, const czk_groth16_pk_queries *q,
+                                            const czk_groth16_pk_sizes *s);
+
+/* ------------------------------------------------------------------------------------------------ setup */
+/* Keys for a circuit shape with fresh toxic waste (tau, alpha, beta, gamma, delta from czk_fr_random, wiped after
+ * use); writes params_path (.params) and vk_path (.vk, may be NULL). Multi-threaded on the pool (NULL = default).
+ * Cost: n_h + n_l + n_a + n_b_g1 fixed-base G1 multiplications, n_b_g2 in G2, O(nnz) field ops. */
+CZK_API czk_status czk_groth16_setup(const czk_r1cs *shape, const char *params_path, const char *vk_path,
+                                     czk_pool *pool);
+
+/* ------------------------------------------------------------------------------------------------ proving */
+/* One proof's synthesized assignment: the witness and the evaluations a = A·w, b = B·w, c = C·w, each of length
+ * n_domain (zero past the constraint count). Ownership passes to prove_start, which frees a, b, c as soon as H is
+ * computed and w when the MSMs are done. */
+typedef struct czk_groth16_assignment {
+  czk_witness w;
+  czk_fr *a, *b, *c;
+  size_t n_domain;
+} czk_groth16_assignment;
+
+/* w (consumed: moved into *out) -> a, b, c over the shape's CSR (sparse mat-vec on the pool). On failure w is freed. */
+CZK_API czk_status czk_groth16_synthesize(czk_groth16_assignment *out, const czk_r1cs *shape, czk_witness *w,
+                                          czk_pool *pool);
+CZK_API void czk_groth16_assignment_free(czk_groth16_assignment *as);
+
+typedef struct czk_groth16_job czk_groth16_job;
+
+/* Per-stage wall times of one proof (seconds), filled by finish. */
+typedef struct czk_groth16_timings {
+  double check, h, msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2, finish;
+} czk_groth16_timings;
+
+/* Phase 1: checks a·b = c row by row (CZK_ERR_UNSATISFIED before any MSM), computes H (iNTT, coset NTT, pointwise,
+ * icoset NTT) and launches the five MSMs. The CPU implementation runs them synchronously on the pool; the contract
+ * allows a backend to return while work is in flight. Consumes *as in every case (freed on failure). The pk and
+ * shape must outlive the job. */
+CZK_API czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_groth16_pk *pk, const czk_r1cs *shape,
+                                           czk_groth16_assignment *as, czk_pool *pool);
+/* Phase 2: waits for phase 1, draws r, s (OS CSPRNG, wiped after), combines, frees the job (in every case). */
+CZK_API czk_status czk_groth16_prove_finish(czk_groth16_job *job, czk_groth16_proof *proof,
+                                            czk_groth16_timings *timings);
+CZK_API void czk_groth16_job_abort(czk_groth16_job *job);
+
+/* One-shot: synthesize + start + finish. */
+CZK_API czk_status czk_groth16_prove(czk_groth16_proof *proof, czk_groth16_pk *pk, const czk_r1cs *shape,
+                                     czk_witness *w, czk_pool *pool);
+
+/* Public inputs (without ONE) of a witness: w->w[1 .. n_inputs). */
+static inline const czk_fr *czk_groth16_public_inputs(const czk_witness *w, size_t *n) {
+  *n = w->n_inputs ? w->n_inputs - 1 : 0;
+  return w->w + 1;
+}
+
+#endif
