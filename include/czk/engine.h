@@ -1,0 +1,294 @@
+/* czk/engine.h: the persistent proving engine: jobs, partitions, one memory budget, a synthesis pool and K proving
+ * workers per device, finalizers, a proving-key cache, status snapshots and a trace (ARCHITECTURE.md §1-§2).
+ *
+ * Flow: submit(kind, priority, request_id, input) parses the input ONCE (kind->parse) into P partitions that enter the
+ * synth queue, ordered by (priority desc, job seq asc, partition asc). One dispatcher reserves memory for the queue
+ * head (kind shape: a/b/c + witness + scratch, plus the key bytes when the key is not resident) and hands it to one of
+ * N synthesis workers (kind->synthesize). Synthesized partitions enter the GPU queue (same order); K workers per device
+ * call kind->prove_start (then the a/b/c bytes are released) and kind->prove_finish; a finalizer optionally
+ * self-verifies (kind->verify), releases the rest of the reservation, stores the partition proof and, when all
+ * partitions are in, completes the job and wakes every waiter.
+ *
+ * The engine knows nothing of curves or formats: circuit kinds (fakes, synthetic, circom, Filecoin) plug in through
+ * czk_engine_kind; a proving device is an opaque backend handle passed to the kind's prove callbacks. With no devices
+ * configured the engine proves on one CPU device ("cpu", backend NULL): zero GPUs is normal.
+ *
+ * Threading: every function below is thread-safe. Kind callbacks run on engine threads with no engine lock held and
+ * may call czk_engine_cancel(). Callbacks of one partition never run concurrently with each other.
+ * Invariants: every reservation is released exactly once (also on failure and cancellation); at idle the budget's use
+ * equals the bytes of resident keys; a job failure fails that job only. */
+#ifndef CZK_ENGINE_H
+#define CZK_ENGINE_H
+
+#include "czk/common.h"
+#include "czk/pool.h"
+#include "czk/status.h"
+
+typedef struct czk_engine czk_engine;
+
+/* ---- priorities (values as cuzk.v1.Priority) ---------------------------------------------------------------------- */
+typedef enum czk_priority {
+  CZK_PRIORITY_UNSPECIFIED = 0, /* treated as NORMAL */
+  CZK_PRIORITY_LOW = 1,
+  CZK_PRIORITY_NORMAL = 2,
+  CZK_PRIORITY_HIGH = 3,
+  CZK_PRIORITY_CRITICAL = 4,
+} czk_priority;
+#define CZK_PRIORITY_COUNT 5
+
+/* ---- memory categories of the budget ------------------------------------------------------------------------------ */
+typedef enum czk_mem_cat {
+  CZK_MEM_KEY = 0,     /* resident proving keys (SRS) */
+  CZK_MEM_ABC = 1,     /* a, b, c evaluations: released after prove_start */
+  CZK_MEM_WITNESS = 2, /* witness / assignment vectors */
+  CZK_MEM_SCRATCH = 3, /* prover scratch (H, MSM buckets, host staging) */
+  CZK_MEM_COUNT = 4,
+} czk_mem_cat;
+
+/* Reservation sizes of one partition, from the circuit shape. Must match the measured peak memory of one partition
+ * between synthesis start and finalization. */
+typedef struct czk_engine_shape {
+  uint64_t abc_bytes;     /* a, b, c (3 * domain * 32 bytes for BLS12-381 Fr) */
+  uint64_t witness_bytes; /* the assignment */
+  uint64_t scratch_bytes; /* everything else the prover holds until finalization */
+} czk_engine_shape;
+
+/* ---- key cache tiers (best first) --------------------------------------------------------------------------------- */
+typedef enum czk_key_tier {
+  CZK_KEY_TIER_DEVICE = 0, /* in device memory */
+  CZK_KEY_TIER_PINNED = 1, /* in pinned host memory */
+  CZK_KEY_TIER_MAPPED = 2, /* memory-mapped file */
+  CZK_KEY_TIER_DISK = 3,   /* known, not loaded */
+} czk_key_tier;
+
+/* ---- devices ------------------------------------------------------------------------------------------------------ */
+/* What a kind's prove callbacks see about the device they run on. */
+typedef struct czk_engine_device_ctx {
+  uint32_t ordinal; /* index in the engine's device list */
+  uint32_t worker;  /* worker index within the device (0..K-1) */
+  void *backend;    /* the device's backend handle (NULL for the default CPU device) */
+} czk_engine_device_ctx;
+
+typedef struct czk_engine_device_desc {
+  const char *name;          /* "cpu", "cuda:0 NVIDIA H200", ... (copied) */
+  void *backend;             /* opaque; handed to kind->prove_start/finish */
+  uint32_t workers;          /* proving workers on this device; 0 = config.workers_per_device */
+  uint64_t mem_total_bytes;  /* for status only (0 = unknown) */
+} czk_engine_device_desc;
+
+/* Timings a kind reports from prove_start/prove_finish (all optional, ns). kernel_ns is the device's kernel-busy time
+ * for this partition measured from device events; a CPU or fake backend reports the prove compute time. When a kind
+ * leaves kernel_ns 0 the engine uses the wall time of prove_start + prove_finish. */
+typedef struct czk_engine_prove_report {
+  uint64_t kernel_ns;   /* device kernel-busy time */
+  uint64_t upload_ns;   /* host->device transfers not overlapped with kernels */
+  uint64_t ntt_ns;      /* NTT / H computation */
+  uint64_t msm_ns;      /* MSMs */
+} czk_engine_prove_report;
+
+/* ---- circuit kinds ------------------------------------------------------------------------------------------------ */
+typedef enum czk_verify_mode {
+  CZK_VERIFY_AUTO = 0, /* on when a partition's reservation is below config.verify_auto_max_bytes */
+  CZK_VERIFY_ON = 1,
+  CZK_VERIFY_OFF = 2,
+} czk_verify_mode;
+
+/* A circuit kind. All callbacks receive `user`. Objects created by one callback are freed by its pair. */
+typedef struct czk_engine_kind {
+  const char *name;        /* unique, e.g. "porep-c2", "synthetic" (copied) */
+  uint32_t proof_bytes;    /* bytes of one partition proof (192 for a compressed Groth16 proof) */
+  uint32_t max_partitions; /* upper bound for parse's *nparts; 0 = 1024 */
+  czk_engine_shape shape;  /* reservation of one partition unless `reserve` is set */
+  const char *key_id;      /* proving key of this kind; NULL = no key (copied) */
+  uint64_t key_bytes;      /* bytes the key occupies once loaded (counted in the budget) */
+  czk_verify_mode verify_mode;
+  void *user;
+
+  /* Parse the job input once; *nparts in [1, max_partitions]. */
+  czk_status (*parse)(void *user, const uint8_t *input, size_t len, void **parsed, uint32_t *nparts);
+  void (*parsed_free)(void *user, void *parsed);
+  /* Optional: the reservation of partition `part` when it depends on the input. */
+  czk_status (*reserve)(void *user, const void *parsed, uint32_t part, czk_engine_shape *out);
+  /* Synthesize one partition (witness + a/b/c). CPU parallelism must come from `pool`. */
+  czk_status (*synthesize)(void *user, const void *parsed, uint32_t part, czk_pool *pool, void **synth);
+  void (*synth_free)(void *user, void *synth);
+  /* Launch the proof of a synthesized partition on a device; after it returns the a/b/c bytes are released (the
+   * kind must have consumed or freed them). *pending is passed to prove_finish, which is always called when
+   * prove_start succeeded; prove_finish writes proof_bytes bytes to proof. synth stays owned by the engine. */
+  czk_status (*prove_start)(void *user, const czk_engine_device_ctx *dev, void *key, void *synth, void **pending,
+                            czk_engine_prove_report *rep);
+  czk_status (*prove_finish)(void *user, const czk_engine_device_ctx *dev, void *pending, uint8_t *proof,
+                             czk_engine_prove_report *rep);
+  /* Optional self-verification of one partition proof (run by a finalizer, outside every lock). */
+  czk_status (*verify)(void *user, void *key, const void *parsed, uint32_t part, const uint8_t *proof);
+  /* Key loader (required when key_id is set): load key_id, preferably at tier `want`; report the tier reached and
+   * the bytes it occupies. Runs outside every lock. */
+  czk_status (*key_load)(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
+                         uint64_t *bytes);
+  void (*key_free)(void *user, void *key);
+} czk_engine_kind;
+
+/* ---- configuration ------------------------------------------------------------------------------------------------ */
+typedef struct czk_engine_config {
+  uint64_t mem_limit_bytes;       /* the one memory budget (keys + partitions in flight); required */
+  uint32_t synth_workers;         /* synthesis workers N (default 2) */
+  uint32_t workers_per_device;    /* proving workers K per device (default 2) */
+  uint32_t finalizers;            /* finalizer threads (default 1) */
+  const czk_engine_device_desc *devices; /* NULL/0 = one CPU device */
+  uint32_t ndevices;
+  uint64_t result_ttl_ms;         /* keep finished results this long (default 600000) */
+  uint32_t trace_capacity;        /* spans kept (ring buffer); 0 = tracing off */
+  uint64_t verify_auto_max_bytes; /* CZK_VERIFY_AUTO threshold (default 256 MiB) */
+  czk_key_tier key_tier;          /* tier requested when loading keys (default DEVICE) */
+  czk_pool *pool;                 /* pool for CPU parallelism in synthesis; NULL = czk_pool_default() */
+} czk_engine_config;
+
+CZK_API void czk_engine_config_default(czk_engine_config *cfg);
+
+/* Create an engine and start its threads. cfg is copied. */
+CZK_API czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg);
+/* Register a circuit kind (copied; `user` is borrowed and must outlive the engine). CZK_ERR_EXISTS on a duplicate
+ * name; CZK_ERR_BUDGET when one partition plus its key can never fit the budget. */
+CZK_API czk_status czk_engine_register_kind(czk_engine *e, const czk_engine_kind *kind);
+
+/* ---- jobs --------------------------------------------------------------------------------------------------------- */
+typedef struct czk_engine_submit_info {
+  uint64_t job_id;
+  bool attached;           /* request_id was in flight (or completed successfully): joined that job */
+  uint32_t partitions;
+  uint32_t queue_position; /* partitions queued ahead of this job's first partition at submit time */
+} czk_engine_submit_info;
+
+/* Submit a job. request_id (may be NULL/"") deduplicates: while a job with the same id is in flight, or completed
+ * successfully and not yet pruned, the caller attaches to it. Errors: CZK_ERR_NOT_FOUND (unknown kind), the parser's
+ * status, CZK_ERR_BUDGET (a partition can never fit), CZK_ERR_SHUTDOWN. */
+CZK_API czk_status czk_engine_submit(czk_engine *e, const char *kind, czk_priority priority, const char *request_id,
+                                     const uint8_t *input, size_t len, czk_engine_submit_info *info);
+
+typedef struct czk_engine_result {
+  uint64_t job_id;
+  czk_status status;     /* CZK_OK, the failing partition's status, CZK_ERR_CANCELLED, CZK_ERR_TIMEOUT (await
+                            timed out: the job goes on), CZK_ERR_NOT_FOUND (unknown or pruned job id) */
+  uint8_t *proof;        /* CZK_OK: partition proofs concatenated in partition order (free with result_free) */
+  size_t proof_len;
+  uint32_t partitions;
+  uint32_t failed_partition; /* the partition that failed (valid when status is a partition failure) */
+  char error[160];       /* human text */
+  /* timings (ms), sums over partitions where meaningful */
+  uint64_t queue_wait_ms;
+  uint64_t srs_load_ms;
+  uint64_t synthesis_ms;
+  uint64_t gpu_compute_ms;
+  uint64_t total_ms;
+} czk_engine_result;
+
+/* Wait until the job ends or timeout_ms passes (0 = no limit). Returns res->status. Never fails to fill *res. */
+CZK_API czk_status czk_engine_await(czk_engine *e, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res);
+CZK_API void czk_engine_result_free(czk_engine_result *res);
+/* Cancel a job in any state: queued partitions are dropped, running ones stop at their next stage boundary, all its
+ * memory returns; waiters get CZK_ERR_CANCELLED. *was_running: some partition had left the synth queue.
+ * CZK_ERR_NOT_FOUND for an unknown job, CZK_ERR_STATE when it already ended. */
+CZK_API czk_status czk_engine_cancel(czk_engine *e, uint64_t job_id, bool *was_running);
+
+/* ---- keys --------------------------------------------------------------------------------------------------------- */
+/* Load a key now (kind->key_load of a kind using key_id). *already: it was resident. */
+CZK_API czk_status czk_engine_key_preload(czk_engine *e, const char *key_id, bool *already, uint64_t *load_ms);
+/* Drop a resident key that no partition uses. CZK_ERR_STATE when in use; *freed = 0 when not loaded. */
+CZK_API czk_status czk_engine_key_evict(czk_engine *e, const char *key_id, bool *was_loaded, uint64_t *freed);
+
+/* ---- observability ------------------------------------------------------------------------------------------------ */
+typedef enum czk_worker_state {
+  CZK_WORKER_IDLE = 0,
+  CZK_WORKER_SYNTH = 1,     /* synthesis worker: synthesizing */
+  CZK_WORKER_PROVING = 2,   /* device worker: in prove_start/prove_finish */
+  CZK_WORKER_FINALIZE = 3,  /* finalizer: verifying/assembling */
+  CZK_WORKER_KEY_LOAD = 4,  /* loading a proving key */
+} czk_worker_state;
+
+/* Why a device had no kernel work. */
+typedef enum czk_idle_cause {
+  CZK_IDLE_STARVED = 0,  /* GPU queue empty while synthesis had work (synthesis-starved) */
+  CZK_IDLE_BUDGET = 1,   /* GPU queue empty while the dispatcher waited for memory */
+  CZK_IDLE_TRANSFER = 2, /* a worker was in prove but no kernel ran (uploads, host work, launch latency) */
+  CZK_IDLE_LOCK = 3,     /* workers waited on the GPU queue lock */
+  CZK_IDLE_NO_WORK = 4,  /* nothing submitted */
+  CZK_IDLE_COUNT = 5,
+} czk_idle_cause;
+
+typedef struct czk_engine_worker_status {
+  char role[12];        /* "synth", "prove", "finalize" */
+  uint32_t device;      /* prove workers: device ordinal */
+  uint32_t index;
+  czk_worker_state state;
+  uint64_t job_id;      /* current job (0 = none) */
+  uint32_t partition;
+  char kind[32];
+  uint64_t busy_ns;     /* total time not idle */
+  uint64_t items;       /* partitions handled */
+} czk_engine_worker_status;
+
+typedef struct czk_engine_device_status {
+  char name[64];
+  uint32_t ordinal;
+  uint32_t workers;
+  uint64_t mem_total_bytes;
+  uint64_t proofs;            /* partitions proved */
+  uint64_t wall_ns;           /* since engine start */
+  uint64_t kernel_busy_ns;    /* sum of reported kernel time */
+  uint64_t occupied_ns;       /* time with at least one worker in prove */
+  uint64_t idle_ns[CZK_IDLE_COUNT];
+} czk_engine_device_status;
+
+typedef struct czk_engine_kind_status {
+  char name[32];
+  uint32_t pending;     /* partitions in the synth queue */
+  uint32_t in_progress; /* partitions past dispatch, not yet finalized */
+  uint64_t submitted, attached, completed, failed, cancelled; /* jobs */
+  uint64_t partitions_proved;
+} czk_engine_kind_status;
+
+typedef struct czk_engine_key_status {
+  char key_id[64];
+  czk_key_tier tier;
+  bool loading;
+  uint64_t bytes;
+  uint32_t refs;
+  uint64_t last_use_ms_ago;
+} czk_engine_key_status;
+
+typedef struct czk_engine_status {
+  uint64_t uptime_ns;
+  uint32_t synth_queue, gpu_queue, finalize_queue; /* queue depths (partitions) */
+  uint32_t synth_active, synth_workers;
+  bool dispatcher_waiting_budget;
+  uint64_t mem_limit, mem_used, mem_used_by_cat[CZK_MEM_COUNT], mem_peak;
+  uint64_t reservations_made, reservations_released; /* partition reservations; equal at idle */
+  uint64_t release_errors;                           /* double releases detected (must stay 0) */
+  uint64_t jobs_live, jobs_submitted, jobs_completed, jobs_failed, jobs_cancelled, jobs_attached, jobs_pruned;
+  uint32_t ndevices, nworkers, nkinds, nkeys;
+  czk_engine_device_status *devices;
+  czk_engine_worker_status *workers;
+  czk_engine_kind_status *kinds;
+  czk_engine_key_status *keys;
+} czk_engine_status;
+
+/* Snapshot everything (one allocation; free with czk_engine_status_free). */
+CZK_API czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out);
+CZK_API void czk_engine_status_free(czk_engine_status *s);
+CZK_API const char *czk_idle_cause_str(czk_idle_cause c);
+CZK_API const char *czk_mem_cat_str(czk_mem_cat c);
+CZK_API const char *czk_key_tier_str(czk_key_tier t);
+CZK_API const char *czk_worker_state_str(czk_worker_state s);
+
+/* Write the trace (spans per partition and per worker) as Chrome trace JSON ("traceEvents"). */
+CZK_API czk_status czk_engine_trace_write(czk_engine *e, const char *path);
+
+/* ---- shutdown ----------------------------------------------------------------------------------------------------- */
+/* Stop intake (submit -> CZK_ERR_SHUTDOWN). drain = true: wait until every job ended (at most timeout_ms, 0 = no
+ * limit; CZK_ERR_TIMEOUT and then cancel the rest); drain = false: cancel every job. Then stop and join every thread.
+ * Idempotent. Awaiting callers are woken with their job's outcome. */
+CZK_API czk_status czk_engine_shutdown(czk_engine *e, bool drain, uint64_t timeout_ms);
+/* Shutdown (cancel) if not done, free everything. NULL is a no-op. */
+CZK_API void czk_engine_destroy(czk_engine *e);
+
+#endif
