@@ -1,0 +1,453 @@
+/* config.c: the daemon configuration table (config.h) and its parsers/printers. */
+#include "api/config.h"
+
+#include "czk/log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef enum { T_STR, T_SIZE, T_UINT, T_BOOL, T_DUR } cfg_type;
+
+typedef struct {
+  cfg_type type;
+  const char *key;
+  const char *def;
+  const char *help;
+  size_t off;
+} cfg_entry;
+
+static const cfg_entry k_table[] = {
+#define CZK__CFG_ENTRY(type, key, def, help) {T_##type, #key, def, help, offsetof(czk_config, key)},
+    CZK_CONFIG_TABLE(CZK__CFG_ENTRY)
+#undef CZK__CFG_ENTRY
+};
+#define N_KEYS (sizeof k_table / sizeof k_table[0])
+_Static_assert(sizeof k_table / sizeof k_table[0] <= 64, "set_by_user too small");
+
+static const char *type_name(cfg_type t) {
+  switch (t) {
+  case T_STR: return "string";
+  case T_SIZE: return "size";
+  case T_UINT: return "integer";
+  case T_BOOL: return "bool";
+  case T_DUR: return "duration";
+  }
+  return "?";
+}
+
+bool czk_parse_size(const char *s, uint64_t *out) {
+  if (!s) return false;
+  while (isspace((unsigned char)*s)) s++;
+  if (!isdigit((unsigned char)*s)) return false;
+  errno = 0;
+  char *end;
+  double v = strtod(s, &end);
+  if (errno || end == s || v < 0) return false;
+  while (isspace((unsigned char)*end)) end++;
+  static const struct {
+    const char *unit;
+    double mult;
+  } units[] = {{"", 1},     {"B", 1},      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+               {"TiB", 1099511627776.0}, {"K", 1e3}, {"KB", 1e3}, {"M", 1e6}, {"MB", 1e6},
+               {"G", 1e9},  {"GB", 1e9},  {"T", 1e12},     {"TB", 1e12}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    size_t ul = strlen(units[i].unit);
+    if (strncmp(end, units[i].unit, ul) == 0) {
+      const char *rest = end + ul;
+      while (isspace((unsigned char)*rest)) rest++;
+      if (*rest) continue;
+      double r = v * units[i].mult;
+      if (r >= 18446744073709551616.0) return false;
+      if (units[i].mult == 1 && floor(v) != v) return false;
+      *out = (uint64_t)r;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool czk_parse_duration_ms(const char *s, uint64_t *out) {
+  if (!s) return false;
+  while (isspace((unsigned char)*s)) s++;
+  if (!isdigit((unsigned char)*s)) return false;
+  errno = 0;
+  char *end;
+  double v = strtod(s, &end);
+  if (errno || end == s || v < 0) return false;
+  double mult;
+  if (*end == 0 || strcmp(end, "s") == 0) mult = 1000;
+  else if (strcmp(end, "ms") == 0) mult = 1;
+  else if (strcmp(end, "m") == 0) mult = 60000;
+  else if (strcmp(end, "h") == 0) mult = 3600000;
+  else return false;
+  double r = v * mult;
+  if (r >= 1.8e19) return false;
+  *out = (uint64_t)r;
+  return true;
+}
+
+static czk_status set_entry(czk_config *c, size_t i, const char *value, char *err, size_t errlen) {
+  const cfg_entry *e = &k_table[i];
+  char *base = (char *)c + e->off;
+  switch (e->type) {
+  case T_STR: {
+    char *dup = strdup(value);
+    if (!dup) return CZK_ERR_NOMEM;
+    free(*(char **)base);
+    *(char **)base = dup;
+    return CZK_OK;
+  }
+  case T_SIZE:
+    if (*value == 0) { /* computed at start */
+      *(uint64_t *)base = 0;
+      return CZK_OK;
+    }
+    if (!czk_parse_size(value, (uint64_t *)base)) {
+      snprintf(err, errlen, "%s: '%s' is not a size (e.g. 64GiB, 512MiB, 1000000)", e->key, value);
+      return CZK_ERR_CONFIG;
+    }
+    return CZK_OK;
+  case T_UINT: {
+    errno = 0;
+    char *end;
+    if (!isdigit((unsigned char)*value)) goto bad_uint;
+    unsigned long long v = strtoull(value, &end, 10);
+    if (errno || *end) goto bad_uint;
+    if (v > 1000000) {
+      snprintf(err, errlen, "%s: %llu is out of range (at most 1000000)", e->key, v);
+      return CZK_ERR_CONFIG;
+    }
+    *(uint64_t *)base = v;
+    return CZK_OK;
+  bad_uint:
+    snprintf(err, errlen, "%s: '%s' is not a non-negative integer", e->key, value);
+    return CZK_ERR_CONFIG;
+  }
+  case T_BOOL:
+    if (!strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "on") || !strcmp(value, "1")) {
+      *(bool *)base = true;
+    } else if (!strcmp(value, "false") || !strcmp(value, "no") || !strcmp(value, "off") || !strcmp(value, "0")) {
+      *(bool *)base = false;
+    } else {
+      snprintf(err, errlen, "%s: '%s' is not a bool (true/false)", e->key, value);
+      return CZK_ERR_CONFIG;
+    }
+    return CZK_OK;
+  case T_DUR:
+    if (!czk_parse_duration_ms(value, (uint64_t *)base)) {
+      snprintf(err, errlen, "%s: '%s' is not a duration (e.g. 30s, 500ms, 2m)", e->key, value);
+      return CZK_ERR_CONFIG;
+    }
+    return CZK_OK;
+  }
+  return CZK_ERR_INTERNAL;
+}
+
+czk_status czk_config_init(czk_config *c) {
+  memset(c, 0, sizeof *c);
+  char err[256];
+  for (size_t i = 0; i < N_KEYS; i++) {
+    czk_status st = set_entry(c, i, k_table[i].def, err, sizeof err);
+    if (st != CZK_OK) return st;
+  }
+  return CZK_OK;
+}
+
+void czk_config_free(czk_config *c) {
+  for (size_t i = 0; i < N_KEYS; i++)
+    if (k_table[i].type == T_STR) {
+      char **p = (char **)((char *)c + k_table[i].off);
+      free(*p);
+      *p = NULL;
+    }
+}
+
+static long find_key(const char *key, size_t len) {
+  for (size_t i = 0; i < N_KEYS; i++) {
+    const char *k = k_table[i].key;
+    if (strlen(k) != len) continue;
+    size_t j = 0;
+    for (; j < len; j++) {
+      char a = key[j] == '-' ? '_' : key[j];
+      if (a != k[j]) break;
+    }
+    if (j == len) return (long)i;
+  }
+  return -1;
+}
+
+czk_status czk_config_set(czk_config *c, const char *key, const char *value, char *err, size_t errlen) {
+  long i = find_key(key, strlen(key));
+  if (i < 0) {
+    snprintf(err, errlen, "%s: unknown configuration key", key);
+    return CZK_ERR_CONFIG;
+  }
+  czk_status st = set_entry(c, (size_t)i, value, err, errlen);
+  if (st == CZK_OK) c->set_by_user[i] = true;
+  return st;
+}
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s)) s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1])) *--e = 0;
+  return s;
+}
+
+czk_status czk_config_load_file(czk_config *c, const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return CZK_ERR_IO;
+  }
+  char line[4096];
+  int lineno = 0;
+  czk_status st = CZK_OK;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    size_t ll = strlen(line);
+    if (ll == sizeof line - 1 && line[ll - 1] != '\n') {
+      snprintf(err, errlen, "%s:%d: line too long", path, lineno);
+      st = CZK_ERR_CONFIG;
+      break;
+    }
+    /* strip a comment that is not inside quotes */
+    bool inq = false;
+    for (char *p = line; *p; p++) {
+      if (*p == '"') inq = !inq;
+      else if (*p == '#' && !inq) {
+        *p = 0;
+        break;
+      }
+    }
+    char *s = trim(line);
+    if (!*s) continue;
+    char *eq = strchr(s, '=');
+    if (!eq) {
+      snprintf(err, errlen, "%s:%d: expected 'key = value'", path, lineno);
+      st = CZK_ERR_CONFIG;
+      break;
+    }
+    *eq = 0;
+    char *key = trim(s), *val = trim(eq + 1);
+    size_t vl = strlen(val);
+    if (vl >= 2 && val[0] == '"' && val[vl - 1] == '"') {
+      val[vl - 1] = 0;
+      val++;
+    } else if (vl && (val[0] == '"' || val[vl - 1] == '"')) {
+      snprintf(err, errlen, "%s:%d: %s: unbalanced quotes", path, lineno, key);
+      st = CZK_ERR_CONFIG;
+      break;
+    }
+    char kerr[512];
+    st = czk_config_set(c, key, val, kerr, sizeof kerr);
+    if (st != CZK_OK) {
+      snprintf(err, errlen, "%s:%d: %s", path, lineno, kerr);
+      break;
+    }
+  }
+  fclose(f);
+  return st;
+}
+
+czk_status czk_config_parse_args(czk_config *c, int argc, char **argv, int first, char *err, size_t errlen) {
+  /* --config first, so flags override the file */
+  for (int i = first; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--config") == 0) {
+      if (i + 1 >= argc) {
+        snprintf(err, errlen, "--config: missing FILE");
+        return CZK_ERR_CONFIG;
+      }
+      CZK_TRY(czk_config_load_file(c, argv[i + 1], err, errlen));
+      i++;
+    } else if (strncmp(a, "--config=", 9) == 0) {
+      CZK_TRY(czk_config_load_file(c, a + 9, err, errlen));
+    }
+  }
+  for (int i = first; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--config") == 0) {
+      i++;
+      continue;
+    }
+    if (strncmp(a, "--config=", 9) == 0) continue;
+    if (strncmp(a, "--", 2) != 0) {
+      snprintf(err, errlen, "unexpected argument '%s'", a);
+      return CZK_ERR_CONFIG;
+    }
+    const char *k = a + 2;
+    const char *eq = strchr(k, '=');
+    size_t klen = eq ? (size_t)(eq - k) : strlen(k);
+    long idx = find_key(k, klen);
+    if (idx < 0) {
+      snprintf(err, errlen, "--%.*s: unknown option (see --help)", (int)klen, k);
+      return CZK_ERR_CONFIG;
+    }
+    const char *val;
+    if (eq) {
+      val = eq + 1;
+    } else if (k_table[idx].type == T_BOOL && (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)) {
+      val = "true"; /* a bare boolean flag */
+    } else {
+      if (i + 1 >= argc) {
+        snprintf(err, errlen, "--%s: missing value", k);
+        return CZK_ERR_CONFIG;
+      }
+      val = argv[++i];
+    }
+    czk_status st = set_entry(c, (size_t)idx, val, err, errlen);
+    if (st != CZK_OK) return st;
+    c->set_by_user[idx] = true;
+  }
+  return CZK_OK;
+}
+
+static uint64_t physical_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || psz <= 0) return 0;
+  return (uint64_t)pages * (uint64_t)psz;
+}
+
+czk_status czk_config_finalize(czk_config *c, char *err, size_t errlen) {
+  char buf[4096];
+  if (!c->listen || !*c->listen) {
+    const char *rt = getenv("XDG_RUNTIME_DIR");
+    if (rt && *rt && access(rt, W_OK) == 0) {
+      snprintf(buf, sizeof buf, "unix:%s/czk.sock", rt);
+    } else {
+      char dir[256];
+      snprintf(dir, sizeof dir, "/tmp/czk-%u", (unsigned)getuid());
+      if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "listen: cannot create %s: %s", dir, strerror(errno));
+        return CZK_ERR_CONFIG;
+      }
+      snprintf(buf, sizeof buf, "unix:%s/czk.sock", dir);
+    }
+    free(c->listen);
+    c->listen = strdup(buf);
+  }
+  if (!c->keys_dir || !*c->keys_dir) {
+    const char *dh = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (dh && *dh) snprintf(buf, sizeof buf, "%s/czk/keys", dh);
+    else if (home && *home) snprintf(buf, sizeof buf, "%s/.local/share/czk/keys", home);
+    else snprintf(buf, sizeof buf, "/tmp/czk-%u/keys", (unsigned)getuid());
+    free(c->keys_dir);
+    c->keys_dir = strdup(buf);
+  }
+  if (!c->listen || !c->keys_dir) return CZK_ERR_NOMEM;
+  if (c->memory_budget == 0) {
+    uint64_t phys = physical_memory();
+    uint64_t margin = phys / 10 + (2ull << 30);
+    c->memory_budget = phys > margin + (1ull << 30) ? phys - margin : (phys > (1ull << 30) ? phys / 2 : (512ull << 20));
+  }
+  if (strncmp(c->listen, "unix:", 5) != 0 && !strchr(c->listen, ':')) {
+    snprintf(err, errlen, "listen: '%s' is neither unix:PATH nor host:port", c->listen);
+    return CZK_ERR_CONFIG;
+  }
+  if (c->http && *c->http && !strchr(c->http, ':')) {
+    snprintf(err, errlen, "http: '%s' is not host:port", c->http);
+    return CZK_ERR_CONFIG;
+  }
+  czk_log_level lv;
+  if (!czk_log_parse_level(c->log_level, &lv)) {
+    snprintf(err, errlen, "log_level: '%s' is not one of trace, debug, info, warn, error, off", c->log_level);
+    return CZK_ERR_CONFIG;
+  }
+  if (c->synthesis_workers == 0) {
+    snprintf(err, errlen, "synthesis_workers: must be at least 1");
+    return CZK_ERR_CONFIG;
+  }
+  if (c->gpu_workers_per_device == 0 || c->gpu_workers_per_device > 16) {
+    snprintf(err, errlen, "gpu_workers_per_device: must be 1..16");
+    return CZK_ERR_CONFIG;
+  }
+  if (c->max_message_size < 4096 || c->max_message_size > (uint64_t)INT32_MAX) {
+    snprintf(err, errlen, "max_message_size: must be between 4KiB and 2GiB-1");
+    return CZK_ERR_CONFIG;
+  }
+  if (c->memory_budget < (64ull << 20)) {
+    snprintf(err, errlen, "memory_budget: %llu bytes is below the 64MiB minimum", (unsigned long long)c->memory_budget);
+    return CZK_ERR_CONFIG;
+  }
+  const char *g = c->gpus;
+  if (strcmp(g, "all") != 0 && strcmp(g, "none") != 0) {
+    for (const char *p = g; *p; p++)
+      if (!isdigit((unsigned char)*p) && *p != ',') {
+        snprintf(err, errlen, "gpus: '%s' is not all, none or a comma list of ordinals", g);
+        return CZK_ERR_CONFIG;
+      }
+  }
+  for (const char *p = c->exclude_gpus; *p; p++)
+    if (!isdigit((unsigned char)*p) && *p != ',') {
+      snprintf(err, errlen, "exclude_gpus: '%s' is not a comma list of ordinals", c->exclude_gpus);
+      return CZK_ERR_CONFIG;
+    }
+  return CZK_OK;
+}
+
+static void value_text(const czk_config *c, size_t i, char *buf, size_t n) {
+  const cfg_entry *e = &k_table[i];
+  const char *base = (const char *)c + e->off;
+  switch (e->type) {
+  case T_STR: snprintf(buf, n, "\"%s\"", *(char *const *)base ? *(char *const *)base : ""); break;
+  case T_SIZE: {
+    uint64_t v = *(const uint64_t *)base;
+    if (v && v % (1ull << 30) == 0) snprintf(buf, n, "%lluGiB", (unsigned long long)(v >> 30));
+    else if (v && v % (1ull << 20) == 0) snprintf(buf, n, "%lluMiB", (unsigned long long)(v >> 20));
+    else snprintf(buf, n, "%llu", (unsigned long long)v);
+    break;
+  }
+  case T_UINT: snprintf(buf, n, "%llu", (unsigned long long)*(const uint64_t *)base); break;
+  case T_BOOL: snprintf(buf, n, "%s", *(const bool *)base ? "true" : "false"); break;
+  case T_DUR: {
+    uint64_t v = *(const uint64_t *)base;
+    if (v % 1000 == 0) snprintf(buf, n, "%llus", (unsigned long long)(v / 1000));
+    else snprintf(buf, n, "%llums", (unsigned long long)v);
+    break;
+  }
+  }
+}
+
+void czk_config_dump(const czk_config *c, FILE *out) {
+  fprintf(out, "# czk daemon configuration (czk daemon --dump-config)\n");
+  for (size_t i = 0; i < N_KEYS; i++) {
+    char v[4200];
+    value_text(c, i, v, sizeof v);
+    fprintf(out, "\n# %s (%s)\n%s = %s\n", k_table[i].help, type_name(k_table[i].type), k_table[i].key, v);
+  }
+}
+
+void czk_config_print_help(FILE *out) {
+  fprintf(out, "options (each is also a config-file key, with '-' written as '_'):\n");
+  fprintf(out, "  --config FILE                 read a config file first (flags override it)\n");
+  fprintf(out, "  --dump-config                 print the effective configuration and exit\n");
+  for (size_t i = 0; i < N_KEYS; i++) {
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s", k_table[i].key);
+    for (char *p = flag + 2; *p; p++)
+      if (*p == '_') *p = '-';
+    char arg[80];
+    snprintf(arg, sizeof arg, "%s %s", flag, k_table[i].type == T_BOOL ? "[BOOL]" : "VALUE");
+    fprintf(out, "  %-29s %s", arg, k_table[i].help);
+    if (*k_table[i].def) fprintf(out, " [default: %s]", k_table[i].def);
+    fputc('\n', out);
+  }
+}
+
+void czk_config_print_markdown(FILE *out) {
+  fprintf(out, "| key | flag | type | default | meaning |\n|---|---|---|---|---|\n");
+  for (size_t i = 0; i < N_KEYS; i++) {
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s", k_table[i].key);
+    for (char *p = flag + 2; *p; p++)
+      if (*p == '_') *p = '-';
+    fprintf(out, "| `%s` | `%s` | %s | %s | %s |\n", k_table[i].key, flag, type_name(k_table[i].type),
+            *k_table[i].def ? k_table[i].def : "(computed)", k_table[i].help);
+  }
+}

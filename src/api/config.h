@@ -1,0 +1,77 @@
+/* config.h: the daemon's configuration, driven by ONE table (CZK_CONFIG_TABLE): the config-file parser, the
+ * command-line flags (--key value / --key=value, '_' written as '-'), `--help`, `--dump-config`, the example config
+ * (etc/czk.conf) and docs/config.md are all generated from or checked against it.
+ *
+ * File format: one `key = value` per line, `#` comments, blank lines ignored; strings may be quoted ("..."); sizes
+ * accept units (B, KiB, MiB, GiB, TiB, and KB/MB/GB/TB as powers of 1000); durations accept ms, s, m, h (default s).
+ * Unknown keys, malformed values and out-of-range values are rejected with the key and the reason. */
+#ifndef CZK_API_CONFIG_H
+#define CZK_API_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "czk/status.h"
+
+/* X(type, key, default-as-text, help). Types: STR, SIZE (bytes), UINT, BOOL, DUR (milliseconds). A default of ""
+ * means "computed at start" for the keys that say so in their help. */
+#define CZK_CONFIG_TABLE(X)                                                                                           \
+  X(STR, listen, "", "gRPC address: unix:PATH or host:port (default: unix socket czk.sock in $XDG_RUNTIME_DIR, else /tmp/czk-$UID)") \
+  X(STR, http, "", "HTTP address for /metrics, /status, /healthz, e.g. 127.0.0.1:9820 (default: off)")              \
+  X(STR, keys_dir, "", "directory of proving keys (default: $XDG_DATA_HOME/czk/keys or ~/.local/share/czk/keys)")  \
+  X(SIZE, memory_budget, "", "memory budget for keys and in-flight proofs (default: physical memory minus 10% and 2 GiB)") \
+  X(STR, gpus, "all", "GPUs to use: all, none, or a comma list of ordinals")                                        \
+  X(STR, exclude_gpus, "", "comma list of GPU ordinals to leave alone")                                             \
+  X(BOOL, cpu_fallback, "true", "prove on the CPU when no GPU is usable")                                            \
+  X(UINT, synthesis_workers, "2", "CPU synthesis workers")                                                           \
+  X(UINT, gpu_workers_per_device, "2", "GPU workers per device (two-phase prove overlaps them)")                    \
+  X(UINT, cpu_workers, "1", "workers of the CPU proving device (when it is used)")                                   \
+  X(UINT, threads, "0", "threads of the shared CPU pool (0 = all online CPUs)")                                      \
+  X(DUR, result_ttl, "600s", "how long finished results are kept for AwaitProof")                                    \
+  X(BOOL, self_verify, "true", "verify every partition proof before returning it")                                   \
+  X(SIZE, max_message_size, "256MiB", "largest gRPC message accepted or sent")                                       \
+  X(UINT, max_calls, "256", "concurrent gRPC calls served")                                                          \
+  X(DUR, drain_grace, "30s", "on SIGTERM/SIGINT, how long in-flight work may finish before it is cancelled")        \
+  X(STR, log_level, "info", "trace, debug, info, warn, error or off")                                                 \
+  X(STR, log_file, "", "append logs to this file instead of stderr (reopened on SIGHUP)")                           \
+  X(STR, trace_file, "", "write the timeline trace (Chrome trace JSON) here on exit")
+
+typedef struct czk_config {
+#define CZK__CFG_FIELD_STR(key) char *key;
+#define CZK__CFG_FIELD_SIZE(key) uint64_t key;
+#define CZK__CFG_FIELD_UINT(key) uint64_t key;
+#define CZK__CFG_FIELD_BOOL(key) bool key;
+#define CZK__CFG_FIELD_DUR(key) uint64_t key;
+#define CZK__CFG_FIELD(type, key, def, help) CZK__CFG_FIELD_##type(key)
+  CZK_CONFIG_TABLE(CZK__CFG_FIELD)
+#undef CZK__CFG_FIELD
+  bool set_by_user[64]; /* index = table order: keys given in a file or on the command line */
+} czk_config;
+
+/* Defaults from the table (computed keys stay empty/0 until czk_config_finalize). */
+czk_status czk_config_init(czk_config *c);
+void czk_config_free(czk_config *c);
+/* Set one key from text; on failure writes "key: reason" into err. */
+czk_status czk_config_set(czk_config *c, const char *key, const char *value, char *err, size_t errlen);
+/* Parse a config file; err gets "file:line: key: reason". */
+czk_status czk_config_load_file(czk_config *c, const char *path, char *err, size_t errlen);
+/* Parse --key value / --key=value flags from argv[first..argc); unknown flags are errors. --config FILE is applied
+ * first wherever it appears. Non-flag arguments are errors. */
+czk_status czk_config_parse_args(czk_config *c, int argc, char **argv, int first, char *err, size_t errlen);
+/* Fill computed defaults (listen path, keys dir, memory budget) and validate cross-key constraints. */
+czk_status czk_config_finalize(czk_config *c, char *err, size_t errlen);
+/* Print every key as a config file (with the help text as comments). */
+void czk_config_dump(const czk_config *c, FILE *out);
+/* Print the flags with help (for --help). */
+void czk_config_print_help(FILE *out);
+/* Markdown table of all keys (docs/config.md is checked against it by a test). */
+void czk_config_print_markdown(FILE *out);
+
+/* Parse "64GiB", "512MiB", "1000", "1.5GB"; false on junk or overflow. */
+bool czk_parse_size(const char *s, uint64_t *out);
+/* Parse "30s", "500ms", "2m", "1h", "10" (seconds); result in milliseconds. */
+bool czk_parse_duration_ms(const char *s, uint64_t *out);
+
+#endif

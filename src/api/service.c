@@ -1,0 +1,504 @@
+/* service.c: cuzk.v1.ProvingEngine and czk.v1 Admin handlers (see service.h for the mapping and status codes). */
+#include "api/service.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/rpc.h"
+#include "cuzk_v1.pb-c.h"
+#include "czk/log.h"
+
+enum { M_SUBMIT, M_AWAIT, M_PROVE, M_CANCEL, M_STATUS, M_METRICS, M_PRELOAD, M_EVICT, M_TRACE };
+
+void czk_service_init(czk_service *s, czk_engine *engine, unsigned default_synthetic_k) {
+  memset(s, 0, sizeof *s);
+  s->engine = engine;
+  s->default_synthetic_k = default_synthetic_k;
+  czk_api_metrics_init(&s->metrics);
+}
+
+void czk_service_destroy(czk_service *s) { czk_api_metrics_destroy(&s->metrics); }
+
+int czk_service_grpc_code(czk_status st) {
+  switch (st) {
+  case CZK_OK: return CZK_GRPC_OK;
+  case CZK_ERR_NOT_FOUND: return CZK_GRPC_NOT_FOUND;
+  case CZK_ERR_BUDGET: return CZK_GRPC_RESOURCE_EXHAUSTED;
+  case CZK_ERR_SHUTDOWN: return CZK_GRPC_UNAVAILABLE;
+  case CZK_ERR_STATE: return CZK_GRPC_FAILED_PRECONDITION;
+  case CZK_ERR_NOMEM: return CZK_GRPC_RESOURCE_EXHAUSTED;
+  case CZK_ERR_TIMEOUT: return CZK_GRPC_DEADLINE_EXCEEDED;
+  case CZK_ERR_CANCELLED: return CZK_GRPC_CANCELLED;
+  case CZK_ERR_INTERNAL:
+  case CZK_ERR_DEVICE:
+  case CZK_ERR_IO: return CZK_GRPC_INTERNAL;
+  default: return CZK_GRPC_INVALID_ARGUMENT; /* malformed, truncated, limits, unsupported ... */
+  }
+}
+
+static char *errf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *errf(const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return strdup(buf);
+}
+
+/* Pack any protobuf-c message into a malloc'd buffer. */
+static int pack(const ProtobufCMessage *m, uint8_t **out, size_t *len) {
+  size_t n = protobuf_c_message_get_packed_size(m);
+  uint8_t *p = malloc(n ? n : 1);
+  if (!p) return CZK_GRPC_RESOURCE_EXHAUSTED;
+  protobuf_c_message_pack(m, p);
+  *out = p;
+  *len = n;
+  return CZK_GRPC_OK;
+}
+
+static bool parse_job_id(const char *s, uint64_t *id) {
+  if (!s || !*s || strlen(s) > 20) return false;
+  uint64_t v = 0;
+  for (const char *p = s; *p; p++) {
+    if (!isdigit((unsigned char)*p)) return false;
+    uint64_t nv = v * 10 + (uint64_t)(*p - '0');
+    if (nv / 10 != v) return false;
+    v = nv;
+  }
+  *id = v;
+  return v != 0;
+}
+
+static bool valid_circuit_id(const uint8_t *p, size_t n) {
+  if (n == 0 || n > 64) return false;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum(p[i]) && p[i] != '_' && p[i] != '-' && p[i] != '.') return false;
+  return p[0] != '.';
+}
+
+/* Resolve a submit request to (engine kind name, input). Returns a gRPC code; *err on failure. */
+static int resolve_kind(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, const uint8_t *raw, size_t raw_len,
+                        uint8_t **owned, char *kind, size_t kind_len, const uint8_t **input, size_t *input_len,
+                        char **err) {
+  *owned = NULL;
+  switch ((int)r->proof_kind) {
+  case CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT: snprintf(kind, kind_len, "porep-c2"); break;
+  case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE: snprintf(kind, kind_len, "snap-update"); break;
+  case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION: snprintf(kind, kind_len, "window-post"); break;
+  case CUZK__V1__PROOF_KIND__WINNING_POST: snprintf(kind, kind_len, "winning-post"); break;
+  case CUZK__V1__PROOF_KIND__CZK_SYNTHETIC: {
+    unsigned k = s->default_synthetic_k;
+    if (r->sector_size) {
+      if (r->sector_size & (r->sector_size - 1)) {
+        *err = errf("synthetic: sector_size %llu is not a power of two (it gives the circuit size 2^k)",
+                    (unsigned long long)r->sector_size);
+        return CZK_GRPC_INVALID_ARGUMENT;
+      }
+      k = (unsigned)__builtin_ctzll(r->sector_size);
+    }
+    snprintf(kind, kind_len, "synthetic-k%u", k);
+    *input = r->vanilla_proof.data;
+    *input_len = r->vanilla_proof.len;
+    return CZK_GRPC_OK;
+  }
+  case CUZK__V1__PROOF_KIND__CZK_CIRCOM:
+    if (r->n_vanilla_proofs < 1 || !valid_circuit_id(r->vanilla_proofs[0].data, r->vanilla_proofs[0].len)) {
+      *err = errf("circom: vanilla_proofs[0] must name the circuit (1-64 characters of [A-Za-z0-9._-])");
+      return CZK_GRPC_INVALID_ARGUMENT;
+    }
+    snprintf(kind, kind_len, "circom:%.*s", (int)r->vanilla_proofs[0].len, (const char *)r->vanilla_proofs[0].data);
+    *input = r->vanilla_proof.data;
+    *input_len = r->vanilla_proof.len;
+    return CZK_GRPC_OK;
+  default:
+    *err = errf("unknown proof_kind %d", (int)r->proof_kind);
+    return CZK_GRPC_INVALID_ARGUMENT;
+  }
+  /* Filecoin kinds take the whole request */
+  if (raw) {
+    *input = raw;
+    *input_len = raw_len;
+  } else {
+    size_t n = protobuf_c_message_get_packed_size(&r->base);
+    *owned = malloc(n ? n : 1);
+    if (!*owned) return CZK_GRPC_RESOURCE_EXHAUSTED;
+    protobuf_c_message_pack(&r->base, *owned);
+    *input = *owned;
+    *input_len = n;
+  }
+  return CZK_GRPC_OK;
+}
+
+static int do_submit(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, const uint8_t *raw, size_t raw_len,
+                     czk_engine_submit_info *info, czk_priority *prio, char **err) {
+  if ((int)r->priority < 0 || (int)r->priority > 4) {
+    *err = errf("unknown priority %d", (int)r->priority);
+    return CZK_GRPC_INVALID_ARGUMENT;
+  }
+  *prio = (czk_priority)r->priority;
+  if (r->request_id && strlen(r->request_id) > 256) {
+    *err = errf("request_id longer than 256 bytes");
+    return CZK_GRPC_INVALID_ARGUMENT;
+  }
+  char kind[96];
+  const uint8_t *input = NULL;
+  size_t input_len = 0;
+  uint8_t *owned = NULL;
+  int code = resolve_kind(s, r, raw, raw_len, &owned, kind, sizeof kind, &input, &input_len, err);
+  if (code != CZK_GRPC_OK) return code;
+  czk_status st = czk_engine_submit(s->engine, kind, *prio, r->request_id, input, input_len, info);
+  free(owned);
+  if (st == CZK_OK) return CZK_GRPC_OK;
+  if (st == CZK_ERR_NOT_FOUND) {
+    *err = errf("proof kind %s is not supported by this daemon", kind);
+    return CZK_GRPC_INVALID_ARGUMENT;
+  }
+  *err = errf("%s: %s", kind, czk_status_str(st));
+  return czk_service_grpc_code(st);
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Await and fill an AwaitProofResponse (proof buffer stays owned by res). */
+static int do_await(czk_service *s, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res,
+                    Cuzk__V1__AwaitProofResponse *out, char *job_str, char **err) {
+  czk_status st = czk_engine_await(s->engine, job_id, timeout_ms, res);
+  if (st == CZK_ERR_NOT_FOUND) {
+    *err = errf("job %s not found (unknown, or its result was pruned)", job_str);
+    return CZK_GRPC_NOT_FOUND;
+  }
+  out->job_id = job_str;
+  switch (st) {
+  case CZK_OK:
+    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED;
+    out->proof.data = res->proof;
+    out->proof.len = res->proof_len;
+    break;
+  case CZK_ERR_CANCELLED: out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED; break;
+  case CZK_ERR_TIMEOUT: out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT; break;
+  default: out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED; break;
+  }
+  if (st != CZK_OK) out->error_message = res->error[0] ? res->error : (char *)czk_status_str(st);
+  out->queue_wait_ms = res->queue_wait_ms;
+  out->srs_load_ms = res->srs_load_ms;
+  out->synthesis_ms = res->synthesis_ms;
+  out->gpu_compute_ms = res->gpu_compute_ms;
+  out->total_ms = res->total_ms;
+  return CZK_GRPC_OK;
+}
+
+static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uint8_t **resp, size_t *resp_len,
+                  char **err) {
+  switch (m) {
+  case M_SUBMIT: {
+    Cuzk__V1__SubmitProofRequest *r = cuzk__v1__submit_proof_request__unpack(NULL, req_len, req);
+    if (!r) {
+      *err = errf("malformed SubmitProofRequest");
+      return CZK_GRPC_INVALID_ARGUMENT;
+    }
+    czk_engine_submit_info info;
+    czk_priority prio;
+    int code = do_submit(s, r, req, req_len, &info, &prio, err);
+    if (code == CZK_GRPC_OK) {
+      char id[24];
+      snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);
+      Cuzk__V1__SubmitProofResponse out = CUZK__V1__SUBMIT_PROOF_RESPONSE__INIT;
+      out.job_id = id;
+      out.queue_position = info.queue_position;
+      out.assigned_gpu = "";
+      code = pack(&out.base, resp, resp_len);
+    }
+    cuzk__v1__submit_proof_request__free_unpacked(r, NULL);
+    return code;
+  }
+  case M_AWAIT: {
+    Cuzk__V1__AwaitProofRequest *r = cuzk__v1__await_proof_request__unpack(NULL, req_len, req);
+    if (!r) {
+      *err = errf("malformed AwaitProofRequest");
+      return CZK_GRPC_INVALID_ARGUMENT;
+    }
+    uint64_t id;
+    int code;
+    if (!parse_job_id(r->job_id, &id)) {
+      *err = errf("job %s not found", r->job_id ? r->job_id : "");
+      code = CZK_GRPC_NOT_FOUND;
+    } else {
+      czk_engine_result res;
+      Cuzk__V1__AwaitProofResponse out = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
+      code = do_await(s, id, r->timeout_ms, &res, &out, r->job_id, err);
+      if (code == CZK_GRPC_OK) code = pack(&out.base, resp, resp_len);
+      czk_engine_result_free(&res);
+    }
+    cuzk__v1__await_proof_request__free_unpacked(r, NULL);
+    return code;
+  }
+  case M_PROVE: {
+    Cuzk__V1__ProveRequest *r = cuzk__v1__prove_request__unpack(NULL, req_len, req);
+    if (!r) {
+      *err = errf("malformed ProveRequest");
+      return CZK_GRPC_INVALID_ARGUMENT;
+    }
+    int code;
+    if (!r->submit) {
+      *err = errf("ProveRequest without submit");
+      code = CZK_GRPC_INVALID_ARGUMENT;
+    } else {
+      double t0 = now_s();
+      czk_engine_submit_info info;
+      czk_priority prio;
+      code = do_submit(s, r->submit, NULL, 0, &info, &prio, err);
+      if (code == CZK_GRPC_OK) {
+        char id[24];
+        snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);
+        czk_engine_result res;
+        Cuzk__V1__AwaitProofResponse ar = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
+        code = do_await(s, info.job_id, 0, &res, &ar, id, err);
+        if (code == CZK_GRPC_OK) {
+          if (ar.status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT)
+            czk_api_metrics_latency(&s->metrics, prio, now_s() - t0);
+          Cuzk__V1__ProveResponse out = CUZK__V1__PROVE_RESPONSE__INIT;
+          out.result = &ar;
+          code = pack(&out.base, resp, resp_len);
+        }
+        czk_engine_result_free(&res);
+      }
+    }
+    cuzk__v1__prove_request__free_unpacked(r, NULL);
+    return code;
+  }
+  case M_CANCEL: {
+    Cuzk__V1__CancelProofRequest *r = cuzk__v1__cancel_proof_request__unpack(NULL, req_len, req);
+    if (!r) {
+      *err = errf("malformed CancelProofRequest");
+      return CZK_GRPC_INVALID_ARGUMENT;
+    }
+    uint64_t id;
+    int code;
+    bool was_running = false;
+    if (!parse_job_id(r->job_id, &id)) {
+      *err = errf("job %s not found", r->job_id ? r->job_id : "");
+      code = CZK_GRPC_NOT_FOUND;
+    } else {
+      czk_status st = czk_engine_cancel(s->engine, id, &was_running);
+      if (st == CZK_OK) {
+        Cuzk__V1__CancelProofResponse out = CUZK__V1__CANCEL_PROOF_RESPONSE__INIT;
+        out.was_running = was_running;
+        code = pack(&out.base, resp, resp_len);
+      } else {
+        code = czk_service_grpc_code(st);
+        *err = st == CZK_ERR_STATE ? errf("job %s already ended", r->job_id)
+                                   : errf("job %s: %s", r->job_id, czk_status_str(st));
+      }
+    }
+    cuzk__v1__cancel_proof_request__free_unpacked(r, NULL);
+    return code;
+  }
+  case M_STATUS: {
+    czk_engine_status *st;
+    czk_status rc = czk_engine_status_get(s->engine, &st);
+    if (rc != CZK_OK) {
+      *err = errf("status: %s", czk_status_str(rc));
+      return CZK_GRPC_INTERNAL;
+    }
+    Cuzk__V1__GetStatusResponse out = CUZK__V1__GET_STATUS_RESPONSE__INIT;
+    Cuzk__V1__GPUStatus *gpus = calloc(st->ndevices + 1, sizeof *gpus);
+    Cuzk__V1__GPUStatus **gpp = calloc(st->ndevices + 1, sizeof *gpp);
+    Cuzk__V1__SRSStatus *srs = calloc(st->nkeys + 1, sizeof *srs);
+    Cuzk__V1__SRSStatus **srp = calloc(st->nkeys + 1, sizeof *srp);
+    Cuzk__V1__QueueStatus *qs = calloc(st->nkinds + 1, sizeof *qs);
+    Cuzk__V1__QueueStatus **qp = calloc(st->nkinds + 1, sizeof *qp);
+    char(*jobs)[24] = calloc(st->ndevices + 1, sizeof *jobs);
+    int code = CZK_GRPC_OK;
+    if (!gpus || !gpp || !srs || !srp || !qs || !qp || !jobs) {
+      code = CZK_GRPC_RESOURCE_EXHAUSTED;
+    } else {
+      for (uint32_t i = 0; i < st->ndevices; i++) {
+        cuzk__v1__gpustatus__init(&gpus[i]);
+        gpus[i].ordinal = st->devices[i].ordinal;
+        gpus[i].name = st->devices[i].name;
+        gpus[i].vram_total_bytes = st->devices[i].mem_total_bytes;
+        gpus[i].current_job_id = "";
+        gpus[i].current_proof_kind = "";
+        for (uint32_t w = 0; w < st->nworkers; w++) {
+          const czk_engine_worker_status *ws = &st->workers[w];
+          if (strcmp(ws->role, "prove") == 0 && ws->device == st->devices[i].ordinal && ws->job_id) {
+            snprintf(jobs[i], sizeof jobs[i], "%llu", (unsigned long long)ws->job_id);
+            gpus[i].current_job_id = jobs[i];
+            gpus[i].current_proof_kind = (char *)ws->kind;
+            break;
+          }
+        }
+        gpp[i] = &gpus[i];
+      }
+      for (uint32_t i = 0; i < st->nkeys; i++) {
+        cuzk__v1__srsstatus__init(&srs[i]);
+        srs[i].circuit_id = st->keys[i].key_id;
+        srs[i].tier = st->keys[i].tier <= CZK_KEY_TIER_PINNED  ? CUZK__V1__SRSSTATUS__TIER__HOT
+                      : st->keys[i].tier == CZK_KEY_TIER_MAPPED ? CUZK__V1__SRSSTATUS__TIER__WARM
+                                                                : CUZK__V1__SRSSTATUS__TIER__COLD;
+        srs[i].size_bytes = st->keys[i].bytes;
+        srs[i].ref_count = st->keys[i].refs;
+        srp[i] = &srs[i];
+      }
+      for (uint32_t i = 0; i < st->nkinds; i++) {
+        cuzk__v1__queue_status__init(&qs[i]);
+        qs[i].proof_kind = st->kinds[i].name;
+        qs[i].pending = st->kinds[i].pending;
+        qs[i].in_progress = st->kinds[i].in_progress;
+        qp[i] = &qs[i];
+      }
+      out.n_gpus = st->ndevices;
+      out.gpus = gpp;
+      out.n_loaded_srs = st->nkeys;
+      out.loaded_srs = srp;
+      out.n_queues = st->nkinds;
+      out.queues = qp;
+      out.total_proofs_completed = st->jobs_completed;
+      out.total_proofs_failed = st->jobs_failed;
+      out.uptime_seconds = st->uptime_ns / 1000000000ull;
+      out.pinned_memory_bytes = st->mem_used;
+      out.pinned_memory_limit_bytes = st->mem_limit;
+      code = pack(&out.base, resp, resp_len);
+    }
+    free(gpus);
+    free(gpp);
+    free(srs);
+    free(srp);
+    free(qs);
+    free(qp);
+    free(jobs);
+    czk_engine_status_free(st);
+    return code;
+  }
+  case M_METRICS: {
+    czk_engine_status *st;
+    if (czk_engine_status_get(s->engine, &st) != CZK_OK) {
+      *err = errf("status unavailable");
+      return CZK_GRPC_INTERNAL;
+    }
+    czk_strbuf sb;
+    czk_sb_init(&sb);
+    czk_render_metrics(&sb, st, &s->metrics);
+    czk_engine_status_free(st);
+    char *text = czk_sb_take(&sb, NULL);
+    if (!text) return CZK_GRPC_RESOURCE_EXHAUSTED;
+    Cuzk__V1__GetMetricsResponse out = CUZK__V1__GET_METRICS_RESPONSE__INIT;
+    out.prometheus_text = text;
+    int code = pack(&out.base, resp, resp_len);
+    free(text);
+    return code;
+  }
+  case M_PRELOAD:
+  case M_EVICT: {
+    /* PreloadSrsRequest and EvictSrsRequest have the same shape */
+    Cuzk__V1__PreloadSrsRequest *r = cuzk__v1__preload_srs_request__unpack(NULL, req_len, req);
+    if (!r) {
+      *err = errf("malformed request");
+      return CZK_GRPC_INVALID_ARGUMENT;
+    }
+    int code;
+    if (!r->circuit_id || !*r->circuit_id) {
+      *err = errf("circuit_id is required");
+      code = CZK_GRPC_INVALID_ARGUMENT;
+    } else if (m == M_PRELOAD) {
+      bool already = false;
+      uint64_t ms = 0;
+      czk_status st = czk_engine_key_preload(s->engine, r->circuit_id, &already, &ms);
+      if (st == CZK_OK) {
+        Cuzk__V1__PreloadSrsResponse out = CUZK__V1__PRELOAD_SRS_RESPONSE__INIT;
+        out.already_loaded = already;
+        out.load_time_ms = ms;
+        code = pack(&out.base, resp, resp_len);
+      } else {
+        code = czk_service_grpc_code(st);
+        *err = errf("preload %s: %s", r->circuit_id, czk_status_str(st));
+      }
+    } else {
+      bool was = false;
+      uint64_t freed = 0;
+      czk_status st = czk_engine_key_evict(s->engine, r->circuit_id, &was, &freed);
+      if (st == CZK_OK) {
+        Cuzk__V1__EvictSrsResponse out = CUZK__V1__EVICT_SRS_RESPONSE__INIT;
+        out.was_loaded = was;
+        out.freed_bytes = freed;
+        code = pack(&out.base, resp, resp_len);
+      } else {
+        code = czk_service_grpc_code(st);
+        *err = st == CZK_ERR_STATE ? errf("evict %s: the key is in use", r->circuit_id)
+                                   : errf("evict %s: %s", r->circuit_id, czk_status_str(st));
+      }
+    }
+    cuzk__v1__preload_srs_request__free_unpacked(r, NULL);
+    return code;
+  }
+  case M_TRACE: {
+    char path[512];
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/czk-trace-XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0) {
+      *err = errf("trace: cannot create a temporary file");
+      return CZK_GRPC_INTERNAL;
+    }
+    close(fd);
+    czk_status st = czk_engine_trace_write(s->engine, path);
+    int code = CZK_GRPC_OK;
+    char *text = NULL;
+    if (st == CZK_OK) {
+      FILE *f = fopen(path, "rb");
+      long n = -1;
+      if (f && fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+      if (f && n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) &&
+          fread(text, 1, (size_t)n, f) == (size_t)n) {
+        text[n] = 0;
+      } else {
+        free(text);
+        text = NULL;
+      }
+      if (f) fclose(f);
+    }
+    unlink(path);
+    if (!text) {
+      *err = errf("trace: %s", st == CZK_OK ? "cannot read the trace back" : czk_status_str(st));
+      return CZK_GRPC_INTERNAL;
+    }
+    Cuzk__V1__GetTraceResponse out = CUZK__V1__GET_TRACE_RESPONSE__INIT;
+    out.chrome_trace_json = text;
+    code = pack(&out.base, resp, resp_len);
+    free(text);
+    return code;
+  }
+  }
+  return CZK_GRPC_UNIMPLEMENTED;
+}
+
+int czk_service_handle(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
+                       size_t *resp_len, char **err) {
+  czk_service *s = user;
+  static const char *const paths[CZK_API_METHODS] = {
+      "/cuzk.v1.ProvingEngine/SubmitProof", "/cuzk.v1.ProvingEngine/AwaitProof",
+      "/cuzk.v1.ProvingEngine/Prove",       "/cuzk.v1.ProvingEngine/CancelProof",
+      "/cuzk.v1.ProvingEngine/GetStatus",   "/cuzk.v1.ProvingEngine/GetMetrics",
+      "/cuzk.v1.ProvingEngine/PreloadSRS",  "/cuzk.v1.ProvingEngine/EvictSRS",
+      "/cuzk.v1.Admin/GetTrace"};
+  int m = -1;
+  for (int i = 0; i < CZK_API_METHODS; i++)
+    if (strcmp(method, paths[i]) == 0) m = i;
+  if (m < 0) {
+    *err = errf("unknown method %s", method);
+    return CZK_GRPC_UNIMPLEMENTED;
+  }
+  int code = handle(s, m, req, req_len, resp, resp_len, err);
+  czk_api_metrics_request(&s->metrics, m, code);
+  if (code != CZK_GRPC_OK) CZK_DEBUG("api", "%s -> code %d: %s", czk_api_method_names[m], code, *err ? *err : "");
+  return code;
+}

@@ -1,0 +1,33 @@
+/* service.h: the gRPC services cuzk.v1.ProvingEngine (the reference daemon's wire contract) and czk.v1 Admin
+ * (GetTrace) on top of the engine: request decoding and validation, mapping to engine calls, gRPC status codes.
+ *
+ * Proof kinds -> engine kinds: POREP_SEAL_COMMIT "porep-c2", SNAP_DEALS_UPDATE "snap-update", WINDOW_POST_PARTITION
+ * "window-post", WINNING_POST "winning-post" (input: the whole SubmitProofRequest, as packed protobuf);
+ * CZK_SYNTHETIC "synthetic-k<log2(sector_size)>" (sector_size = the circuit's 2^k constraints, 0 = the daemon's
+ * default; input: vanilla_proof, a text job spec); CZK_CIRCOM "circom:<vanilla_proofs[0]>" (input: vanilla_proof, the
+ * .wtns bytes). A kind the engine has not registered is INVALID_ARGUMENT.
+ * Status codes: INVALID_ARGUMENT (unknown/unsupported kind, bad priority, malformed request or input, input over the
+ * kind's limit), NOT_FOUND (unknown job id or key), RESOURCE_EXHAUSTED (a job that can never fit the budget),
+ * FAILED_PRECONDITION (cancel of a job that already ended; evict of a key in use), UNAVAILABLE (shutting down). */
+#ifndef CZK_API_SERVICE_H
+#define CZK_API_SERVICE_H
+
+#include "api/render.h"
+#include "czk/engine.h"
+
+typedef struct czk_service {
+  czk_engine *engine;
+  czk_api_metrics metrics;
+  unsigned default_synthetic_k;
+  char trace_tmp_dir[256];
+} czk_service;
+
+void czk_service_init(czk_service *s, czk_engine *engine, unsigned default_synthetic_k);
+void czk_service_destroy(czk_service *s);
+/* czk_rpc_handler for the server (user = czk_service*). */
+int czk_service_handle(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
+                       size_t *resp_len, char **err);
+/* gRPC code for an engine status (submit/await errors). */
+int czk_service_grpc_code(czk_status st);
+
+#endif
