@@ -1,0 +1,122 @@
+/* test_config.c: the daemon config table: defaults, units, files, flags, rejection with key and reason, and that
+ * docs/config.md and etc/czk.conf agree with the table (they are generated from it; this catches drift). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/config.h"
+#include "czk_test.h"
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+  s[n] = 0;
+  fclose(f);
+  return s;
+}
+
+int main(void) {
+  uint64_t v;
+  CHECK(czk_parse_size("64GiB", &v) && v == 64ull << 30);
+  CHECK(czk_parse_size("512MiB", &v) && v == 512ull << 20);
+  CHECK(czk_parse_size("1.5GiB", &v) && v == 3ull << 29);
+  CHECK(czk_parse_size("1000", &v) && v == 1000);
+  CHECK(czk_parse_size("2GB", &v) && v == 2000000000ull);
+  CHECK(!czk_parse_size("12 parsecs", &v));
+  CHECK(!czk_parse_size("-1GiB", &v));
+  CHECK(!czk_parse_size("99999999999TiB", &v));
+  CHECK(!czk_parse_size("", &v));
+  CHECK(czk_parse_duration_ms("30s", &v) && v == 30000);
+  CHECK(czk_parse_duration_ms("250ms", &v) && v == 250);
+  CHECK(czk_parse_duration_ms("2m", &v) && v == 120000);
+  CHECK(czk_parse_duration_ms("7", &v) && v == 7000);
+  CHECK(!czk_parse_duration_ms("soon", &v));
+
+  czk_config c;
+  char err[512];
+  CHECK(czk_config_init(&c) == CZK_OK);
+  CHECK(c.gpu_workers_per_device == 2 && c.self_verify && c.max_message_size == 256ull << 20);
+  CHECK(c.result_ttl == 600000 && strcmp(c.gpus, "all") == 0);
+
+  /* flags, both spellings, override a file */
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/czk-test-config-%d.conf", (int)getpid());
+  FILE *f = fopen(path, "w");
+  fprintf(f, "# comment\nmemory_budget = 8GiB\nlisten = \"unix:/tmp/a # not a comment.sock\"\n\nsynthesis_workers=3\n");
+  fclose(f);
+  char *argv1[] = {"--memory-budget", "4GiB", "--config", path, "--self-verify=false", "--cpu_fallback"};
+  CHECK(czk_config_parse_args(&c, 6, argv1, 0, err, sizeof err) == CZK_OK);
+  CHECK(c.memory_budget == 4ull << 30);
+  CHECK(c.synthesis_workers == 3);
+  CHECK(strcmp(c.listen, "unix:/tmp/a # not a comment.sock") == 0);
+  CHECK(!c.self_verify && c.cpu_fallback);
+  CHECK(czk_config_finalize(&c, err, sizeof err) == CZK_OK);
+
+  /* rejections name the key and the reason */
+  char *bad1[] = {"--memory-budget", "lots"};
+  CHECK(czk_config_parse_args(&c, 2, bad1, 0, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "memory_budget"));
+  char *bad2[] = {"--no-such-key", "1"};
+  CHECK(czk_config_parse_args(&c, 2, bad2, 0, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "unknown"));
+  char *bad3[] = {"--synthesis-workers"};
+  CHECK(czk_config_parse_args(&c, 1, bad3, 0, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "missing"));
+  char *bad4[] = {"stray"};
+  CHECK(czk_config_parse_args(&c, 1, bad4, 0, err, sizeof err) == CZK_ERR_CONFIG);
+  f = fopen(path, "w");
+  fprintf(f, "self_verify = maybe\n");
+  fclose(f);
+  CHECK(czk_config_load_file(&c, path, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, ":1: self_verify"));
+  f = fopen(path, "w");
+  fprintf(f, "just words\n");
+  fclose(f);
+  CHECK(czk_config_load_file(&c, path, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "key = value"));
+  unlink(path);
+  CHECK(czk_config_load_file(&c, path, err, sizeof err) == CZK_ERR_IO);
+  czk_config_free(&c);
+
+  CHECK(czk_config_init(&c) == CZK_OK);
+  char *bad5[] = {"--synthesis-workers", "0"};
+  CHECK(czk_config_parse_args(&c, 2, bad5, 0, err, sizeof err) == CZK_OK);
+  CHECK(czk_config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "synthesis_workers"));
+  czk_config_free(&c);
+  CHECK(czk_config_init(&c) == CZK_OK);
+  char *bad6[] = {"--gpus", "0,x"};
+  CHECK(czk_config_parse_args(&c, 2, bad6, 0, err, sizeof err) == CZK_OK);
+  CHECK(czk_config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "gpus"));
+  czk_config_free(&c);
+
+  /* computed defaults */
+  CHECK(czk_config_init(&c) == CZK_OK);
+  CHECK(czk_config_finalize(&c, err, sizeof err) == CZK_OK);
+  CHECK(strncmp(c.listen, "unix:", 5) == 0 && c.memory_budget >= (64ull << 20) && c.keys_dir[0]);
+  czk_config_free(&c);
+
+  /* docs/config.md holds the generated table; etc/czk.conf sets every key */
+  const char *src = getenv("CZK_SOURCE_DIR");
+  if (src) {
+    char p[1024];
+    snprintf(p, sizeof p, "%s/docs/config.md", src);
+    char *docs = slurp(p);
+    CHECK_MSG(docs != NULL, "missing %s", p);
+    char tmp[128];
+    snprintf(tmp, sizeof tmp, "/tmp/czk-test-md-%d", (int)getpid());
+    f = fopen(tmp, "w");
+    czk_config_print_markdown(f);
+    fclose(f);
+    char *table = slurp(tmp);
+    unlink(tmp);
+    CHECK_MSG(docs && table && strstr(docs, table), "docs/config.md is out of date: regenerate with "
+                                                    "`czk daemon --print-config-docs`");
+    free(docs);
+    free(table);
+    snprintf(p, sizeof p, "%s/etc/czk.conf", src);
+    CHECK(czk_config_init(&c) == CZK_OK);
+    CHECK_MSG(czk_config_load_file(&c, p, err, sizeof err) == CZK_OK, "%s", err);
+    czk_config_free(&c);
+  }
+  return czk_test_done("test_config");
+}
