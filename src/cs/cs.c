@@ -1,0 +1,389 @@
+/* cs.c: linear combinations and the three constraint-system implementations behind czk_cs (cs.h):
+ *   shape recorder  -- appends each constraint's merged, zero-free, key-sorted terms to three growing CSR matrices;
+ *   witness builder -- stores values only, enforce() does nothing;
+ *   checker         -- stores values, evaluates <a,w>*<b,w> - <c,w> per constraint, remembers the first failure.
+ * Invariants: n_inputs >= 1 from construction (ONE = input 0 with value 1); errors are sticky (cs->err); the recorder
+ * rows are sorted by czk__cs_var_key so that the unified columns of the finished shape stay increasing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cs/cs_internal.h"
+
+/* ------------------------------------------------------------------------------------------------ lc */
+void czk_lc_init(czk_lc *lc) { memset(lc, 0, sizeof *lc); }
+
+void czk_lc_free(czk_lc *lc) {
+  free(lc->t);
+  memset(lc, 0, sizeof *lc);
+}
+
+void czk_lc_clear(czk_lc *lc) { lc->n = 0; }
+
+void czk_lc_add(czk_lc *lc, czk_var v, const czk_fr *coeff) {
+  if (lc->err != CZK_OK) return;
+  if (lc->n == lc->cap) {
+    size_t cap = lc->cap ? lc->cap * 2 : 8;
+    czk_lc_term *t = realloc(lc->t, cap * sizeof *t);
+    if (!t) {
+      lc->err = CZK_ERR_NOMEM;
+      return;
+    }
+    lc->t = t;
+    lc->cap = cap;
+  }
+  lc->t[lc->n].coeff = *coeff;
+  lc->t[lc->n].var = v;
+  lc->n++;
+}
+
+void czk_lc_add_var(czk_lc *lc, czk_var v) { czk_lc_add(lc, v, &czk_fr_one_v); }
+
+void czk_lc_sub_var(czk_lc *lc, czk_var v) {
+  czk_fr m;
+  czk_fr_neg(&m, &czk_fr_one_v);
+  czk_lc_add(lc, v, &m);
+}
+
+void czk_lc_add_u64(czk_lc *lc, czk_var v, uint64_t k) {
+  czk_fr f;
+  czk_fr_from_u64(&f, k);
+  czk_lc_add(lc, v, &f);
+}
+
+void czk_lc_eval(czk_fr *r, const czk_lc *lc, const czk_fr *inputs, const czk_fr *aux) {
+  czk_fr acc, t;
+  czk_fr_set_zero(&acc);
+  for (size_t i = 0; i < lc->n; i++) {
+    czk_var v = lc->t[i].var;
+    const czk_fr *x = czk_var_is_input(v) ? &inputs[czk_var_index(v)] : &aux[czk_var_index(v)];
+    czk_fr_mul(&t, x, &lc->t[i].coeff);
+    czk_fr_add(&acc, &acc, &t);
+  }
+  *r = acc;
+}
+
+bool czk__fr_is_canonical(const czk_fr *a) {
+  for (int i = 3; i >= 0; i--) {
+    if (a->l[i] < czk_fr_modulus[i]) return true;
+    if (a->l[i] > czk_fr_modulus[i]) return false;
+  }
+  return false; /* equal to r */
+}
+
+/* ------------------------------------------------------------------------------------------------ common */
+static czk_status fail(czk_cs *cs, czk_status st) {
+  if (cs->err == CZK_OK) cs->err = st;
+  return cs->err;
+}
+
+static czk_status grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return CZK_OK;
+  size_t c = *cap ? *cap : 64;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, c * elem);
+  if (!q) return CZK_ERR_NOMEM;
+  *p = q;
+  *cap = c;
+  return CZK_OK;
+}
+
+/* Store a value for a new variable (witness and checker modes). */
+static czk_status store_value(czk_cs *cs, bool input, const czk_fr *value, czk_var *out) {
+  if (!value) return fail(cs, CZK_ERR_INVALID_ARG);
+  uint32_t idx = input ? cs->n_inputs : cs->n_aux;
+  if (idx >= CZK_VAR_INDEX_MAX) return fail(cs, CZK_ERR_LIMIT);
+  czk_status st = input ? grow((void **)&cs->in_vals, &cs->in_cap, (size_t)idx + 1, sizeof(czk_fr))
+                        : grow((void **)&cs->aux_vals, &cs->aux_cap, (size_t)idx + 1, sizeof(czk_fr));
+  if (st != CZK_OK) return fail(cs, st);
+  (input ? cs->in_vals : cs->aux_vals)[idx] = *value;
+  if (input)
+    cs->n_inputs++;
+  else
+    cs->n_aux++;
+  *out = input ? (idx | CZK_VAR_INPUT_BIT) : idx;
+  return CZK_OK;
+}
+
+static bool var_known(const czk_cs *cs, czk_var v) {
+  return czk_var_is_input(v) ? czk_var_index(v) < cs->n_inputs : czk_var_index(v) < cs->n_aux;
+}
+
+static bool lc_vars_known(const czk_cs *cs, const czk_lc *lc) {
+  for (size_t i = 0; i < lc->n; i++)
+    if (!var_known(cs, lc->t[i].var)) return false;
+  return true;
+}
+
+/* ------------------------------------------------------------------------------------------------ shape recorder */
+static czk_status shape_alloc(czk_cs *cs, bool input, const czk_fr *value, czk_var *out) {
+  (void)value;
+  uint32_t idx = input ? cs->n_inputs : cs->n_aux;
+  if (idx >= CZK_VAR_INDEX_MAX) return fail(cs, CZK_ERR_LIMIT);
+  if (input)
+    cs->n_inputs++;
+  else
+    cs->n_aux++;
+  *out = input ? (idx | CZK_VAR_INPUT_BIT) : idx;
+  return CZK_OK;
+}
+
+static int term_cmp(const void *x, const void *y) {
+  uint32_t a = czk__cs_var_key(((const czk_lc_term *)x)->var), b = czk__cs_var_key(((const czk_lc_term *)y)->var);
+  return a < b ? -1 : a > b;
+}
+
+/* Append one row: sort a copy of the terms by key, merge equal keys, drop zeros. */
+static czk_status rec_row(czk_cs *cs, czk__cs_rec *m, const czk_lc *lc) {
+  size_t rows = cs->n_constraints; /* this row's index */
+  czk_status st = grow((void **)&m->row_ptr, &m->rows_cap, rows + 2, sizeof(uint64_t));
+  if (st != CZK_OK) return st;
+  if (rows == 0) m->row_ptr[0] = 0;
+  CZK_TRY(grow((void **)&cs->scratch, &cs->scratch_cap, lc->n, sizeof(czk_lc_term)));
+  if (m->nnz + lc->n > m->cap) { /* col and val share one capacity */
+    size_t cap = m->cap ? m->cap : 256;
+    while (cap < m->nnz + lc->n) cap *= 2;
+    uint32_t *col = realloc(m->col, cap * sizeof *col);
+    if (!col) return CZK_ERR_NOMEM;
+    m->col = col;
+    czk_fr *val = realloc(m->val, cap * sizeof *val);
+    if (!val) return CZK_ERR_NOMEM;
+    m->val = val;
+    m->cap = cap;
+  }
+  if (lc->n) memcpy(cs->scratch, lc->t, lc->n * sizeof(czk_lc_term));
+  /* Insertion sort for the common short case; qsort for long combinations. */
+  if (lc->n <= 16) {
+    for (size_t i = 1; i < lc->n; i++) {
+      czk_lc_term t = cs->scratch[i];
+      size_t j = i;
+      while (j > 0 && czk__cs_var_key(cs->scratch[j - 1].var) > czk__cs_var_key(t.var)) {
+        cs->scratch[j] = cs->scratch[j - 1];
+        j--;
+      }
+      cs->scratch[j] = t;
+    }
+  } else {
+    qsort(cs->scratch, lc->n, sizeof(czk_lc_term), term_cmp);
+  }
+  size_t i = 0;
+  while (i < lc->n) {
+    uint32_t key = czk__cs_var_key(cs->scratch[i].var);
+    czk_fr acc = cs->scratch[i].coeff;
+    size_t j = i + 1;
+    for (; j < lc->n && czk__cs_var_key(cs->scratch[j].var) == key; j++) czk_fr_add(&acc, &acc, &cs->scratch[j].coeff);
+    if (!czk_fr_is_zero(&acc)) {
+      m->col[m->nnz] = key;
+      m->val[m->nnz] = acc;
+      m->nnz++;
+    }
+    i = j;
+  }
+  m->row_ptr[rows + 1] = m->nnz;
+  return CZK_OK;
+}
+
+static czk_status shape_enforce(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c) {
+  (void)name;
+  if (cs->n_constraints >= UINT32_MAX - (uint64_t)cs->n_inputs - 1) return fail(cs, CZK_ERR_LIMIT);
+  if (!lc_vars_known(cs, a) || !lc_vars_known(cs, b) || !lc_vars_known(cs, c)) return fail(cs, CZK_ERR_INVALID_ARG);
+  const czk_lc *lcs[3] = {a, b, c};
+  for (int k = 0; k < 3; k++) {
+    czk_status st = rec_row(cs, &cs->m[k], lcs[k]);
+    if (st != CZK_OK) return fail(cs, st);
+  }
+  cs->n_constraints++;
+  return CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ witness builder */
+static czk_status witness_alloc(czk_cs *cs, bool input, const czk_fr *value, czk_var *out) {
+  return store_value(cs, input, value, out);
+}
+
+static czk_status witness_enforce(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c) {
+  (void)name, (void)a, (void)b, (void)c;
+  cs->n_constraints++;
+  return CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ checker */
+static czk_status set_fail_name(czk_cs *cs, const char *name) {
+  size_t nl = name ? strlen(name) : 0;
+  char *s = malloc(cs->ns_len + 1 + nl + 1 + 24);
+  if (!s) return CZK_ERR_NOMEM;
+  size_t k = 0;
+  if (cs->ns_len) {
+    memcpy(s, cs->ns, cs->ns_len);
+    k = cs->ns_len;
+    s[k++] = '/';
+  }
+  if (nl) {
+    memcpy(s + k, name, nl);
+    k += nl;
+  } else {
+    k += (size_t)sprintf(s + k, "#%llu", (unsigned long long)cs->n_constraints);
+  }
+  s[k] = 0;
+  cs->fail_name = s;
+  return CZK_OK;
+}
+
+static czk_status check_enforce(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c) {
+  if (!lc_vars_known(cs, a) || !lc_vars_known(cs, b) || !lc_vars_known(cs, c)) return fail(cs, CZK_ERR_INVALID_ARG);
+  if (!cs->failed) {
+    czk_fr va, vb, vc;
+    czk_lc_eval(&va, a, cs->in_vals, cs->aux_vals);
+    czk_lc_eval(&vb, b, cs->in_vals, cs->aux_vals);
+    czk_lc_eval(&vc, c, cs->in_vals, cs->aux_vals);
+    czk_fr_mul(&va, &va, &vb);
+    if (!czk_fr_eq(&va, &vc)) {
+      cs->failed = true;
+      cs->fail_index = cs->n_constraints;
+      czk_status st = set_fail_name(cs, name);
+      if (st != CZK_OK) return fail(cs, st);
+    }
+  }
+  cs->n_constraints++;
+  return CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ lifecycle */
+static void destroy(czk_cs *cs) {
+  for (int k = 0; k < 3; k++) {
+    free(cs->m[k].row_ptr);
+    free(cs->m[k].col);
+    free(cs->m[k].val);
+  }
+  free(cs->in_vals);
+  free(cs->aux_vals);
+  free(cs->scratch);
+  free(cs->ns);
+  free(cs->ns_marks);
+  free(cs->fail_name);
+  free(cs);
+}
+
+static const czk_cs_ops k_shape_ops = {shape_alloc, shape_enforce, destroy};
+static const czk_cs_ops k_witness_ops = {witness_alloc, witness_enforce, destroy};
+static const czk_cs_ops k_check_ops = {witness_alloc, check_enforce, destroy};
+
+static czk_status cs_new(czk_cs **out, czk_cs_mode mode, size_t hint_inputs, size_t hint_aux) {
+  *out = NULL;
+  czk_cs *cs = calloc(1, sizeof *cs);
+  if (!cs) return CZK_ERR_NOMEM;
+  cs->mode = mode;
+  cs->ops = mode == CZK_CS_SHAPE ? &k_shape_ops : mode == CZK_CS_WITNESS ? &k_witness_ops : &k_check_ops;
+  czk_var one;
+  if (mode != CZK_CS_SHAPE) {
+    if (grow((void **)&cs->in_vals, &cs->in_cap, hint_inputs ? hint_inputs : 1, sizeof(czk_fr)) != CZK_OK ||
+        (hint_aux && grow((void **)&cs->aux_vals, &cs->aux_cap, hint_aux, sizeof(czk_fr)) != CZK_OK)) {
+      destroy(cs);
+      return CZK_ERR_NOMEM;
+    }
+  }
+  czk_status st = cs->ops->alloc(cs, true, &czk_fr_one_v, &one);
+  if (st != CZK_OK) {
+    destroy(cs);
+    return st;
+  }
+  *out = cs;
+  return CZK_OK;
+}
+
+czk_status czk_cs_shape_new(czk_cs **out) { return cs_new(out, CZK_CS_SHAPE, 0, 0); }
+czk_status czk_cs_witness_new(czk_cs **out, size_t hi, size_t ha) { return cs_new(out, CZK_CS_WITNESS, hi, ha); }
+czk_status czk_cs_checker_new(czk_cs **out) { return cs_new(out, CZK_CS_CHECK, 0, 0); }
+
+void czk_cs_free(czk_cs *cs) {
+  if (cs) cs->ops->destroy(cs);
+}
+
+czk_cs_mode czk_cs_get_mode(const czk_cs *cs) { return cs->mode; }
+bool czk_cs_has_values(const czk_cs *cs) { return cs->mode != CZK_CS_SHAPE; }
+czk_status czk_cs_status(const czk_cs *cs) { return cs->err; }
+size_t czk_cs_num_inputs(const czk_cs *cs) { return cs->n_inputs; }
+size_t czk_cs_num_aux(const czk_cs *cs) { return cs->n_aux; }
+size_t czk_cs_num_constraints(const czk_cs *cs) { return (size_t)cs->n_constraints; }
+
+czk_status czk_cs_alloc(czk_cs *cs, czk_var *out, const czk_fr *value) {
+  if (cs->err != CZK_OK) return cs->err;
+  return cs->ops->alloc(cs, false, value, out);
+}
+
+czk_status czk_cs_alloc_input(czk_cs *cs, czk_var *out, const czk_fr *value) {
+  if (cs->err != CZK_OK) return cs->err;
+  return cs->ops->alloc(cs, true, value, out);
+}
+
+czk_status czk_cs_enforce(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c) {
+  if (cs->err != CZK_OK) return cs->err;
+  if (a->err != CZK_OK) return fail(cs, a->err);
+  if (b->err != CZK_OK) return fail(cs, b->err);
+  if (c->err != CZK_OK) return fail(cs, c->err);
+  return cs->ops->enforce(cs, name, a, b, c);
+}
+
+void czk_cs_push_ns(czk_cs *cs, const char *name) {
+  if (cs->mode != CZK_CS_CHECK || cs->err != CZK_OK) return;
+  size_t nl = name ? strlen(name) : 0;
+  if (grow((void **)&cs->ns_marks, &cs->ns_marks_cap, cs->ns_depth + 1, sizeof(size_t)) != CZK_OK ||
+      grow((void **)&cs->ns, &cs->ns_cap, cs->ns_len + nl + 2, 1) != CZK_OK) {
+    fail(cs, CZK_ERR_NOMEM);
+    return;
+  }
+  cs->ns_marks[cs->ns_depth++] = cs->ns_len;
+  if (cs->ns_len) cs->ns[cs->ns_len++] = '/';
+  if (nl) memcpy(cs->ns + cs->ns_len, name, nl);
+  cs->ns_len += nl;
+  cs->ns[cs->ns_len] = 0;
+}
+
+void czk_cs_pop_ns(czk_cs *cs) {
+  if (cs->mode != CZK_CS_CHECK || cs->err != CZK_OK || cs->ns_depth == 0) return;
+  cs->ns_len = cs->ns_marks[--cs->ns_depth];
+  cs->ns[cs->ns_len] = 0;
+}
+
+czk_status czk_cs_get_value(const czk_cs *cs, czk_var v, czk_fr *out) {
+  if (cs->mode == CZK_CS_SHAPE) return CZK_ERR_STATE;
+  if (!var_known(cs, v)) return CZK_ERR_INVALID_ARG;
+  *out = czk_var_is_input(v) ? cs->in_vals[czk_var_index(v)] : cs->aux_vals[czk_var_index(v)];
+  return CZK_OK;
+}
+
+czk_status czk_cs_checker_result(const czk_cs *cs, size_t *index, const char **name) {
+  if (cs->mode != CZK_CS_CHECK) return CZK_ERR_STATE;
+  if (cs->err != CZK_OK) return cs->err;
+  if (!cs->failed) return CZK_OK;
+  if (index) *index = cs->fail_index;
+  if (name) *name = cs->fail_name;
+  return CZK_ERR_UNSATISFIED;
+}
+
+czk_status czk_cs_witness_finish(czk_cs *cs, czk_witness *out) {
+  memset(out, 0, sizeof *out);
+  czk_status st = cs->err;
+  if (st == CZK_OK && cs->mode == CZK_CS_SHAPE) st = CZK_ERR_STATE;
+  if (st == CZK_OK) {
+    size_t n = (size_t)cs->n_inputs + cs->n_aux;
+    czk_fr *w = malloc(n * sizeof *w);
+    if (!w) {
+      st = CZK_ERR_NOMEM;
+    } else {
+      memcpy(w, cs->in_vals, cs->n_inputs * sizeof *w);
+      if (cs->n_aux) memcpy(w + cs->n_inputs, cs->aux_vals, cs->n_aux * sizeof *w);
+      out->n_inputs = cs->n_inputs;
+      out->n_aux = cs->n_aux;
+      out->w = w;
+    }
+  }
+  czk_cs_free(cs);
+  return st;
+}
+
+void czk_witness_free(czk_witness *w) {
+  if (!w) return;
+  free(w->w);
+  memset(w, 0, sizeof *w);
+}

@@ -1,0 +1,51 @@
+/* cs_internal.h: the state behind czk_cs, shared by the three implementations (cs.c) and the shape builder
+ * (r1cs.c). Not a public header. */
+#ifndef CZK_CS_INTERNAL_H
+#define CZK_CS_INTERNAL_H
+
+#include "czk/cs.h"
+
+/* One matrix being recorded: rows appended in order; columns are czk_var keys (see czk__cs_var_key) sorted and
+ * merged per row, values non-zero. */
+typedef struct czk__cs_rec {
+  uint64_t *row_ptr; /* rows + 1 */
+  size_t rows_cap;
+  uint32_t *col;
+  czk_fr *val;
+  size_t nnz, cap;
+} czk__cs_rec;
+
+struct czk_cs {
+  const czk_cs_ops *ops;
+  czk_cs_mode mode;
+  czk_status err;
+  uint32_t n_inputs, n_aux;
+  uint64_t n_constraints;
+  /* values (witness and checker modes) */
+  czk_fr *in_vals, *aux_vals;
+  size_t in_cap, aux_cap;
+  /* shape mode */
+  czk__cs_rec m[3];
+  czk_lc_term *scratch;
+  size_t scratch_cap;
+  /* checker mode */
+  char *ns;          /* "outer/inner" */
+  size_t ns_len, ns_cap;
+  size_t *ns_marks;  /* ns_len before each push */
+  size_t ns_depth, ns_marks_cap;
+  bool failed;
+  size_t fail_index;
+  char *fail_name;
+};
+
+/* Sort key of a variable: inputs before aux, each by index (= order of the unified witness index). */
+static inline uint32_t czk__cs_var_key(czk_var v) { return v ^ CZK_VAR_INPUT_BIT; }
+/* Unified witness column of a key once the input count is known. */
+static inline uint32_t czk__cs_key_col(uint32_t key, uint32_t n_inputs) {
+  return (key & CZK_VAR_INPUT_BIT) ? n_inputs + (key & ~CZK_VAR_INPUT_BIT) : key;
+}
+
+/* Canonical (< r) Montgomery representation. */
+bool czk__fr_is_canonical(const czk_fr *a);
+
+#endif
