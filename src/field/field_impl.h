@@ -53,7 +53,8 @@ void FNAME(cmov)(FT *r, const FT *a, const FT *b, bool c) { czk__limbs_cmov(r->l
 /* r = a^e for a little-endian exponent of n limbs. Branches on the exponent only (never on a): constant-time in a
  * when e is public. 4-bit fixed windows when e is longer than 64 bits, plain square-and-multiply otherwise. */
 static void FINT(pow)(FT *r, const FT *a, const uint64_t *e, size_t n) {
-  while (n > 0 && e[n - 1] == 0) n--;
+  while (n > 0 && e[n - 1] == 0)
+    n--;
   if (n == 0) {
     *r = FNAME(one_v);
     return;
@@ -73,7 +74,8 @@ static void FINT(pow)(FT *r, const FT *a, const uint64_t *e, size_t n) {
   FT tab[16];
   tab[0] = FNAME(one_v);
   tab[1] = *a;
-  for (int i = 2; i < 16; i++) FINT(mul)(&tab[i], &tab[i - 1], &tab[1]);
+  for (int i = 2; i < 16; i++)
+    FINT(mul)(&tab[i], &tab[i - 1], &tab[1]);
   size_t nwin = (bits + 3) / 4;
   acc = FNAME(one_v);
   for (size_t w = nwin; w-- > 0;) {
@@ -112,11 +114,13 @@ int FNAME(legendre)(const FT *a) {
 
 CZK__INLINE int FINT(limbs_is_one)(const uint64_t *x) {
   uint64_t d = x[0] ^ 1;
-  for (int i = 1; i < FN; i++) d |= x[i];
+  for (int i = 1; i < FN; i++)
+    d |= x[i];
   return d == 0;
 }
 CZK__INLINE void FINT(limbs_shr1)(uint64_t *x) {
-  for (int i = 0; i < FN - 1; i++) x[i] = (x[i] >> 1) | (x[i + 1] << 63);
+  for (int i = 0; i < FN - 1; i++)
+    x[i] = (x[i] >> 1) | (x[i + 1] << 63);
   x[FN - 1] >>= 1;
 }
 /* x = x/2 mod m for x < m (m odd) */
@@ -218,21 +222,25 @@ czk_status FNAME(from_raw)(FT *r, const uint64_t in[FN]) {
 void FNAME(to_bytes_le)(uint8_t out[8 * FN], const FT *a) {
   uint64_t x[FN];
   FNAME(to_raw)(x, a);
-  for (int i = 0; i < 8 * FN; i++) out[i] = (uint8_t)(x[i / 8] >> (8 * (i % 8)));
+  for (int i = 0; i < 8 * FN; i++)
+    out[i] = (uint8_t)(x[i / 8] >> (8 * (i % 8)));
 }
 void FNAME(to_bytes_be)(uint8_t out[8 * FN], const FT *a) {
   uint64_t x[FN];
   FNAME(to_raw)(x, a);
-  for (int i = 0; i < 8 * FN; i++) out[8 * FN - 1 - i] = (uint8_t)(x[i / 8] >> (8 * (i % 8)));
+  for (int i = 0; i < 8 * FN; i++)
+    out[8 * FN - 1 - i] = (uint8_t)(x[i / 8] >> (8 * (i % 8)));
 }
 czk_status FNAME(from_bytes_le)(FT *r, const uint8_t in[8 * FN]) {
   uint64_t x[FN] = {0};
-  for (int i = 0; i < 8 * FN; i++) x[i / 8] |= (uint64_t)in[i] << (8 * (i % 8));
+  for (int i = 0; i < 8 * FN; i++)
+    x[i / 8] |= (uint64_t)in[i] << (8 * (i % 8));
   return FNAME(from_raw)(r, x);
 }
 czk_status FNAME(from_bytes_be)(FT *r, const uint8_t in[8 * FN]) {
   uint64_t x[FN] = {0};
-  for (int i = 0; i < 8 * FN; i++) x[i / 8] |= (uint64_t)in[8 * FN - 1 - i] << (8 * (i % 8));
+  for (int i = 0; i < 8 * FN; i++)
+    x[i / 8] |= (uint64_t)in[8 * FN - 1 - i] << (8 * (i % 8));
   return FNAME(from_raw)(r, x);
 }
 
@@ -242,7 +250,8 @@ void FNAME(from_bytes_wide_le)(FT *r, const uint8_t *in, size_t len) {
   size_t nw = (len + 7) / 8;
   for (size_t k = nw; k-- > 0;) {
     uint64_t x[FN] = {0};
-    for (size_t b = 0; b < 8 && 8 * k + b < len; b++) x[0] |= (uint64_t)in[8 * k + b] << (8 * b);
+    for (size_t b = 0; b < 8 && 8 * k + b < len; b++)
+      x[0] |= (uint64_t)in[8 * k + b] << (8 * b);
     czk__mont_mul(acc.l, acc.l, k_two64, k_mod, k_n0, FN);
     FINT(to_mont)(&w, x);
     FNAME(add)(&acc, &acc, &w);
@@ -290,10 +299,14 @@ czk_status FNAME(from_str)(FT *r, const char *s) {
   bool overflow = false;
   for (const char *c = s; *c; c++) {
     unsigned d;
-    if (*c >= '0' && *c <= '9') d = (unsigned)(*c - '0');
-    else if (base == 16 && *c >= 'a' && *c <= 'f') d = (unsigned)(*c - 'a' + 10);
-    else if (base == 16 && *c >= 'A' && *c <= 'F') d = (unsigned)(*c - 'A' + 10);
-    else return CZK_ERR_FORMAT;
+    if (*c >= '0' && *c <= '9')
+      d = (unsigned)(*c - '0');
+    else if (base == 16 && *c >= 'a' && *c <= 'f')
+      d = (unsigned)(*c - 'a' + 10);
+    else if (base == 16 && *c >= 'A' && *c <= 'F')
+      d = (unsigned)(*c - 'A' + 10);
+    else
+      return CZK_ERR_FORMAT;
     if (overflow) continue;
     uint64_t carry = d;
     for (int i = 0; i < FN + 1; i++) {

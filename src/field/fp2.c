@@ -146,7 +146,8 @@ czk_status czk_fp2_batch_inv(czk_fp2 *r, const czk_fp2 *a, size_t n, czk_fp2 *sc
 
 /* 4-bit fixed-window exponentiation; branches on e only. */
 void czk__fp2_pow_public(czk_fp2 *r, const czk_fp2 *a, const uint64_t *e, size_t n) {
-  while (n > 0 && e[n - 1] == 0) n--;
+  while (n > 0 && e[n - 1] == 0)
+    n--;
   czk_fp2 acc;
   czk_fp2_set_one(&acc);
   if (n == 0) {
@@ -156,14 +157,16 @@ void czk__fp2_pow_public(czk_fp2 *r, const czk_fp2 *a, const uint64_t *e, size_t
   czk_fp2 tab[16];
   tab[0] = acc;
   tab[1] = *a;
-  for (int i = 2; i < 16; i++) czk_fp2_mul(&tab[i], &tab[i - 1], &tab[1]);
+  for (int i = 2; i < 16; i++)
+    czk_fp2_mul(&tab[i], &tab[i - 1], &tab[1]);
   size_t bits = 64 * (n - 1) + (64 - (size_t)__builtin_clzll(e[n - 1]));
   size_t nwin = (bits + 3) / 4;
   for (size_t w = nwin; w-- > 0;) {
     size_t bit = 4 * w;
     unsigned d = (unsigned)((e[bit / 64] >> (bit % 64)) & 15);
     if (w + 1 < nwin) {
-      for (int k = 0; k < 4; k++) czk_fp2_sqr(&acc, &acc);
+      for (int k = 0; k < 4; k++)
+        czk_fp2_sqr(&acc, &acc);
       if (d) czk_fp2_mul(&acc, &acc, &tab[d]);
     } else {
       acc = tab[d];

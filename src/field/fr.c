@@ -48,7 +48,8 @@ bool czk_fr_sqrt(czk_fr *r, const czk_fr *a) {
   for (int v = CZK__FR_TWO_ADICITY - 1; v >= 1; v--) {
     /* here c = z^(2^(S-1-v)) */
     e2 = b;
-    for (int j = 0; j < v - 1; j++) fr_sqr(&e2, &e2);
+    for (int j = 0; j < v - 1; j++)
+      fr_sqr(&e2, &e2);
     bool fix = !czk_fr_is_one(&e2);
     fr_sqr(&c2, &c);
     fr_mul(&t, &x, &c);
@@ -81,10 +82,14 @@ czk_status czk_fr_random(czk_fr *r) {
 czk_status czk_fr_root_of_unity(czk_fr *r, unsigned log_n, czk_fr_roots kind) {
   if (log_n > CZK__FR_TWO_ADICITY) return CZK_ERR_INVALID_ARG;
   czk_fr w;
-  if (kind == CZK_ROOTS_BELLMAN) w = k_root_bellman;
-  else if (kind == CZK_ROOTS_SNARKJS) w = k_root_snarkjs;
-  else return CZK_ERR_INVALID_ARG;
-  for (unsigned i = log_n; i < CZK__FR_TWO_ADICITY; i++) fr_sqr(&w, &w);
+  if (kind == CZK_ROOTS_BELLMAN)
+    w = k_root_bellman;
+  else if (kind == CZK_ROOTS_SNARKJS)
+    w = k_root_snarkjs;
+  else
+    return CZK_ERR_INVALID_ARG;
+  for (unsigned i = log_n; i < CZK__FR_TWO_ADICITY; i++)
+    fr_sqr(&w, &w);
   *r = w;
   return CZK_OK;
 }

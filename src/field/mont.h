@@ -40,7 +40,8 @@ CZK__INLINE void czk__mont_final_sub(uint64_t *r, const uint64_t *t, uint64_t hi
   /* t - m is negative exactly when the subtraction borrowed out and there was no carry word. */
   uint64_t keep_t = (uint64_t)0 - (borrow & (hi ^ 1));
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) r[i] = (t[i] & keep_t) | (s[i] & ~keep_t);
+  for (int i = 0; i < N; i++)
+    r[i] = (t[i] & keep_t) | (s[i] & ~keep_t);
 }
 
 CZK__INLINE void czk__mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m, int N) {
@@ -78,7 +79,8 @@ CZK__INLINE void czk__mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b
 CZK__INLINE void czk__mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m, int N) {
   uint64_t nz = 0;
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) nz |= a[i];
+  for (int i = 0; i < N; i++)
+    nz |= a[i];
   uint64_t mask = czk__mask_nz(nz);
   uint64_t borrow = 0;
 #pragma GCC unroll 8
@@ -101,7 +103,8 @@ CZK__INLINE void czk__mont_half(uint64_t *r, const uint64_t *a, const uint64_t *
     c = (uint64_t)(s >> 64);
   }
 #pragma GCC unroll 8
-  for (int i = 0; i < N - 1; i++) r[i] = (t[i] >> 1) | (t[i + 1] << 63);
+  for (int i = 0; i < N - 1; i++)
+    r[i] = (t[i] >> 1) | (t[i + 1] << 63);
   r[N - 1] = (t[N - 1] >> 1) | (c << 63);
 }
 
@@ -157,7 +160,8 @@ CZK__INLINE void czk__mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *m
   uint64_t w[2 * CZK__MAXN];
   /* cross products a[i]*a[j], i < j */
 #pragma GCC unroll 12
-  for (int i = 0; i < 2 * N; i++) w[i] = 0;
+  for (int i = 0; i < 2 * N; i++)
+    w[i] = 0;
 #pragma GCC unroll 8
   for (int i = 0; i < N - 1; i++) {
     uint64_t c = 0;
@@ -172,7 +176,8 @@ CZK__INLINE void czk__mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *m
   /* double them */
   w[2 * N - 1] = w[2 * N - 2] >> 63;
 #pragma GCC unroll 12
-  for (int i = 2 * N - 2; i > 1; i--) w[i] = (w[i] << 1) | (w[i - 1] >> 63);
+  for (int i = 2 * N - 2; i > 1; i--)
+    w[i] = (w[i] << 1) | (w[i - 1] >> 63);
   w[1] <<= 1;
   /* add the squares a[i]^2 at position 2i */
   uint64_t c = 0;
@@ -192,14 +197,16 @@ CZK__INLINE void czk__mont_sqr(uint64_t *r, const uint64_t *a, const uint64_t *m
 CZK__INLINE void czk__limbs_cmov(uint64_t *r, const uint64_t *a, const uint64_t *b, uint64_t c, int N) {
   uint64_t mask = (uint64_t)0 - (c & 1);
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) r[i] = (a[i] & ~mask) | (b[i] & mask);
+  for (int i = 0; i < N; i++)
+    r[i] = (a[i] & ~mask) | (b[i] & mask);
 }
 
 /* 1 when a == b, else 0 (constant-time) */
 CZK__INLINE uint64_t czk__limbs_eq(const uint64_t *a, const uint64_t *b, int N) {
   uint64_t d = 0;
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) d |= a[i] ^ b[i];
+  for (int i = 0; i < N; i++)
+    d |= a[i] ^ b[i];
   return 1 ^ (czk__mask_nz(d) & 1);
 }
 
