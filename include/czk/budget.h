@@ -1,0 +1,55 @@
+/* czk/budget.h: one global memory budget with byte categories and exactly-once reservations.
+ *
+ * A reservation holds bytes in up to CZK_BUDGET_CATS categories; each category part is released exactly once
+ * (czk_budget_release); a second release is refused, counted (release_errors) and changes nothing. Invariants:
+ * used <= limit at every instant (peak records the maximum); used == sum of live parts; made - released = live
+ * reservations. Fairness: czk_budget_reserve waits FIFO (tickets); czk_budget_try_reserve never barges ahead of a
+ * waiting reserver. A notify callback runs after every release, outside the budget lock, so a caller that waits on its
+ * own condition (the engine dispatcher) gets no lost wakeups. */
+#ifndef CZK_BUDGET_H
+#define CZK_BUDGET_H
+
+#include "czk/common.h"
+#include "czk/status.h"
+
+#define CZK_BUDGET_CATS 8
+
+typedef struct czk_budget czk_budget;
+
+typedef struct czk_reservation {
+  uint64_t bytes[CZK_BUDGET_CATS]; /* live bytes per category */
+  uint32_t held;                   /* bit c set: category c is held (even with 0 bytes) */
+  uint64_t id;                     /* 0 = never reserved */
+} czk_reservation;
+
+typedef struct czk_budget_stats {
+  uint64_t limit, used, peak;
+  uint64_t used_by_cat[CZK_BUDGET_CATS];
+  uint64_t made, released, release_errors; /* reservations made / fully released; refused double releases */
+  uint32_t waiters;
+} czk_budget_stats;
+
+typedef void (*czk_budget_notify_fn)(void *ctx);
+
+CZK_API czk_status czk_budget_new(czk_budget **out, uint64_t limit);
+CZK_API void czk_budget_free(czk_budget *b);
+/* Called after every release and split (outside the budget lock). Set before use. */
+CZK_API void czk_budget_set_notify(czk_budget *b, czk_budget_notify_fn fn, void *ctx);
+CZK_API uint64_t czk_budget_limit(const czk_budget *b);
+/* Reserve bytes[c] for every category c with ncat entries (all or nothing). CZK_ERR_BUDGET when the total exceeds the
+ * limit (can never fit); CZK_ERR_TIMEOUT when it does not fit now or a FIFO waiter is ahead. */
+CZK_API czk_status czk_budget_try_reserve(czk_budget *b, czk_reservation *r, const uint64_t *bytes, unsigned ncat);
+/* As try_reserve, but wait (FIFO) until it fits or the monotonic deadline (ns, UINT64_MAX = none) passes. */
+CZK_API czk_status czk_budget_reserve(czk_budget *b, czk_reservation *r, const uint64_t *bytes, unsigned ncat,
+                                      uint64_t deadline_ns);
+/* Release category `cat` of r. CZK_ERR_STATE (and release_errors++) when it is not held. *freed = bytes returned. */
+CZK_API czk_status czk_budget_release(czk_budget *b, czk_reservation *r, unsigned cat, uint64_t *freed);
+/* Release every held category of r (each exactly once). */
+CZK_API void czk_budget_release_all(czk_budget *b, czk_reservation *r);
+/* Move category `cat` of `from` into a new reservation `to` (a new id; counts as made). Used bytes do not change. */
+CZK_API czk_status czk_budget_split(czk_budget *b, czk_reservation *from, unsigned cat, czk_reservation *to);
+CZK_API void czk_budget_stats_get(czk_budget *b, czk_budget_stats *s);
+/* True when r still holds some category. */
+static inline bool czk_reservation_live(const czk_reservation *r) { return r->held != 0; }
+
+#endif

@@ -1,0 +1,1047 @@
+/* engine.c: the proving pipeline: job table, synth queue + dispatcher, synthesis workers, GPU queue + K workers per
+ * device, finalizers, cancellation, await, pruning and shutdown (ARCHITECTURE.md §1-§2; API in czk/engine.h).
+ *
+ * Partition lifecycle: SYNTH_QUEUED (synth heap, no memory) -> DISPATCHED (reservation held, in the channel) -> SYNTH
+ * -> GPU_QUEUED (GPU heap) -> PROVING (a/b/c released after prove_start) -> FINALIZE -> ENDED. Every partition reaches
+ * part_end() exactly once, which frees its synthesis output, releases whatever the reservation still holds (each
+ * category exactly once), drops its key reference and counts it against the job; the last one completes the job and
+ * wakes every waiter. A stopped job (failed or cancelled) loses its queued partitions at once; running partitions
+ * see job->stop at the next stage boundary.
+ * Ordering: both heaps order by (priority desc, job seq asc, partition asc); keys are unique because (seq, part) is.
+ * Dispatcher: waits (on e->disp_cv, under e->mu) for a free synthesis slot and a non-empty queue, then tries to reserve
+ * the head; when it does not fit it evicts unused keys (LRU) or waits; every budget release, queue push, slot return
+ * and cancellation signals disp_cv under e->mu, so a wakeup cannot be lost and a new higher-priority head is the one
+ * reserved next. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "czk/log.h"
+#include "engine/engine_internal.h"
+
+/* ---- ordering heaps ------------------------------------------------------------------------------------------------ */
+
+/* a before b: priority desc, job seq asc, partition asc */
+static bool part_before(const epart *a, const epart *b) {
+  if (a->job->prio != b->job->prio) return a->job->prio > b->job->prio;
+  if (a->job->id != b->job->id) return a->job->id < b->job->id;
+  return a->index < b->index;
+}
+
+static void heap_swap(epart **h, size_t i, size_t j) {
+  epart *t = h[i];
+  h[i] = h[j];
+  h[j] = t;
+  h[i]->heap_idx = (int32_t)i;
+  h[j]->heap_idx = (int32_t)j;
+}
+static void heap_up(epart **h, size_t i) {
+  while (i && part_before(h[i], h[(i - 1) / 2])) {
+    heap_swap(h, i, (i - 1) / 2);
+    i = (i - 1) / 2;
+  }
+}
+static void heap_down(epart **h, size_t n, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && part_before(h[l], h[m])) m = l;
+    if (r < n && part_before(h[r], h[m])) m = r;
+    if (m == i) return;
+    heap_swap(h, i, m);
+    i = m;
+  }
+}
+static bool heap_push(epart ***h, size_t *n, size_t *cap, epart *p) {
+  if (*n == *cap) {
+    size_t nc = *cap ? 2 * *cap : 64;
+    epart **nh = realloc(*h, nc * sizeof *nh);
+    if (!nh) return false;
+    *h = nh;
+    *cap = nc;
+  }
+  (*h)[*n] = p;
+  p->heap_idx = (int32_t)*n;
+  heap_up(*h, (*n)++);
+  return true;
+}
+static void heap_remove(epart **h, size_t *n, epart *p) {
+  size_t i = (size_t)p->heap_idx;
+  p->heap_idx = -1;
+  if (i != --*n) {
+    h[i] = h[*n];
+    h[i]->heap_idx = (int32_t)i;
+    heap_down(h, *n, i);
+    heap_up(h, i);
+  }
+}
+
+/* ---- job table ---------------------------------------------------------------------------------------------------- */
+
+static size_t hash_id(uint64_t id) { return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 52) % ENGINE_HASH; }
+static size_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return (size_t)(h % ENGINE_HASH);
+}
+
+static ejob *find_job(czk_engine *e, uint64_t id) {
+  for (ejob *j = e->by_id[hash_id(id)]; j; j = j->next_id)
+    if (j->id == id) return j;
+  return NULL;
+}
+static ejob *find_rid(czk_engine *e, const char *rid) {
+  for (ejob *j = e->by_rid[hash_str(rid)]; j; j = j->next_rid)
+    if (strcmp(j->request_id, rid) == 0) return j;
+  return NULL;
+}
+static void unlink_rid(czk_engine *e, ejob *j) {
+  if (!j->request_id) return;
+  for (ejob **pp = &e->by_rid[hash_str(j->request_id)]; *pp; pp = &(*pp)->next_rid)
+    if (*pp == j) {
+      *pp = j->next_rid;
+      j->next_rid = NULL;
+      return;
+    }
+}
+
+/* Without locks. */
+static void job_free(czk_engine *e, ejob *j) {
+  (void)e;
+  if (j->parsed && j->kind && j->kind->k.parsed_free) j->kind->k.parsed_free(j->kind->k.user, j->parsed);
+  pthread_cond_destroy(&j->cv);
+  free(j->request_id);
+  free(j->parts);
+  free(j->proof);
+  free(j);
+}
+
+/* Under e->mu: unlink jobs finished more than ttl ago with no waiter; returns them as a list for job_free. */
+static ejob *prune_locked(czk_engine *e, uint64_t now) {
+  ejob *out = NULL;
+  uint64_t ttl = e->cfg.result_ttl_ms * CZK_NS_PER_MS;
+  ejob **pp = &e->done_head, *prev = NULL;
+  while (*pp) {
+    ejob *j = *pp;
+    if (now - j->t_done < ttl) break; /* completion order: the rest are younger */
+    if (j->waiters) {
+      prev = j;
+      pp = &j->next_done;
+      continue;
+    }
+    *pp = j->next_done;
+    if (e->done_tail == j) e->done_tail = prev;
+    for (ejob **q = &e->by_id[hash_id(j->id)]; *q; q = &(*q)->next_id)
+      if (*q == j) {
+        *q = j->next_id;
+        break;
+      }
+    unlink_rid(e, j);
+    e->jobs_pruned++;
+    j->next_done = out;
+    out = j;
+  }
+  return out;
+}
+static void free_job_list(czk_engine *e, ejob *l) {
+  while (l) {
+    ejob *n = l->next_done;
+    job_free(e, l);
+    l = n;
+  }
+}
+
+/* ---- partition end, job completion, stopping --------------------------------------------------------------------- */
+
+static void wake_dispatcher(czk_engine *e) {
+  pthread_mutex_lock(&e->mu);
+  pthread_cond_broadcast(&e->disp_cv);
+  pthread_mutex_unlock(&e->mu);
+}
+
+static void budget_notify(void *ctx) { wake_dispatcher((czk_engine *)ctx); }
+
+/* Under e->mu: the last partition of j ended. */
+static void job_complete_locked(czk_engine *e, ejob *j) {
+  j->done = true;
+  j->t_done = czk__clock_now_ns();
+  if (j->status == CZK_OK) {
+    j->kind->completed++;
+    e->jobs_completed++;
+  } else if (j->status == CZK_ERR_CANCELLED) {
+    j->kind->cancelled++;
+    e->jobs_cancelled++;
+  } else {
+    j->kind->failed++;
+    e->jobs_failed++;
+  }
+  e->jobs_live--;
+  j->next_done = NULL;
+  if (e->done_tail) e->done_tail->next_done = j;
+  else e->done_head = j;
+  e->done_tail = j;
+  /* a failed or cancelled job no longer owns its request id: a retry starts a new job */
+  if (j->status != CZK_OK) unlink_rid(e, j);
+  pthread_cond_broadcast(&j->cv);
+  pthread_cond_broadcast(&e->idle_cv);
+}
+
+/* Without locks: partition p leaves the pipeline (exactly once). */
+static void part_end(czk_engine *e, epart *p) {
+  ejob *j = p->job;
+  ekind *k = j->kind;
+  if (p->synth) {
+    k->k.synth_free(k->k.user, p->synth);
+    p->synth = NULL;
+  }
+  if (czk_reservation_live(&p->res)) czk_budget_release_all(e->budget, &p->res);
+  if (p->key) {
+    czk__key_unref(e, p->key);
+    p->key = NULL;
+  }
+  void *parsed = NULL;
+  bool completed = false;
+  pthread_mutex_lock(&e->mu);
+  p->stage = PS_ENDED;
+  k->in_progress--;
+  j->synth_ns += p->synth_ns;
+  j->kernel_ns += p->kernel_ns;
+  j->srs_load_ns += p->key_load_ns;
+  if (--j->parts_left == 0) {
+    parsed = j->parsed;
+    j->parsed = NULL;
+    job_complete_locked(e, j);
+    completed = true;
+  }
+  pthread_mutex_unlock(&e->mu);
+  if (parsed && k->k.parsed_free) k->k.parsed_free(k->k.user, parsed);
+  if (completed) czk__devices_recause(e);
+}
+
+/* Under e->mu: mark j stopped with `st` (first cause wins); drop its queued partitions (no memory held) and move its
+ * GPU-queued partitions to *gpu_drop (the caller ends them after unlocking). */
+static void job_stop_locked(czk_engine *e, ejob *j, czk_status st, uint32_t part, const char *why, epart **gpu_drop) {
+  if (j->done || atomic_load(&j->stop)) return;
+  j->status = st;
+  j->failed_part = part;
+  snprintf(j->error, sizeof j->error, "%s", why);
+  atomic_store(&j->stop, 1);
+  for (uint32_t i = 0; i < j->nparts; i++) {
+    epart *p = &j->parts[i];
+    if (p->stage == PS_SYNTH_QUEUED && p->heap_idx >= 0) {
+      heap_remove(e->sheap, &e->sheap_n, p);
+      atomic_fetch_sub(&e->g_synth_queue, 1);
+      j->kind->pending--;
+      p->stage = PS_ENDED; /* never dispatched: holds no memory, no key */
+      if (--j->parts_left == 0) job_complete_locked(e, j);
+    }
+  }
+  pthread_mutex_lock(&e->gq_mu);
+  for (uint32_t i = 0; i < j->nparts; i++) {
+    epart *p = &j->parts[i];
+    if (p->stage == PS_GPU_QUEUED && p->heap_idx >= 0) {
+      heap_remove(e->gheap, &e->gheap_n, p);
+      atomic_fetch_sub(&e->g_gpu_queue, 1);
+      p->stage = PS_FINALIZE; /* owned by the canceller now */
+      p->next = *gpu_drop;
+      *gpu_drop = p;
+    }
+  }
+  pthread_mutex_unlock(&e->gq_mu);
+  pthread_cond_broadcast(&e->disp_cv);
+}
+
+static void end_list(czk_engine *e, epart *l) {
+  while (l) {
+    epart *n = l->next;
+    part_end(e, l);
+    l = n;
+  }
+}
+
+/* Without locks: partition p failed with st; fail its job (first failure wins) and end p. */
+static void part_fail(czk_engine *e, epart *p, czk_status st, const char *stage) {
+  char why[160];
+  snprintf(why, sizeof why, "%s of partition %u failed: %s", stage, p->index, czk_status_str(st));
+  epart *drop = NULL;
+  pthread_mutex_lock(&e->mu);
+  job_stop_locked(e, p->job, st, p->index, why, &drop);
+  pthread_mutex_unlock(&e->mu);
+  end_list(e, drop);
+  part_end(e, p);
+}
+
+static bool job_stopped(const ejob *j) { return atomic_load(&j->stop) != 0; }
+
+/* ---- dispatcher ---------------------------------------------------------------------------------------------------- */
+
+static void *dispatcher_main(void *arg) {
+  czk_engine *e = arg;
+  pthread_mutex_lock(&e->mu);
+  for (;;) {
+    if (e->stop_threads) break;
+    if (e->sheap_n == 0 || e->synth_slots == 0) {
+      pthread_cond_wait(&e->disp_cv, &e->mu);
+      continue;
+    }
+    epart *p = e->sheap[0];
+    uint64_t now = czk__clock_now_ns();
+    czk_status st = czk__key_dispatch_reserve(e, p->job->kind, p);
+    if (st == CZK_OK) {
+      heap_remove(e->sheap, &e->sheap_n, p);
+      atomic_fetch_sub(&e->g_synth_queue, 1);
+      p->job->kind->pending--;
+      p->job->kind->in_progress++;
+      p->stage = PS_DISPATCHED;
+      p->t_dispatch = now;
+      p->job->queue_wait_ns += now - p->t_enq;
+      e->synth_slots--;
+      atomic_fetch_add(&e->g_synth_busy, 1);
+      p->next = NULL;
+      if (e->chan_tail) e->chan_tail->next = p;
+      else e->chan_head = p;
+      e->chan_tail = p;
+      pthread_cond_signal(&e->synth_cv);
+      uint64_t w0 = p->t_wait0 ? p->t_wait0 : now;
+      czk__span(e, "queue wait", TRACK_PID_PARTS, PART_TID(p->job->id, p->index), p->t_enq, w0, p->job->id,
+                (int32_t)p->index);
+      if (p->t_wait0)
+        czk__span(e, "reserve wait", TRACK_PID_PARTS, PART_TID(p->job->id, p->index), p->t_wait0, now, p->job->id,
+                  (int32_t)p->index);
+      if (atomic_load(&e->g_disp_budget_wait)) {
+        atomic_store(&e->g_disp_budget_wait, false);
+        pthread_mutex_unlock(&e->mu);
+        czk__devices_recause(e);
+        pthread_mutex_lock(&e->mu);
+      }
+      continue;
+    }
+    if (st != CZK_ERR_TIMEOUT) {
+      /* cannot happen for admitted jobs (checked at submit); fail the job rather than spin */
+      epart *drop = NULL;
+      job_stop_locked(e, p->job, st, p->index, "reservation refused", &drop);
+      pthread_mutex_unlock(&e->mu);
+      end_list(e, drop);
+      pthread_mutex_lock(&e->mu);
+      continue;
+    }
+    /* does not fit now: free unused keys first, else wait for a release or a queue change */
+    pthread_mutex_unlock(&e->mu);
+    bool evicted = czk__key_evict_lru(e);
+    pthread_mutex_lock(&e->mu);
+    if (evicted) continue;
+    if (e->sheap_n && e->sheap[0] == p && !p->t_wait0) p->t_wait0 = now;
+    if (!atomic_load(&e->g_disp_budget_wait)) {
+      atomic_store(&e->g_disp_budget_wait, true);
+      pthread_mutex_unlock(&e->mu);
+      czk__devices_recause(e);
+      pthread_mutex_lock(&e->mu);
+      continue; /* re-check: a release may have happened while unlocked */
+    }
+    pthread_cond_wait(&e->disp_cv, &e->mu);
+  }
+  pthread_mutex_unlock(&e->mu);
+  return NULL;
+}
+
+/* ---- synthesis workers --------------------------------------------------------------------------------------------- */
+
+static void gpu_push(czk_engine *e, epart *p) {
+  p->t_gpu_enq = czk__clock_now_ns();
+  pthread_mutex_lock(&e->gq_mu);
+  p->stage = PS_GPU_QUEUED;
+  bool ok = heap_push(&e->gheap, &e->gheap_n, &e->gheap_cap, p);
+  if (ok) {
+    atomic_fetch_add(&e->g_gpu_queue, 1);
+    pthread_cond_signal(&e->gq_cv);
+  }
+  pthread_mutex_unlock(&e->gq_mu);
+  if (!ok) part_fail(e, p, CZK_ERR_NOMEM, "GPU queue push");
+}
+
+static void *synth_main(void *arg) {
+  eworker *w = arg;
+  czk_engine *e = w->e;
+  for (;;) {
+    pthread_mutex_lock(&e->mu);
+    while (!e->chan_head && !e->stop_threads) pthread_cond_wait(&e->synth_cv, &e->mu);
+    if (!e->chan_head) {
+      pthread_mutex_unlock(&e->mu);
+      break;
+    }
+    epart *p = e->chan_head;
+    e->chan_head = p->next;
+    if (!e->chan_head) e->chan_tail = NULL;
+    p->next = NULL;
+    p->stage = PS_SYNTH;
+    pthread_mutex_unlock(&e->mu);
+
+    ejob *j = p->job;
+    ekind *k = j->kind;
+    czk__worker_set(w, CZK_WORKER_SYNTH, j->id, p->index, k->name);
+    czk_status st = CZK_OK;
+    bool failed = false;
+    if (job_stopped(j)) {
+      part_end(e, p);
+    } else {
+      if (p->key) {
+        uint64_t t0 = czk__clock_now_ns();
+        st = czk__key_ensure(e, p);
+        uint64_t t1 = czk__clock_now_ns();
+        if (t1 - t0 > 50000) czk__span(e, "key wait", TRACK_PID_ENGINE, w->track, t0, t1, j->id, (int32_t)p->index);
+        if (st != CZK_OK) {
+          part_fail(e, p, st, "key load");
+          failed = true;
+        }
+      }
+      if (!failed && job_stopped(j)) {
+        part_end(e, p);
+        failed = true;
+      }
+      if (!failed) {
+        uint64_t t0 = czk__clock_now_ns();
+        void *synth = NULL;
+        st = k->k.synthesize(k->k.user, j->parsed, p->index, e->cfg.pool, &synth);
+        uint64_t t1 = czk__clock_now_ns();
+        p->synth = synth;
+        p->synth_ns = t1 - t0;
+        czk__span(e, "synth", TRACK_PID_ENGINE, w->track, t0, t1, j->id, (int32_t)p->index);
+        czk__span(e, "synth", TRACK_PID_PARTS, PART_TID(j->id, p->index), t0, t1, j->id, (int32_t)p->index);
+        if (st != CZK_OK) part_fail(e, p, st, "synthesis");
+        else if (job_stopped(j)) part_end(e, p);
+        else gpu_push(e, p);
+      }
+    }
+    czk__worker_set(w, CZK_WORKER_IDLE, 0, 0, NULL);
+    pthread_mutex_lock(&e->mu);
+    e->synth_slots++;
+    atomic_fetch_sub(&e->g_synth_busy, 1);
+    pthread_cond_broadcast(&e->disp_cv);
+    pthread_mutex_unlock(&e->mu);
+  }
+  return NULL;
+}
+
+/* ---- device workers ------------------------------------------------------------------------------------------------ */
+
+static void fin_push(czk_engine *e, epart *p) {
+  p->t_fin_enq = czk__clock_now_ns();
+  pthread_mutex_lock(&e->fq_mu);
+  p->stage = PS_FINALIZE;
+  p->next = NULL;
+  if (e->fq_tail) e->fq_tail->next = p;
+  else e->fq_head = p;
+  e->fq_tail = p;
+  atomic_fetch_add(&e->g_fin_queue, 1);
+  pthread_cond_signal(&e->fq_cv);
+  pthread_mutex_unlock(&e->fq_mu);
+}
+
+static void *prove_main(void *arg) {
+  eworker *w = arg;
+  czk_engine *e = w->e;
+  edevice *d = &e->devices[w->device];
+  czk_engine_device_ctx ctx = {.ordinal = d->ordinal, .worker = w->index, .backend = d->backend};
+  for (;;) {
+    pthread_mutex_lock(&e->gq_mu);
+    while (!e->gheap_n && !e->gq_stop) pthread_cond_wait(&e->gq_cv, &e->gq_mu);
+    if (!e->gheap_n) {
+      pthread_mutex_unlock(&e->gq_mu);
+      break;
+    }
+    epart *p = e->gheap[0];
+    heap_remove(e->gheap, &e->gheap_n, p);
+    atomic_fetch_sub(&e->g_gpu_queue, 1);
+    p->stage = PS_PROVING;
+    pthread_mutex_unlock(&e->gq_mu);
+
+    ejob *j = p->job;
+    ekind *k = j->kind;
+    uint64_t t0 = czk__clock_now_ns();
+    czk__span(e, "gpu queue", TRACK_PID_PARTS, PART_TID(j->id, p->index), p->t_gpu_enq, t0, j->id,
+              (int32_t)p->index);
+    if (job_stopped(j)) {
+      part_end(e, p);
+      continue;
+    }
+    czk__worker_set(w, CZK_WORKER_PROVING, j->id, p->index, k->name);
+    czk__device_enter(e, d);
+    czk_engine_prove_report r1 = {0}, r2 = {0};
+    void *pending = NULL;
+    uint8_t *proof = j->proof + (size_t)p->index * k->k.proof_bytes;
+    czk_status st = k->k.prove_start(k->k.user, &ctx, p->key ? p->key->obj : NULL, p->synth, &pending, &r1);
+    uint64_t t1 = czk__clock_now_ns();
+    uint32_t ptid = PART_TID(j->id, p->index);
+    czk__span(e, "prove_start", TRACK_PID_DEVICE0 + d->ordinal, w->index, t0, t1, j->id, (int32_t)p->index);
+    if (st == CZK_OK) {
+      uint64_t freed;
+      (void)czk_budget_release(e->budget, &p->res, CZK_MEM_ABC, &freed);
+      st = k->k.prove_finish(k->k.user, &ctx, pending, proof, &r2);
+    }
+    uint64_t t2 = czk__clock_now_ns();
+    uint64_t kernel = r1.kernel_ns + r2.kernel_ns;
+    if (!kernel) kernel = t2 - t0;
+    p->kernel_ns = kernel;
+    czk__device_leave(e, d, st == CZK_OK ? kernel : 0);
+    czk__span(e, "prove_finish", TRACK_PID_DEVICE0 + d->ordinal, w->index, t1, t2, j->id, (int32_t)p->index);
+    /* sub-spans reported by the kind, laid out in order from the prove start */
+    uint64_t up = r1.upload_ns + r2.upload_ns, ntt = r1.ntt_ns + r2.ntt_ns, msm = r1.msm_ns + r2.msm_ns, c = t0;
+    if (up) czk__span(e, "upload", TRACK_PID_PARTS, ptid, c, c + up, j->id, (int32_t)p->index), c += up;
+    if (ntt) czk__span(e, "NTT/H", TRACK_PID_PARTS, ptid, c, c + ntt, j->id, (int32_t)p->index), c += ntt;
+    if (msm) czk__span(e, "MSMs", TRACK_PID_PARTS, ptid, c, c + msm, j->id, (int32_t)p->index), c += msm;
+    czk__span(e, "prove", TRACK_PID_PARTS, ptid, t0, t2, j->id, (int32_t)p->index);
+    czk__worker_set(w, CZK_WORKER_IDLE, 0, 0, NULL);
+    if (st != CZK_OK) part_fail(e, p, st, "prove");
+    else if (job_stopped(j)) part_end(e, p);
+    else fin_push(e, p);
+  }
+  return NULL;
+}
+
+/* ---- finalizers ---------------------------------------------------------------------------------------------------- */
+
+static void *fin_main(void *arg) {
+  eworker *w = arg;
+  czk_engine *e = w->e;
+  for (;;) {
+    pthread_mutex_lock(&e->fq_mu);
+    while (!e->fq_head && !e->fq_stop) pthread_cond_wait(&e->fq_cv, &e->fq_mu);
+    epart *p = e->fq_head;
+    if (!p) {
+      pthread_mutex_unlock(&e->fq_mu);
+      break;
+    }
+    e->fq_head = p->next;
+    if (!e->fq_head) e->fq_tail = NULL;
+    p->next = NULL;
+    atomic_fetch_sub(&e->g_fin_queue, 1);
+    pthread_mutex_unlock(&e->fq_mu);
+
+    ejob *j = p->job;
+    ekind *k = j->kind;
+    uint64_t t0 = czk__clock_now_ns();
+    czk__worker_set(w, CZK_WORKER_FINALIZE, j->id, p->index, k->name);
+    czk_status st = CZK_OK;
+    if (!job_stopped(j) && k->verify && k->k.verify)
+      st = k->k.verify(k->k.user, p->key ? p->key->obj : NULL, j->parsed,
+                       p->index, j->proof + (size_t)p->index * k->k.proof_bytes);
+    if (p->synth) { /* large buffers are freed here, outside every lock */
+      k->k.synth_free(k->k.user, p->synth);
+      p->synth = NULL;
+    }
+    uint64_t t1 = czk__clock_now_ns();
+    czk__span(e, "finalize", TRACK_PID_ENGINE, w->track, t0, t1, j->id, (int32_t)p->index);
+    czk__span(e, "finalize", TRACK_PID_PARTS, PART_TID(j->id, p->index), t0, t1, j->id, (int32_t)p->index);
+    czk__worker_set(w, CZK_WORKER_IDLE, 0, 0, NULL);
+    if (st != CZK_OK) {
+      part_fail(e, p, st, "self-verification");
+    } else {
+      if (!job_stopped(j)) {
+        pthread_mutex_lock(&e->mu);
+        k->proved++;
+        pthread_mutex_unlock(&e->mu);
+      }
+      part_end(e, p);
+    }
+    pthread_mutex_lock(&e->mu);
+    ejob *pr = prune_locked(e, czk__clock_now_ns());
+    pthread_mutex_unlock(&e->mu);
+    free_job_list(e, pr);
+  }
+  return NULL;
+}
+
+/* ---- create / register --------------------------------------------------------------------------------------------- */
+
+void czk_engine_config_default(czk_engine_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->mem_limit_bytes = 8ULL << 30;
+  cfg->synth_workers = 2;
+  cfg->workers_per_device = 2;
+  cfg->finalizers = 1;
+  cfg->result_ttl_ms = 600000;
+  cfg->trace_capacity = 0;
+  cfg->verify_auto_max_bytes = 256ULL << 20;
+  cfg->key_tier = CZK_KEY_TIER_DEVICE;
+}
+
+static void stop_and_join(czk_engine *e) {
+  pthread_mutex_lock(&e->mu);
+  e->stop_threads = true;
+  pthread_cond_broadcast(&e->disp_cv);
+  pthread_cond_broadcast(&e->synth_cv);
+  pthread_mutex_unlock(&e->mu);
+  if (e->disp_started) pthread_join(e->disp_th, NULL);
+  e->disp_started = false;
+  for (uint32_t i = 0; i < e->nsynth; i++)
+    if (e->workers[i].started) pthread_join(e->workers[i].th, NULL), e->workers[i].started = false;
+  pthread_mutex_lock(&e->gq_mu);
+  e->gq_stop = true;
+  pthread_cond_broadcast(&e->gq_cv);
+  pthread_mutex_unlock(&e->gq_mu);
+  for (uint32_t i = e->nsynth; i < e->nsynth + e->nprove; i++)
+    if (e->workers[i].started) pthread_join(e->workers[i].th, NULL), e->workers[i].started = false;
+  pthread_mutex_lock(&e->fq_mu);
+  e->fq_stop = true;
+  pthread_cond_broadcast(&e->fq_cv);
+  pthread_mutex_unlock(&e->fq_mu);
+  for (uint32_t i = e->nsynth + e->nprove; i < e->nworkers; i++)
+    if (e->workers[i].started) pthread_join(e->workers[i].th, NULL), e->workers[i].started = false;
+}
+
+static void engine_free(czk_engine *e) {
+  for (size_t b = 0; b < ENGINE_HASH; b++) {
+    ejob *j = e->by_id[b];
+    while (j) {
+      ejob *n = j->next_id;
+      job_free(e, j);
+      j = n;
+    }
+  }
+  czk__keys_free_all(e);
+  for (uint32_t i = 0; i < e->nkinds; i++) free(e->kinds[i]);
+  for (uint32_t i = 0; i < e->nworkers; i++) pthread_mutex_destroy(&e->workers[i].mu);
+  for (uint32_t i = 0; i < e->ndevices; i++) pthread_mutex_destroy(&e->devices[i].mu);
+  free(e->workers);
+  free(e->devices);
+  free(e->sheap);
+  free(e->gheap);
+  pthread_cond_destroy(&e->disp_cv);
+  pthread_cond_destroy(&e->synth_cv);
+  pthread_cond_destroy(&e->idle_cv);
+  pthread_cond_destroy(&e->gq_cv);
+  pthread_cond_destroy(&e->fq_cv);
+  pthread_cond_destroy(&e->kc_cv);
+  pthread_mutex_destroy(&e->mu);
+  pthread_mutex_destroy(&e->gq_mu);
+  pthread_mutex_destroy(&e->fq_mu);
+  pthread_mutex_destroy(&e->kc_mu);
+  pthread_mutex_destroy(&e->sd_mu);
+  czk_trace_free(e->trace);
+  czk_budget_free(e->budget);
+  free(e);
+}
+
+czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) {
+  if (!out || !cfg_in) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  czk_engine_config cfg = *cfg_in;
+  if (!cfg.mem_limit_bytes || (cfg.ndevices && !cfg.devices) || cfg.ndevices > 64 || cfg.synth_workers > 256 ||
+      cfg.workers_per_device > 64 || cfg.finalizers > 64 || cfg.key_tier > CZK_KEY_TIER_DISK)
+    return CZK_ERR_CONFIG;
+  if (!cfg.synth_workers) cfg.synth_workers = 2;
+  if (!cfg.workers_per_device) cfg.workers_per_device = 2;
+  if (!cfg.finalizers) cfg.finalizers = 1;
+  if (!cfg.pool) cfg.pool = czk_pool_default();
+  czk_engine *e = calloc(1, sizeof *e);
+  if (!e) return CZK_ERR_NOMEM;
+  e->cfg = cfg;
+  e->cfg.devices = NULL;
+  e->t_start = czk__clock_now_ns();
+  e->next_seq = 1;
+  pthread_mutex_init(&e->mu, NULL);
+  pthread_mutex_init(&e->gq_mu, NULL);
+  pthread_mutex_init(&e->fq_mu, NULL);
+  pthread_mutex_init(&e->kc_mu, NULL);
+  pthread_mutex_init(&e->sd_mu, NULL);
+  czk__cond_init_mono(&e->disp_cv);
+  czk__cond_init_mono(&e->synth_cv);
+  czk__cond_init_mono(&e->idle_cv);
+  czk__cond_init_mono(&e->gq_cv);
+  czk__cond_init_mono(&e->fq_cv);
+  czk__cond_init_mono(&e->kc_cv);
+  czk_status st = czk_budget_new(&e->budget, cfg.mem_limit_bytes);
+  if (st == CZK_OK) st = czk_trace_new(&e->trace, cfg.trace_capacity);
+  if (st != CZK_OK) {
+    engine_free(e);
+    return st;
+  }
+  czk_budget_set_notify(e->budget, budget_notify, e);
+
+  /* devices: none configured = one CPU device */
+  czk_engine_device_desc cpu = {.name = "cpu", .backend = NULL, .workers = 0, .mem_total_bytes = 0};
+  const czk_engine_device_desc *devs = cfg.ndevices ? cfg_in->devices : &cpu;
+  e->ndevices = cfg.ndevices ? cfg.ndevices : 1;
+  e->devices = calloc(e->ndevices, sizeof *e->devices);
+  e->nsynth = cfg.synth_workers;
+  e->nfin = cfg.finalizers;
+  e->nprove = 0;
+  for (uint32_t d = 0; d < e->ndevices; d++) e->nprove += devs[d].workers ? devs[d].workers : cfg.workers_per_device;
+  e->nworkers = e->nsynth + e->nprove + e->nfin;
+  e->workers = calloc(e->nworkers, sizeof *e->workers);
+  if (!e->devices || !e->workers) {
+    engine_free(e);
+    return CZK_ERR_NOMEM;
+  }
+  uint64_t now = e->t_start;
+  for (uint32_t d = 0; d < e->ndevices; d++) {
+    edevice *dv = &e->devices[d];
+    pthread_mutex_init(&dv->mu, NULL);
+    snprintf(dv->name, sizeof dv->name, "%s", devs[d].name ? devs[d].name : "device");
+    dv->ordinal = d;
+    dv->nworkers = devs[d].workers ? devs[d].workers : cfg.workers_per_device;
+    dv->backend = devs[d].backend;
+    dv->mem_total = devs[d].mem_total_bytes;
+    dv->t_mark = now;
+    dv->cause = CZK_IDLE_NO_WORK;
+    char tn[96];
+    snprintf(tn, sizeof tn, "device %u (%s)", d, dv->name);
+    czk_trace_name_track(e->trace, TRACK_PID_DEVICE0 + d, UINT32_MAX, tn);
+  }
+  czk_trace_name_track(e->trace, TRACK_PID_PARTS, UINT32_MAX, "partitions (job*256+part)");
+  czk_trace_name_track(e->trace, TRACK_PID_ENGINE, UINT32_MAX, "synthesis + finalizers");
+  uint32_t wi = 0;
+  for (uint32_t i = 0; i < e->nsynth; i++, wi++) {
+    eworker *w = &e->workers[wi];
+    snprintf(w->role, sizeof w->role, "synth");
+    w->index = i;
+    w->track = i;
+    char tn[32];
+    snprintf(tn, sizeof tn, "synth %u", i);
+    czk_trace_name_track(e->trace, TRACK_PID_ENGINE, w->track, tn);
+  }
+  for (uint32_t d = 0; d < e->ndevices; d++)
+    for (uint32_t i = 0; i < e->devices[d].nworkers; i++, wi++) {
+      eworker *w = &e->workers[wi];
+      snprintf(w->role, sizeof w->role, "prove");
+      w->device = d;
+      w->index = i;
+      w->track = i;
+      char tn[32];
+      snprintf(tn, sizeof tn, "prove worker %u", i);
+      czk_trace_name_track(e->trace, TRACK_PID_DEVICE0 + d, i, tn);
+    }
+  for (uint32_t i = 0; i < e->nfin; i++, wi++) {
+    eworker *w = &e->workers[wi];
+    snprintf(w->role, sizeof w->role, "finalize");
+    w->index = i;
+    w->track = 1000 + i;
+    char tn[32];
+    snprintf(tn, sizeof tn, "finalizer %u", i);
+    czk_trace_name_track(e->trace, TRACK_PID_ENGINE, w->track, tn);
+  }
+  for (uint32_t i = 0; i < e->nworkers; i++) {
+    pthread_mutex_init(&e->workers[i].mu, NULL);
+    e->workers[i].e = e;
+    e->workers[i].t_state = now;
+  }
+  e->synth_slots = e->nsynth + ENGINE_SYNTH_LOOKAHEAD;
+
+  /* threads */
+  bool ok = pthread_create(&e->disp_th, NULL, dispatcher_main, e) == 0;
+  e->disp_started = ok;
+  for (uint32_t i = 0; ok && i < e->nworkers; i++) {
+    void *(*fn)(void *) = i < e->nsynth ? synth_main : i < e->nsynth + e->nprove ? prove_main : fin_main;
+    ok = pthread_create(&e->workers[i].th, NULL, fn, &e->workers[i]) == 0;
+    e->workers[i].started = ok;
+  }
+  if (!ok) {
+    stop_and_join(e);
+    engine_free(e);
+    return CZK_ERR_INTERNAL;
+  }
+  *out = e;
+  return CZK_OK;
+}
+
+static uint64_t shape_total(const czk_engine_shape *s) {
+  uint64_t t = s->abc_bytes;
+  if (s->witness_bytes > UINT64_MAX - t) return UINT64_MAX;
+  t += s->witness_bytes;
+  if (s->scratch_bytes > UINT64_MAX - t) return UINT64_MAX;
+  return t + s->scratch_bytes;
+}
+
+/* One partition (+ its key) can never fit. */
+static bool never_fits(czk_engine *e, const ekind *k, const czk_engine_shape *s) {
+  uint64_t t = shape_total(s), kb = k->k.key_id ? k->k.key_bytes : 0;
+  return t == UINT64_MAX || kb > UINT64_MAX - t || t + kb > e->cfg.mem_limit_bytes;
+}
+
+czk_status czk_engine_register_kind(czk_engine *e, const czk_engine_kind *kind) {
+  if (!e || !kind || !kind->name || !kind->name[0] || strlen(kind->name) >= 32 || !kind->parse || !kind->synthesize ||
+      !kind->synth_free || !kind->prove_start || !kind->prove_finish || !kind->proof_bytes ||
+      (kind->key_id && (!kind->key_load || !kind->key_free || strlen(kind->key_id) >= 64 || !kind->key_id[0])))
+    return CZK_ERR_INVALID_ARG;
+  ekind *k = calloc(1, sizeof *k);
+  if (!k) return CZK_ERR_NOMEM;
+  k->k = *kind;
+  snprintf(k->name, sizeof k->name, "%s", kind->name);
+  k->k.name = k->name;
+  if (kind->key_id) {
+    snprintf(k->key_id, sizeof k->key_id, "%s", kind->key_id);
+    k->k.key_id = k->key_id;
+  }
+  if (!k->k.max_partitions) k->k.max_partitions = 1024;
+  if (k->k.max_partitions > 256) k->k.max_partitions = k->k.max_partitions > 65535 ? 65535 : k->k.max_partitions;
+  uint64_t total = shape_total(&kind->shape);
+  k->verify = kind->verify_mode == CZK_VERIFY_ON ||
+              (kind->verify_mode == CZK_VERIFY_AUTO && total <= e->cfg.verify_auto_max_bytes);
+  if (!kind->reserve && never_fits(e, k, &kind->shape)) {
+    free(k);
+    return CZK_ERR_BUDGET;
+  }
+  pthread_mutex_lock(&e->mu);
+  czk_status st = CZK_OK;
+  for (uint32_t i = 0; i < e->nkinds; i++)
+    if (strcmp(e->kinds[i]->name, k->name) == 0) st = CZK_ERR_EXISTS;
+  if (st == CZK_OK && e->nkinds == ENGINE_MAX_KINDS) st = CZK_ERR_LIMIT;
+  if (st == CZK_OK) {
+    k->idx = e->nkinds;
+    e->kinds[e->nkinds++] = k;
+  }
+  pthread_mutex_unlock(&e->mu);
+  if (st != CZK_OK) free(k);
+  return st;
+}
+
+/* ---- submit / await / cancel --------------------------------------------------------------------------------------- */
+
+static ekind *find_kind_locked(czk_engine *e, const char *name) {
+  for (uint32_t i = 0; i < e->nkinds; i++)
+    if (strcmp(e->kinds[i]->name, name) == 0) return e->kinds[i];
+  return NULL;
+}
+
+/* Under e->mu: attach to an in-flight (or successfully completed) job with this request id. */
+static bool try_attach_locked(czk_engine *e, const char *rid, czk_engine_submit_info *info) {
+  if (!rid) return false;
+  ejob *j = find_rid(e, rid);
+  if (!j || (j->done && j->status != CZK_OK)) return false;
+  j->kind->attached++;
+  e->jobs_attached++;
+  if (info) {
+    info->job_id = j->id;
+    info->attached = true;
+    info->partitions = j->nparts;
+    info->queue_position = 0;
+  }
+  return true;
+}
+
+czk_status czk_engine_submit(czk_engine *e, const char *kind, czk_priority priority, const char *request_id,
+                             const uint8_t *input, size_t len, czk_engine_submit_info *info) {
+  if (info) memset(info, 0, sizeof *info);
+  if (!e || !kind || (!input && len) || (int)priority < 0 || priority > CZK_PRIORITY_CRITICAL)
+    return CZK_ERR_INVALID_ARG;
+  if (request_id && !request_id[0]) request_id = NULL;
+  if (priority == CZK_PRIORITY_UNSPECIFIED) priority = CZK_PRIORITY_NORMAL;
+  pthread_mutex_lock(&e->mu);
+  ejob *pruned = prune_locked(e, czk__clock_now_ns());
+  ekind *k = find_kind_locked(e, kind);
+  czk_status st = e->intake_closed ? CZK_ERR_SHUTDOWN : k ? CZK_OK : CZK_ERR_NOT_FOUND;
+  bool attached = st == CZK_OK && try_attach_locked(e, request_id, info);
+  pthread_mutex_unlock(&e->mu);
+  free_job_list(e, pruned);
+  if (st != CZK_OK || attached) return st;
+
+  /* parse once, outside the lock */
+  void *parsed = NULL;
+  uint32_t nparts = 0;
+  st = k->k.parse(k->k.user, input, len, &parsed, &nparts);
+  if (st == CZK_OK && (nparts == 0 || nparts > k->k.max_partitions)) st = CZK_ERR_LIMIT;
+  ejob *j = NULL;
+  if (st == CZK_OK) {
+    j = calloc(1, sizeof *j);
+    if (j) {
+      j->parts = calloc(nparts, sizeof *j->parts);
+      j->proof = calloc(nparts, k->k.proof_bytes);
+      j->request_id = request_id ? strdup(request_id) : NULL;
+    }
+    if (!j || !j->parts || !j->proof || (request_id && !j->request_id)) st = CZK_ERR_NOMEM;
+  }
+  for (uint32_t i = 0; st == CZK_OK && i < nparts; i++) {
+    epart *p = &j->parts[i];
+    p->job = j;
+    p->index = i;
+    p->heap_idx = -1;
+    p->shape = k->k.shape;
+    if (k->k.reserve) st = k->k.reserve(k->k.user, parsed, i, &p->shape);
+    if (st == CZK_OK && never_fits(e, k, &p->shape)) st = CZK_ERR_BUDGET;
+  }
+  if (st != CZK_OK) {
+    if (parsed && k->k.parsed_free) k->k.parsed_free(k->k.user, parsed);
+    if (j) {
+      free(j->parts);
+      free(j->proof);
+      free(j->request_id);
+      free(j);
+    }
+    return st;
+  }
+  j->kind = k;
+  j->prio = (int)priority;
+  j->parsed = parsed;
+  j->nparts = j->parts_left = nparts;
+  czk__cond_init_mono(&j->cv);
+
+  pthread_mutex_lock(&e->mu);
+  if (e->intake_closed) st = CZK_ERR_SHUTDOWN;
+  else if (try_attach_locked(e, request_id, info)) st = CZK_ERR_EXISTS; /* lost the race: attach, drop ours */
+  if (st == CZK_OK) {
+    /* make room in the synth heap first so that insertion cannot fail halfway */
+    size_t need = e->sheap_n + nparts;
+    if (need > e->sheap_cap) {
+      size_t nc = e->sheap_cap ? e->sheap_cap : 64;
+      while (nc < need) nc *= 2;
+      epart **nh = realloc(e->sheap, nc * sizeof *nh);
+      if (!nh) st = CZK_ERR_NOMEM;
+      else e->sheap = nh, e->sheap_cap = nc;
+    }
+  }
+  if (st == CZK_OK) {
+    j->id = e->next_seq++;
+    j->t_submit = czk__clock_now_ns();
+    size_t hb = hash_id(j->id);
+    j->next_id = e->by_id[hb];
+    e->by_id[hb] = j;
+    if (j->request_id) {
+      size_t hr = hash_str(j->request_id);
+      j->next_rid = e->by_rid[hr];
+      e->by_rid[hr] = j;
+    }
+    uint32_t ahead = 0;
+    for (size_t i = 0; i < e->sheap_n; i++) ahead += part_before(e->sheap[i], &j->parts[0]);
+    for (uint32_t i = 0; i < nparts; i++) {
+      j->parts[i].t_enq = j->t_submit;
+      (void)heap_push(&e->sheap, &e->sheap_n, &e->sheap_cap, &j->parts[i]);
+    }
+    atomic_fetch_add(&e->g_synth_queue, nparts);
+    k->pending += nparts;
+    k->submitted++;
+    e->jobs_submitted++;
+    e->jobs_live++;
+    if (info) {
+      info->job_id = j->id;
+      info->partitions = nparts;
+      info->queue_position = ahead;
+    }
+    pthread_cond_broadcast(&e->disp_cv);
+  }
+  pthread_mutex_unlock(&e->mu);
+  if (st != CZK_OK) {
+    job_free(e, j); /* frees parsed */
+    return st == CZK_ERR_EXISTS ? CZK_OK : st;
+  }
+  czk__devices_recause(e);
+  return CZK_OK;
+}
+
+czk_status czk_engine_await(czk_engine *e, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res) {
+  if (!res) return CZK_ERR_INVALID_ARG;
+  memset(res, 0, sizeof *res);
+  res->job_id = job_id;
+  if (!e) return res->status = CZK_ERR_INVALID_ARG;
+  uint64_t deadline = czk__deadline_after_ms(timeout_ms);
+  pthread_mutex_lock(&e->mu);
+  ejob *j = find_job(e, job_id);
+  if (!j) {
+    pthread_mutex_unlock(&e->mu);
+    snprintf(res->error, sizeof res->error, "unknown or pruned job %llu", (unsigned long long)job_id);
+    return res->status = CZK_ERR_NOT_FOUND;
+  }
+  j->waiters++;
+  while (!j->done)
+    if (czk__cond_wait_until(&j->cv, &e->mu, deadline) == ETIMEDOUT && !j->done) break;
+  res->partitions = j->nparts;
+  if (!j->done) {
+    res->status = CZK_ERR_TIMEOUT;
+    snprintf(res->error, sizeof res->error, "job %llu still running", (unsigned long long)job_id);
+  } else {
+    res->status = j->status;
+    res->failed_partition = j->failed_part;
+    snprintf(res->error, sizeof res->error, "%s", j->error);
+    res->queue_wait_ms = j->queue_wait_ns / CZK_NS_PER_MS;
+    res->srs_load_ms = j->srs_load_ns / CZK_NS_PER_MS;
+    res->synthesis_ms = j->synth_ns / CZK_NS_PER_MS;
+    res->gpu_compute_ms = j->kernel_ns / CZK_NS_PER_MS;
+    res->total_ms = (j->t_done - j->t_submit) / CZK_NS_PER_MS;
+    if (j->status == CZK_OK) {
+      size_t n = (size_t)j->nparts * j->kind->k.proof_bytes;
+      res->proof = malloc(n);
+      if (res->proof) {
+        memcpy(res->proof, j->proof, n);
+        res->proof_len = n;
+      } else {
+        res->status = CZK_ERR_NOMEM;
+      }
+    }
+  }
+  j->waiters--;
+  pthread_mutex_unlock(&e->mu);
+  return res->status;
+}
+
+void czk_engine_result_free(czk_engine_result *res) {
+  if (!res) return;
+  free(res->proof);
+  res->proof = NULL;
+  res->proof_len = 0;
+}
+
+czk_status czk_engine_cancel(czk_engine *e, uint64_t job_id, bool *was_running) {
+  if (was_running) *was_running = false;
+  if (!e) return CZK_ERR_INVALID_ARG;
+  epart *drop = NULL;
+  pthread_mutex_lock(&e->mu);
+  ejob *j = find_job(e, job_id);
+  czk_status st = !j ? CZK_ERR_NOT_FOUND : (j->done || atomic_load(&j->stop)) ? CZK_ERR_STATE : CZK_OK;
+  if (st == CZK_OK) {
+    bool running = false;
+    for (uint32_t i = 0; i < j->nparts; i++) running |= j->parts[i].stage != PS_SYNTH_QUEUED;
+    if (was_running) *was_running = running;
+    job_stop_locked(e, j, CZK_ERR_CANCELLED, 0, "cancelled", &drop);
+  }
+  pthread_mutex_unlock(&e->mu);
+  end_list(e, drop);
+  if (st == CZK_OK) czk__devices_recause(e);
+  return st;
+}
+
+/* ---- shutdown ------------------------------------------------------------------------------------------------------ */
+
+static void cancel_all(czk_engine *e) {
+  epart *drop = NULL;
+  pthread_mutex_lock(&e->mu);
+  for (size_t b = 0; b < ENGINE_HASH; b++)
+    for (ejob *j = e->by_id[b]; j; j = j->next_id)
+      if (!j->done) job_stop_locked(e, j, CZK_ERR_CANCELLED, 0, "cancelled by shutdown", &drop);
+  pthread_mutex_unlock(&e->mu);
+  end_list(e, drop);
+}
+
+czk_status czk_engine_shutdown(czk_engine *e, bool drain, uint64_t timeout_ms) {
+  if (!e) return CZK_ERR_INVALID_ARG;
+  pthread_mutex_lock(&e->sd_mu);
+  if (e->shut_done) {
+    pthread_mutex_unlock(&e->sd_mu);
+    return CZK_OK;
+  }
+  czk_status st = CZK_OK;
+  pthread_mutex_lock(&e->mu);
+  e->intake_closed = true;
+  if (drain) {
+    uint64_t deadline = czk__deadline_after_ms(timeout_ms);
+    while (e->jobs_live)
+      if (czk__cond_wait_until(&e->idle_cv, &e->mu, deadline) == ETIMEDOUT && e->jobs_live) {
+        st = CZK_ERR_TIMEOUT;
+        break;
+      }
+  }
+  pthread_mutex_unlock(&e->mu);
+  cancel_all(e);
+  /* running partitions end at their next stage boundary */
+  pthread_mutex_lock(&e->mu);
+  while (e->jobs_live) pthread_cond_wait(&e->idle_cv, &e->mu);
+  pthread_mutex_unlock(&e->mu);
+  stop_and_join(e);
+  e->shut_done = true;
+  pthread_mutex_unlock(&e->sd_mu);
+  return st;
+}
+
+void czk_engine_destroy(czk_engine *e) {
+  if (!e) return;
+  (void)czk_engine_shutdown(e, false, 0);
+  engine_free(e);
+}

@@ -1,0 +1,218 @@
+/* engine_internal.h: the engine's private structures, shared by engine.c (jobs, queues, workers), keys.c (key cache)
+ * and observe.c (status snapshot, trace, device idle attribution).
+ *
+ * Locks (never held across compute, I/O, waits on devices, verification or frees of large buffers):
+ *   e->mu     job table, synth queue, synth channel, dispatcher state, per-kind counters, job state
+ *   e->gq_mu  GPU queue (held only for push/pop/remove)
+ *   e->fq_mu  finalizer queue
+ *   e->kc_mu  key cache entries
+ *   dev->mu, worker->mu   per-device / per-worker statistics (leaf locks)
+ *   budget and trace have their own internal leaf locks.
+ * Order: e->mu -> e->gq_mu -> e->kc_mu -> (leaf locks). czk_budget_release is never called with an engine lock held
+ * (its notify hook takes e->mu). */
+#ifndef CZK_ENGINE_INTERNAL_H
+#define CZK_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "czk/budget.h"
+#include "czk/engine.h"
+#include "czk/trace.h"
+
+/* Partition reservation categories (budget category = czk_mem_cat). */
+
+typedef struct ekey ekey;
+typedef struct ejob ejob;
+
+typedef enum part_stage {
+  PS_SYNTH_QUEUED = 0,
+  PS_DISPATCHED,
+  PS_SYNTH,
+  PS_GPU_QUEUED,
+  PS_PROVING,
+  PS_FINALIZE,
+  PS_ENDED,
+} part_stage;
+
+typedef struct epart {
+  ejob *job;
+  uint32_t index;
+  int32_t heap_idx; /* in the synth or GPU heap, else -1 */
+  part_stage stage;
+  czk_engine_shape shape;
+  czk_reservation res;
+  ekey *key;        /* ref held from dispatch to the end */
+  void *synth;
+  struct epart *next; /* channel / finalizer list link */
+  uint64_t t_enq, t_wait0, t_dispatch, t_gpu_enq, t_fin_enq;
+  uint64_t synth_ns, kernel_ns, key_load_ns;
+} epart;
+
+typedef struct ekind {
+  czk_engine_kind k; /* name and key_id point into the strings below */
+  char name[32];
+  char key_id[64];
+  bool verify;
+  uint32_t idx;
+  /* counters (e->mu) */
+  uint32_t pending, in_progress;
+  uint64_t submitted, attached, completed, failed, cancelled, proved;
+} ekind;
+
+struct ejob {
+  uint64_t id; /* = sequence number */
+  ekind *kind;
+  int prio;
+  char *request_id; /* NULL or owned */
+  void *parsed;
+  uint32_t nparts, parts_left, parts_left_queue;
+  epart *parts;
+  uint8_t *proof;
+  bool done;
+  czk_status status;
+  uint32_t failed_part;
+  char error[160];
+  atomic_int stop; /* set when the job failed or was cancelled: running partitions stop at the next boundary */
+  pthread_cond_t cv;
+  uint32_t waiters;
+  uint64_t t_submit, t_done;
+  uint64_t queue_wait_ns, srs_load_ns, synth_ns, kernel_ns;
+  ejob *next_id, *next_rid; /* hash chains */
+  ejob *next_done;          /* prune list (in completion order) */
+};
+
+typedef enum key_state { KS_LOADING = 0, KS_RESIDENT = 1, KS_FAILED = 2 } key_state;
+
+struct ekey {
+  char id[64];
+  ekind *kind; /* loader */
+  key_state state;
+  bool loader_active, linked;
+  czk_status load_status;
+  uint32_t refs;
+  void *obj;
+  czk_key_tier tier;
+  uint64_t bytes, actual_bytes, last_use_ns, load_ns;
+  czk_reservation res; /* CZK_MEM_KEY */
+  ekey *next;
+};
+
+typedef struct eworker {
+  pthread_mutex_t mu;
+  pthread_t th;
+  bool started;
+  char role[12];
+  uint32_t device, index, track;
+  czk_worker_state state;
+  uint64_t job_id;
+  uint32_t part;
+  const char *kind; /* name of the current job's kind (kinds live as long as the engine) */
+  uint64_t busy_ns, items, t_state;
+  struct czk_engine *e;
+} eworker;
+
+typedef struct edevice {
+  pthread_mutex_t mu;
+  char name[64];
+  uint32_t ordinal, nworkers;
+  void *backend;
+  uint64_t mem_total;
+  /* accounting */
+  uint32_t active;            /* workers inside prove */
+  uint64_t t_mark;            /* start of the current occupied / idle interval */
+  czk_idle_cause cause;       /* cause of the current idle interval */
+  uint64_t occupied_ns, kernel_ns, proofs;
+  uint64_t idle_ns[CZK_IDLE_COUNT];
+} edevice;
+
+#define ENGINE_HASH 4096
+/* Partitions the dispatcher may hand to the synthesis channel beyond one per worker: a finishing worker finds its
+ * next item (already reserved) without a dispatcher round trip. */
+#define ENGINE_SYNTH_LOOKAHEAD 1
+#define ENGINE_MAX_KINDS 64
+
+struct czk_engine {
+  czk_engine_config cfg;
+  czk_budget *budget;
+  czk_trace *trace;
+  uint64_t t_start;
+
+  pthread_mutex_t mu;
+  pthread_cond_t disp_cv, synth_cv, idle_cv;
+  ekind *kinds[ENGINE_MAX_KINDS];
+  uint32_t nkinds;
+  ejob *by_id[ENGINE_HASH], *by_rid[ENGINE_HASH];
+  ejob *done_head, *done_tail;
+  uint64_t next_seq;
+  /* synth queue: binary heap of partitions */
+  epart **sheap;
+  size_t sheap_n, sheap_cap;
+  /* dispatcher -> synthesis channel */
+  epart *chan_head, *chan_tail;
+  uint32_t synth_slots; /* free places in synthesis (workers + lookahead) */
+  bool intake_closed, stop_threads;
+  /* counters */
+  uint64_t jobs_live, jobs_submitted, jobs_completed, jobs_failed, jobs_cancelled, jobs_attached, jobs_pruned;
+
+  /* gauges read without e->mu by the idle attribution */
+  atomic_uint g_synth_queue, g_synth_busy, g_gpu_queue, g_fin_queue;
+  atomic_bool g_disp_budget_wait;
+
+  pthread_mutex_t gq_mu;
+  pthread_cond_t gq_cv;
+  epart **gheap;
+  size_t gheap_n, gheap_cap;
+  bool gq_stop;
+
+  pthread_mutex_t fq_mu;
+  pthread_cond_t fq_cv;
+  epart *fq_head, *fq_tail;
+  bool fq_stop;
+
+  pthread_mutex_t kc_mu;
+  pthread_cond_t kc_cv;
+  ekey *keys;
+
+  pthread_t disp_th;
+  bool disp_started;
+  eworker *workers; /* synth workers, then device workers, then finalizers */
+  uint32_t nworkers, nsynth, nprove, nfin;
+  edevice *devices;
+  uint32_t ndevices;
+
+  pthread_mutex_t sd_mu; /* serializes shutdown */
+  bool shut_done;
+};
+
+/* keys.c */
+/* Under e->mu (dispatcher): take a reference on kind's key for partition p. When the key is not resident, reserve
+ * the partition AND the key bytes together; else only the partition. Returns CZK_OK (p->res and p->key set),
+ * CZK_ERR_TIMEOUT (does not fit now) or another error. */
+czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p);
+/* Without locks: make sure p->key is loaded (loads it when this caller is first). */
+czk_status czk__key_ensure(czk_engine *e, epart *p);
+/* Without locks: drop a reference. */
+void czk__key_unref(czk_engine *e, ekey *key);
+/* Without locks: evict the least recently used unreferenced key; false when none. */
+bool czk__key_evict_lru(czk_engine *e);
+/* Free every key (destroy; no references left). */
+void czk__keys_free_all(czk_engine *e);
+
+/* observe.c */
+void czk__span(czk_engine *e, const char *name, uint32_t pid, uint32_t tid, uint64_t t0, uint64_t t1, uint64_t job,
+               int32_t part);
+void czk__worker_set(eworker *w, czk_worker_state st, uint64_t job, uint32_t part, const char *kind);
+void czk__device_enter(czk_engine *e, edevice *d);
+void czk__device_leave(czk_engine *e, edevice *d, uint64_t kernel_ns);
+/* Re-evaluate the idle cause of every idle device (call after a gauge that drives it changed). */
+void czk__devices_recause(czk_engine *e);
+czk_idle_cause czk__idle_cause_now(czk_engine *e);
+
+/* trace tracks */
+#define TRACK_PID_PARTS 1u
+#define TRACK_PID_ENGINE 2u
+#define TRACK_PID_DEVICE0 10u
+#define PART_TID(job, part) ((uint32_t)((job) * 256u + (part)))
+
+#endif

@@ -1,0 +1,271 @@
+/* fake.c: the fake circuit kind (see fake.h). Thread-safe: f->mu guards the gate, device timelines, the tag map and
+ * the log; counters are atomics. No callback holds f->mu while sleeping except the gate wait (a condition wait). */
+#include "engine/fake.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+
+typedef struct fake_parsed {
+  czk_fake_job j;
+} fake_parsed;
+
+/* A synthesized partition carries its job's plan (the prove callbacks see only the synthesis output). */
+typedef struct fake_synth {
+  uint64_t tag;
+  uint32_t part;
+  czk_fake_job j;
+} fake_synth;
+
+typedef struct fake_pending {
+  uint64_t end_ns, tag;
+  uint32_t part;
+  czk_fake_job j;
+} fake_pending;
+
+czk_status czk__fake_init(czk_fake *f, size_t max_tags) {
+  memset(f, 0, sizeof *f);
+  pthread_mutex_init(&f->mu, NULL);
+  pthread_cond_init(&f->cv, NULL);
+  f->max_tags = max_tags;
+  if (max_tags && !(f->tag_job = calloc(max_tags, sizeof *f->tag_job))) return CZK_ERR_NOMEM;
+  return CZK_OK;
+}
+
+void czk__fake_destroy(czk_fake *f) {
+  pthread_cond_destroy(&f->cv);
+  pthread_mutex_destroy(&f->mu);
+  free(f->tag_job);
+  free(f->log);
+}
+
+czk_status czk__fake_stage_status(czk_fake_stage stage) {
+  switch (stage) {
+  case CZK_FAKE_PARSE: return CZK_ERR_FORMAT;
+  case CZK_FAKE_SYNTH: return CZK_ERR_UNSATISFIED;
+  case CZK_FAKE_PROVE_START: return CZK_ERR_DEVICE;
+  case CZK_FAKE_PROVE_FINISH: return CZK_ERR_INTERNAL;
+  case CZK_FAKE_VERIFY: return CZK_ERR_VERIFY_FAILED;
+  default: return CZK_OK;
+  }
+}
+
+void czk__fake_set_job(czk_fake *f, uint64_t tag, uint64_t job_id) {
+  pthread_mutex_lock(&f->mu);
+  if (tag < f->max_tags) f->tag_job[tag] = job_id;
+  pthread_cond_broadcast(&f->cv);
+  pthread_mutex_unlock(&f->mu);
+}
+
+void czk__fake_open_gate(czk_fake *f) {
+  pthread_mutex_lock(&f->mu);
+  f->gate_open = true;
+  pthread_cond_broadcast(&f->cv);
+  pthread_mutex_unlock(&f->mu);
+}
+
+size_t czk__fake_log_copy(czk_fake *f, czk_fake_log **out) {
+  pthread_mutex_lock(&f->mu);
+  size_t n = f->nlog;
+  *out = malloc((n ? n : 1) * sizeof **out);
+  if (*out) memcpy(*out, f->log, n * sizeof **out);
+  else n = 0;
+  pthread_mutex_unlock(&f->mu);
+  return n;
+}
+
+void czk__fake_expected_proof(uint64_t tag, uint32_t part, uint8_t out[CZK_FAKE_PROOF_BYTES]) {
+  uint64_t x = tag * 0x100000001b3ULL + part + 1;
+  for (unsigned i = 0; i < CZK_FAKE_PROOF_BYTES; i += 8) {
+    uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    memcpy(out + i, &z, 8);
+  }
+}
+
+/* Self-cancel: the job id is known once submit returned; wait for it (bounded). */
+static void self_cancel(czk_fake *f, uint64_t tag) {
+  uint64_t id = 0, deadline = czk__clock_now_ns() + 5 * CZK_NS_PER_S;
+  pthread_mutex_lock(&f->mu);
+  while (tag < f->max_tags && !(id = f->tag_job[tag]) && czk__clock_now_ns() < deadline) {
+    pthread_mutex_unlock(&f->mu);
+    czk__clock_sleep_ns(50000);
+    pthread_mutex_lock(&f->mu);
+  }
+  pthread_mutex_unlock(&f->mu);
+  if (id && f->engine && czk_engine_cancel(f->engine, id, NULL) == CZK_OK) atomic_fetch_add(&f->self_cancels, 1);
+}
+
+/* Run the stage hooks of partition `part`: optional status probe, self-cancel. Returns the injected fault. */
+static czk_status stage_hooks(czk_fake *f, const czk_fake_job *j, uint32_t part, czk_fake_stage stage) {
+  if (f->status_in_callbacks && f->engine) {
+    czk_engine_status *s;
+    if (czk_engine_status_get(f->engine, &s) == CZK_OK) czk_engine_status_free(s);
+  }
+  if (j->cancel_stage == (int32_t)stage && j->cancel_part == (int32_t)part) self_cancel(f, j->tag);
+  if (j->fail_stage == (int32_t)stage && j->fail_part == (int32_t)part) return czk__fake_stage_status(stage);
+  return CZK_OK;
+}
+
+static czk_status fake_parse(void *user, const uint8_t *in, size_t len, void **parsed, uint32_t *nparts) {
+  czk_fake *f = user;
+  czk_fake_job j;
+  if (len != sizeof j) return CZK_ERR_FORMAT;
+  memcpy(&j, in, sizeof j);
+  if (j.magic != CZK_FAKE_MAGIC || j.nparts == 0) return CZK_ERR_FORMAT;
+  if (j.fail_stage == CZK_FAKE_PARSE) return czk__fake_stage_status(CZK_FAKE_PARSE);
+  fake_parsed *p = malloc(sizeof *p);
+  if (!p) return CZK_ERR_NOMEM;
+  p->j = j;
+  atomic_fetch_add(&f->live_parsed, 1);
+  *parsed = p;
+  *nparts = j.nparts;
+  return CZK_OK;
+}
+
+static void fake_parsed_free(void *user, void *parsed) {
+  czk_fake *f = user;
+  atomic_fetch_sub(&f->live_parsed, 1);
+  free(parsed);
+}
+
+static czk_status fake_synthesize(void *user, const void *parsed, uint32_t part, czk_pool *pool, void **out) {
+  (void)pool;
+  czk_fake *f = user;
+  const czk_fake_job *j = &((const fake_parsed *)parsed)->j;
+  uint64_t t0 = czk__clock_now_ns();
+  atomic_fetch_add(&f->synth_calls, 1);
+  pthread_mutex_lock(&f->mu);
+  if (f->nlog == f->log_cap) {
+    size_t nc = f->log_cap ? 2 * f->log_cap : 256;
+    czk_fake_log *nl = realloc(f->log, nc * sizeof *nl);
+    if (nl) f->log = nl, f->log_cap = nc;
+  }
+  if (f->nlog < f->log_cap) f->log[f->nlog++] = (czk_fake_log){j->tag, part};
+  while (j->gate && !f->gate_open) pthread_cond_wait(&f->cv, &f->mu);
+  pthread_mutex_unlock(&f->mu);
+  czk_status st = stage_hooks(f, j, part, CZK_FAKE_SYNTH);
+  if (j->synth_us) {
+    /* Emulated work of exactly synth_us: the start is moved back by this thread's previous timer overshoot, so a
+     * loaded machine's late wakeups do not accumulate (the engine's own hand-off delays still count in full). */
+    static _Thread_local uint64_t tl_overshoot;
+    uint64_t end = t0 - (tl_overshoot < t0 ? tl_overshoot : 0) + (uint64_t)j->synth_us * 1000;
+    czk__clock_sleep_until_ns(end);
+    uint64_t woke = czk__clock_now_ns();
+    tl_overshoot = woke > end ? woke - end : 0;
+    if (tl_overshoot > (uint64_t)j->synth_us * 1000) tl_overshoot = (uint64_t)j->synth_us * 1000;
+  }
+  if (st != CZK_OK) return st;
+  fake_synth *s = malloc(sizeof *s);
+  if (!s) return CZK_ERR_NOMEM;
+  s->tag = j->tag;
+  s->part = part;
+  s->j = *j;
+  atomic_fetch_add(&f->live_synth, 1);
+  *out = s;
+  return CZK_OK;
+}
+
+static void fake_synth_free(void *user, void *synth) {
+  czk_fake *f = user;
+  atomic_fetch_sub(&f->live_synth, 1);
+  free(synth);
+}
+
+static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev, void *key, void *synth,
+                                   void **pending, czk_engine_prove_report *rep) {
+  (void)key;
+  czk_fake *f = user;
+  const fake_synth *s = synth;
+  atomic_fetch_add(&f->prove_calls, 1);
+  czk_status st = stage_hooks(f, &s->j, s->part, CZK_FAKE_PROVE_START);
+  if (st != CZK_OK) return st;
+  fake_pending *p = malloc(sizeof *p);
+  if (!p) return CZK_ERR_NOMEM;
+  uint64_t now = czk__clock_now_ns(), dur = (uint64_t)s->j.prove_us * 1000;
+  unsigned d = dev->ordinal % CZK_FAKE_MAX_DEVICES;
+  pthread_mutex_lock(&f->mu);
+  uint64_t start = f->dev_free_at[d] > now ? f->dev_free_at[d] : now;
+  f->dev_free_at[d] = start + dur;
+  pthread_mutex_unlock(&f->mu);
+  p->end_ns = start + dur;
+  p->tag = s->tag;
+  p->part = s->part;
+  p->j = s->j;
+  rep->kernel_ns = dur;
+  rep->msm_ns = dur;
+  atomic_fetch_add(&f->live_pending, 1);
+  *pending = p;
+  return CZK_OK;
+}
+
+static czk_status fake_prove_finish(void *user, const czk_engine_device_ctx *dev, void *pending, uint8_t *proof,
+                                    czk_engine_prove_report *rep) {
+  (void)dev;
+  (void)rep;
+  czk_fake *f = user;
+  fake_pending *p = pending;
+  czk__clock_sleep_until_ns(p->end_ns); /* "wait on the device event" */
+  czk_status st = stage_hooks(f, &p->j, p->part, CZK_FAKE_PROVE_FINISH);
+  czk__fake_expected_proof(p->tag, p->part, proof);
+  free(p);
+  atomic_fetch_sub(&f->live_pending, 1);
+  return st;
+}
+
+static czk_status fake_verify(void *user, void *key, const void *parsed, uint32_t part, const uint8_t *proof) {
+  (void)key;
+  czk_fake *f = user;
+  const czk_fake_job *j = &((const fake_parsed *)parsed)->j;
+  atomic_fetch_add(&f->verify_calls, 1);
+  czk_status st = stage_hooks(f, j, part, CZK_FAKE_VERIFY);
+  if (st != CZK_OK) return st;
+  uint8_t want[CZK_FAKE_PROOF_BYTES];
+  czk__fake_expected_proof(j->tag, part, want);
+  return memcmp(want, proof, sizeof want) == 0 ? CZK_OK : CZK_ERR_VERIFY_FAILED;
+}
+
+static czk_status fake_key_load(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
+                                uint64_t *bytes) {
+  czk_fake *f = user;
+  long n = atomic_fetch_add(&f->key_loads, 1) + 1;
+  if (f->key_fail_every && n % f->key_fail_every == 0) return CZK_ERR_IO;
+  char *k = strdup(key_id);
+  if (!k) return CZK_ERR_NOMEM;
+  atomic_fetch_add(&f->live_keys, 1);
+  *key = k;
+  *tier = want;
+  *bytes = 0; /* = the declared key_bytes */
+  return CZK_OK;
+}
+
+static void fake_key_free(void *user, void *key) {
+  czk_fake *f = user;
+  atomic_fetch_sub(&f->live_keys, 1);
+  free(key);
+}
+
+void czk__fake_kind(czk_fake *f, czk_engine_kind *k, const char *name, const char *key_id, uint64_t key_bytes,
+                    czk_engine_shape shape) {
+  memset(k, 0, sizeof *k);
+  k->name = name;
+  k->proof_bytes = CZK_FAKE_PROOF_BYTES;
+  k->max_partitions = 64;
+  k->shape = shape;
+  k->key_id = key_id;
+  k->key_bytes = key_id ? key_bytes : 0;
+  k->verify_mode = CZK_VERIFY_ON;
+  k->user = f;
+  k->parse = fake_parse;
+  k->parsed_free = fake_parsed_free;
+  k->synthesize = fake_synthesize;
+  k->synth_free = fake_synth_free;
+  k->prove_start = fake_prove_start;
+  k->prove_finish = fake_prove_finish;
+  k->verify = fake_verify;
+  k->key_load = fake_key_load;
+  k->key_free = fake_key_free;
+}

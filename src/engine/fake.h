@@ -1,0 +1,78 @@
+/* fake.h (internal): a configurable fake circuit kind for engine tests and `czk bench pipeline`.
+ *
+ * A job's input is a czk_fake_job: partitions, synthesis and prove times, and optional fault injection (fail at one
+ * stage of one partition) or self-cancellation (the kind cancels its own job from inside one stage's callback).
+ * Proving emulates a device with a timeline per device ordinal: a prove launched at t runs on the device from
+ * max(t, device free) for prove_us and prove_finish sleeps until it ends (like waiting on a CUDA event), so two workers
+ * of one device overlap host work with device work exactly as real streams would; kernel_ns = prove_us. Synthesis
+ * takes synth_us of wall time on its thread, compensating the previous sleep's timer overshoot on that thread, so that
+ * pipeline tests measure the engine's overhead and not the OS timer's on a loaded machine.
+ * The proof of (tag, partition) is a deterministic byte string (czk__fake_expected_proof). Counters track every object
+ * alive so tests can prove that nothing leaks and nothing is freed twice. */
+#ifndef CZK_ENGINE_FAKE_H
+#define CZK_ENGINE_FAKE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "czk/engine.h"
+
+#define CZK_FAKE_MAGIC 0x454b4146u /* "FAKE" */
+#define CZK_FAKE_PROOF_BYTES 192u
+#define CZK_FAKE_MAX_DEVICES 16u
+
+typedef enum czk_fake_stage {
+  CZK_FAKE_NONE = 0,
+  CZK_FAKE_PARSE = 1,
+  CZK_FAKE_SYNTH = 2,
+  CZK_FAKE_PROVE_START = 3,
+  CZK_FAKE_PROVE_FINISH = 4,
+  CZK_FAKE_VERIFY = 5,
+} czk_fake_stage;
+
+typedef struct czk_fake_job {
+  uint32_t magic; /* CZK_FAKE_MAGIC */
+  uint32_t nparts;
+  uint32_t synth_us, prove_us;
+  int32_t fail_stage, fail_part;     /* fault injection (czk_fake_stage) */
+  int32_t cancel_stage, cancel_part; /* self-cancel at that stage of that partition */
+  uint32_t gate;                     /* 1: synthesis waits until czk__fake_open_gate */
+  uint32_t pad;
+  uint64_t tag; /* < czk_fake.max_tags when self-cancel is used */
+} czk_fake_job;
+
+typedef struct czk_fake_log {
+  uint64_t tag;
+  uint32_t part;
+} czk_fake_log;
+
+typedef struct czk_fake {
+  czk_engine *engine; /* set before submitting self-cancelling jobs */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool gate_open;
+  uint64_t dev_free_at[CZK_FAKE_MAX_DEVICES];
+  uint64_t *tag_job; /* tag -> job id (0 = unknown yet) */
+  size_t max_tags;
+  czk_fake_log *log; /* synthesis start order */
+  size_t nlog, log_cap;
+  bool status_in_callbacks; /* call czk_engine_status_get from callbacks (proves no engine lock is held) */
+  uint32_t key_fail_every;  /* fail every n-th key load (0 = never) */
+  atomic_long live_synth, live_parsed, live_keys, live_pending;
+  atomic_long synth_calls, prove_calls, verify_calls, key_loads, self_cancels;
+} czk_fake;
+
+czk_status czk__fake_init(czk_fake *f, size_t max_tags);
+void czk__fake_destroy(czk_fake *f);
+/* Fill a kind descriptor using f (name/key_id are copied by register_kind). */
+void czk__fake_kind(czk_fake *f, czk_engine_kind *k, const char *name, const char *key_id, uint64_t key_bytes,
+                    czk_engine_shape shape);
+void czk__fake_set_job(czk_fake *f, uint64_t tag, uint64_t job_id);
+void czk__fake_open_gate(czk_fake *f);
+/* Snapshot of the synthesis log (copy; free()). */
+size_t czk__fake_log_copy(czk_fake *f, czk_fake_log **out);
+void czk__fake_expected_proof(uint64_t tag, uint32_t part, uint8_t out[CZK_FAKE_PROOF_BYTES]);
+/* The status a fault at `stage` produces. */
+czk_status czk__fake_stage_status(czk_fake_stage stage);
+
+#endif

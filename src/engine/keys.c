@@ -1,0 +1,269 @@
+/* keys.c: the proving-key (SRS) cache: keys are loaded once through their kind's loader callback, shared by
+ * reference count, counted in the budget (category KEY) while resident, and evicted only when unreferenced (LRU
+ * under memory pressure, or on request).
+ *
+ * Entry states: LOADING (bytes reserved, loader not finished) -> RESIDENT, or -> FAILED (unlinked; freed by the last
+ * reference holder). An entry's bytes are released exactly once: on eviction, on load failure, or at destroy. Loads,
+ * frees and budget releases run without any engine lock; e->kc_mu guards the entry list, states and references. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "engine/engine_internal.h"
+
+static ekey *find_key_locked(czk_engine *e, const char *id) {
+  for (ekey *k = e->keys; k; k = k->next)
+    if (strcmp(k->id, id) == 0) return k;
+  return NULL;
+}
+
+static void unlink_key_locked(czk_engine *e, ekey *key) {
+  for (ekey **pp = &e->keys; *pp; pp = &(*pp)->next)
+    if (*pp == key) {
+      *pp = key->next;
+      key->linked = false;
+      return;
+    }
+}
+
+static ekey *new_key(ekind *k) {
+  ekey *key = calloc(1, sizeof *key);
+  if (!key) return NULL;
+  snprintf(key->id, sizeof key->id, "%s", k->key_id);
+  key->kind = k;
+  key->state = KS_LOADING;
+  key->bytes = k->k.key_bytes;
+  key->tier = CZK_KEY_TIER_DISK;
+  return key;
+}
+
+czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p) {
+  uint64_t bytes[CZK_MEM_COUNT] = {0};
+  bytes[CZK_MEM_ABC] = p->shape.abc_bytes;
+  bytes[CZK_MEM_WITNESS] = p->shape.witness_bytes;
+  bytes[CZK_MEM_SCRATCH] = p->shape.scratch_bytes;
+  if (!k->k.key_id) return czk_budget_try_reserve(e->budget, &p->res, bytes, CZK_MEM_COUNT);
+  pthread_mutex_lock(&e->kc_mu);
+  ekey *key = find_key_locked(e, k->key_id);
+  czk_status st;
+  if (key) {
+    st = czk_budget_try_reserve(e->budget, &p->res, bytes, CZK_MEM_COUNT);
+    if (st == CZK_OK) {
+      key->refs++;
+      key->last_use_ns = czk__clock_now_ns();
+      p->key = key;
+    }
+  } else {
+    key = new_key(k);
+    if (!key) {
+      pthread_mutex_unlock(&e->kc_mu);
+      return CZK_ERR_NOMEM;
+    }
+    bytes[CZK_MEM_KEY] = key->bytes;
+    st = czk_budget_try_reserve(e->budget, &p->res, bytes, CZK_MEM_COUNT);
+    if (st == CZK_OK) {
+      (void)czk_budget_split(e->budget, &p->res, CZK_MEM_KEY, &key->res);
+      key->refs = 1;
+      key->last_use_ns = czk__clock_now_ns();
+      key->linked = true;
+      key->next = e->keys;
+      e->keys = key;
+      p->key = key;
+    } else {
+      free(key);
+    }
+  }
+  pthread_mutex_unlock(&e->kc_mu);
+  return st;
+}
+
+/* Without locks: run the loader for `key` (this caller claimed loader_active). */
+static czk_status load_key(czk_engine *e, ekey *key) {
+  ekind *k = key->kind;
+  void *obj = NULL;
+  czk_key_tier tier = e->cfg.key_tier;
+  uint64_t actual = 0, t0 = czk__clock_now_ns();
+  czk_status st = k->k.key_load(k->k.user, key->id, e->cfg.key_tier, &obj, &tier, &actual);
+  uint64_t t1 = czk__clock_now_ns();
+  czk__span(e, "key load", TRACK_PID_ENGINE, 2000, t0, t1, 0, -1);
+  bool release = false;
+  pthread_mutex_lock(&e->kc_mu);
+  key->loader_active = false;
+  key->load_ns = t1 - t0;
+  if (st == CZK_OK) {
+    key->state = KS_RESIDENT;
+    key->obj = obj;
+    key->tier = tier;
+    key->actual_bytes = actual ? actual : key->bytes;
+  } else {
+    key->state = KS_FAILED;
+    key->load_status = st;
+    if (key->linked) unlink_key_locked(e, key);
+    release = true;
+  }
+  pthread_cond_broadcast(&e->kc_cv);
+  pthread_mutex_unlock(&e->kc_mu);
+  if (release) czk_budget_release_all(e->budget, &key->res);
+  return st;
+}
+
+czk_status czk__key_ensure(czk_engine *e, epart *p) {
+  ekey *key = p->key;
+  pthread_mutex_lock(&e->kc_mu);
+  while (key->state == KS_LOADING && key->loader_active) pthread_cond_wait(&e->kc_cv, &e->kc_mu);
+  if (key->state == KS_LOADING) {
+    key->loader_active = true;
+    pthread_mutex_unlock(&e->kc_mu);
+    uint64_t t0 = czk__clock_now_ns();
+    czk_status st = load_key(e, key);
+    p->key_load_ns = czk__clock_now_ns() - t0;
+    return st;
+  }
+  czk_status st = key->state == KS_RESIDENT ? CZK_OK : key->load_status;
+  pthread_mutex_unlock(&e->kc_mu);
+  return st;
+}
+
+void czk__key_unref(czk_engine *e, ekey *key) {
+  bool free_it = false;
+  pthread_mutex_lock(&e->kc_mu);
+  key->last_use_ns = czk__clock_now_ns();
+  if (--key->refs == 0 && key->state == KS_FAILED) free_it = true; /* unlinked at failure, bytes released */
+  else if (key->refs == 0 && key->state == KS_LOADING && !key->loader_active) {
+    /* nobody loaded it (every user was cancelled before synthesis): forget it and return its bytes */
+    unlink_key_locked(e, key);
+    free_it = true;
+  }
+  pthread_mutex_unlock(&e->kc_mu);
+  if (free_it) {
+    if (czk_reservation_live(&key->res)) czk_budget_release_all(e->budget, &key->res);
+    free(key);
+  }
+}
+
+/* Without locks: free a resident, unlinked key. */
+static uint64_t drop_key(czk_engine *e, ekey *key) {
+  key->kind->k.key_free(key->kind->k.user, key->obj);
+  uint64_t freed = 0, f;
+  for (unsigned c = 0; c < CZK_MEM_COUNT; c++)
+    if (key->res.held & (1u << c)) {
+      (void)czk_budget_release(e->budget, &key->res, c, &f);
+      freed += f;
+    }
+  free(key);
+  return freed;
+}
+
+bool czk__key_evict_lru(czk_engine *e) {
+  pthread_mutex_lock(&e->kc_mu);
+  ekey *victim = NULL;
+  for (ekey *k = e->keys; k; k = k->next)
+    if (k->refs == 0 && k->state == KS_RESIDENT && (!victim || k->last_use_ns < victim->last_use_ns)) victim = k;
+  if (victim) unlink_key_locked(e, victim);
+  pthread_mutex_unlock(&e->kc_mu);
+  if (!victim) return false;
+  (void)drop_key(e, victim);
+  return true;
+}
+
+void czk__keys_free_all(czk_engine *e) {
+  while (e->keys) {
+    ekey *k = e->keys;
+    e->keys = k->next;
+    if (k->state == KS_RESIDENT) (void)drop_key(e, k);
+    else {
+      if (czk_reservation_live(&k->res)) czk_budget_release_all(e->budget, &k->res);
+      free(k);
+    }
+  }
+}
+
+static ekind *kind_for_key(czk_engine *e, const char *key_id) {
+  ekind *found = NULL;
+  pthread_mutex_lock(&e->mu);
+  for (uint32_t i = 0; i < e->nkinds && !found; i++)
+    if (e->kinds[i]->k.key_id && strcmp(e->kinds[i]->key_id, key_id) == 0) found = e->kinds[i];
+  pthread_mutex_unlock(&e->mu);
+  return found; /* kinds are never removed */
+}
+
+czk_status czk_engine_key_preload(czk_engine *e, const char *key_id, bool *already, uint64_t *load_ms) {
+  if (already) *already = false;
+  if (load_ms) *load_ms = 0;
+  if (!e || !key_id) return CZK_ERR_INVALID_ARG;
+  ekind *k = kind_for_key(e, key_id);
+  if (!k) return CZK_ERR_NOT_FOUND;
+  uint64_t t0 = czk__clock_now_ns();
+  for (;;) {
+    pthread_mutex_lock(&e->kc_mu);
+    ekey *key = find_key_locked(e, key_id);
+    if (key) {
+      key->refs++;
+      bool was = key->state == KS_RESIDENT;
+      while (key->state == KS_LOADING && key->loader_active) pthread_cond_wait(&e->kc_cv, &e->kc_mu);
+      bool claim = key->state == KS_LOADING;
+      if (claim) key->loader_active = true;
+      czk_status st = key->state == KS_FAILED ? key->load_status : CZK_OK;
+      pthread_mutex_unlock(&e->kc_mu);
+      if (claim) st = load_key(e, key);
+      czk__key_unref(e, key);
+      if (already) *already = was;
+      if (load_ms) *load_ms = (czk__clock_now_ns() - t0) / CZK_NS_PER_MS;
+      return st;
+    }
+    pthread_mutex_unlock(&e->kc_mu);
+    /* reserve the key bytes (FIFO with other waiters), evicting unused keys while that helps */
+    uint64_t bytes[CZK_MEM_COUNT] = {0};
+    bytes[CZK_MEM_KEY] = k->k.key_bytes;
+    czk_reservation res;
+    czk_status st;
+    while ((st = czk_budget_try_reserve(e->budget, &res, bytes, CZK_MEM_COUNT)) == CZK_ERR_TIMEOUT &&
+           czk__key_evict_lru(e)) {
+    }
+    if (st == CZK_ERR_TIMEOUT)
+      st = czk_budget_reserve(e->budget, &res, bytes, CZK_MEM_COUNT, czk__clock_now_ns() + 60 * CZK_NS_PER_S);
+    if (st != CZK_OK) return st;
+    pthread_mutex_lock(&e->kc_mu);
+    if (find_key_locked(e, key_id)) { /* someone else started it meanwhile: use theirs */
+      pthread_mutex_unlock(&e->kc_mu);
+      czk_budget_release_all(e->budget, &res);
+      continue;
+    }
+    key = new_key(k);
+    if (!key) {
+      pthread_mutex_unlock(&e->kc_mu);
+      czk_budget_release_all(e->budget, &res);
+      return CZK_ERR_NOMEM;
+    }
+    (void)czk_budget_split(e->budget, &res, CZK_MEM_KEY, &key->res);
+    key->refs = 1;
+    key->loader_active = true;
+    key->linked = true;
+    key->next = e->keys;
+    e->keys = key;
+    pthread_mutex_unlock(&e->kc_mu);
+    czk_budget_release_all(e->budget, &res); /* the now-empty remainder (0 bytes in the other categories) */
+    st = load_key(e, key);
+    czk__key_unref(e, key);
+    if (load_ms) *load_ms = (czk__clock_now_ns() - t0) / CZK_NS_PER_MS;
+    return st;
+  }
+}
+
+czk_status czk_engine_key_evict(czk_engine *e, const char *key_id, bool *was_loaded, uint64_t *freed) {
+  if (was_loaded) *was_loaded = false;
+  if (freed) *freed = 0;
+  if (!e || !key_id) return CZK_ERR_INVALID_ARG;
+  pthread_mutex_lock(&e->kc_mu);
+  ekey *key = find_key_locked(e, key_id);
+  czk_status st = CZK_OK;
+  if (key && (key->refs || key->state != KS_RESIDENT)) st = CZK_ERR_STATE;
+  else if (key) unlink_key_locked(e, key);
+  pthread_mutex_unlock(&e->kc_mu);
+  if (st != CZK_OK || !key) return st;
+  if (was_loaded) *was_loaded = true;
+  uint64_t f = drop_key(e, key);
+  if (freed) *freed = f;
+  return CZK_OK;
+}

@@ -1,0 +1,222 @@
+/* observe.c: observability of the engine: trace spans, per-worker state and busy time, per-device kernel-busy time
+ * and idle attribution, the status snapshot and the Chrome trace export.
+ *
+ * Device accounting: a device is "occupied" while at least one of its workers is inside prove_start..prove_finish;
+ * kernel-busy time is what the kind reports (device events; the prove time for CPU/fake backends). Each interval in
+ * which no worker is inside a prove is an idle interval with a cause sampled from the engine's gauges when it starts,
+ * and re-sampled whenever a gauge that drives it changes (czk__devices_recause): GPU queue non-empty -> LOCK (workers
+ * are between pop and launch), dispatcher waiting for memory -> BUDGET, synthesis busy or queued -> STARVED, otherwise
+ * NO_WORK. Occupied time that is not kernel time is reported as TRANSFER. Sum over causes + occupied = wall time. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "engine/engine_internal.h"
+
+void czk__span(czk_engine *e, const char *name, uint32_t pid, uint32_t tid, uint64_t t0, uint64_t t1, uint64_t job,
+               int32_t part) {
+  if (!czk_trace_enabled(e->trace)) return;
+  czk_trace_span s = {.name = name, .cat = "engine", .pid = pid, .tid = tid, .t0_ns = t0, .t1_ns = t1, .job = job,
+                      .part = part};
+  czk_trace_add(e->trace, &s);
+}
+
+void czk__worker_set(eworker *w, czk_worker_state st, uint64_t job, uint32_t part, const char *kind) {
+  uint64_t now = czk__clock_now_ns();
+  pthread_mutex_lock(&w->mu);
+  if (w->state != CZK_WORKER_IDLE) w->busy_ns += now - w->t_state;
+  if (st != CZK_WORKER_IDLE && w->state == CZK_WORKER_IDLE) w->items++;
+  w->state = st;
+  w->job_id = job;
+  w->part = part;
+  w->kind = kind;
+  w->t_state = now;
+  pthread_mutex_unlock(&w->mu);
+}
+
+czk_idle_cause czk__idle_cause_now(czk_engine *e) {
+  if (atomic_load(&e->g_gpu_queue)) return CZK_IDLE_LOCK;
+  if (atomic_load(&e->g_disp_budget_wait)) return CZK_IDLE_BUDGET;
+  if (atomic_load(&e->g_synth_busy) || atomic_load(&e->g_synth_queue)) return CZK_IDLE_STARVED;
+  return CZK_IDLE_NO_WORK;
+}
+
+void czk__device_enter(czk_engine *e, edevice *d) {
+  (void)e;
+  uint64_t now = czk__clock_now_ns();
+  pthread_mutex_lock(&d->mu);
+  if (d->active++ == 0) {
+    d->idle_ns[d->cause] += now - d->t_mark;
+    d->t_mark = now;
+  }
+  pthread_mutex_unlock(&d->mu);
+}
+
+void czk__device_leave(czk_engine *e, edevice *d, uint64_t kernel_ns) {
+  czk_idle_cause c = czk__idle_cause_now(e);
+  uint64_t now = czk__clock_now_ns();
+  pthread_mutex_lock(&d->mu);
+  d->kernel_ns += kernel_ns;
+  if (kernel_ns) d->proofs++;
+  if (--d->active == 0) {
+    d->occupied_ns += now - d->t_mark;
+    d->t_mark = now;
+    d->cause = c;
+  }
+  pthread_mutex_unlock(&d->mu);
+}
+
+void czk__devices_recause(czk_engine *e) {
+  czk_idle_cause c = czk__idle_cause_now(e);
+  uint64_t now = czk__clock_now_ns();
+  for (uint32_t i = 0; i < e->ndevices; i++) {
+    edevice *d = &e->devices[i];
+    pthread_mutex_lock(&d->mu);
+    if (d->active == 0 && d->cause != c) {
+      d->idle_ns[d->cause] += now - d->t_mark;
+      d->t_mark = now;
+      d->cause = c;
+    }
+    pthread_mutex_unlock(&d->mu);
+  }
+}
+
+const char *czk_idle_cause_str(czk_idle_cause c) {
+  static const char *const k[] = {"starved", "budget", "transfer", "lock", "no_work"};
+  return (unsigned)c < CZK_IDLE_COUNT ? k[c] : "?";
+}
+const char *czk_mem_cat_str(czk_mem_cat c) {
+  static const char *const k[] = {"key", "abc", "witness", "scratch"};
+  return (unsigned)c < CZK_MEM_COUNT ? k[c] : "?";
+}
+const char *czk_key_tier_str(czk_key_tier t) {
+  static const char *const k[] = {"device", "pinned", "mapped", "disk"};
+  return (unsigned)t <= CZK_KEY_TIER_DISK ? k[t] : "?";
+}
+const char *czk_worker_state_str(czk_worker_state s) {
+  static const char *const k[] = {"idle", "synth", "proving", "finalize", "key_load"};
+  return (unsigned)s <= CZK_WORKER_KEY_LOAD ? k[s] : "?";
+}
+
+czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
+  if (!e || !out) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  /* sizes first (kinds only grow; keys may change: take the key list under kc_mu into a bounded array) */
+  pthread_mutex_lock(&e->kc_mu);
+  uint32_t nkeys = 0;
+  for (ekey *k = e->keys; k; k = k->next) nkeys++;
+  pthread_mutex_unlock(&e->kc_mu);
+  uint32_t nkinds_cap = ENGINE_MAX_KINDS, nkeys_cap = nkeys + 16;
+  size_t sz = sizeof(czk_engine_status) + e->ndevices * sizeof(czk_engine_device_status) +
+              e->nworkers * sizeof(czk_engine_worker_status) + nkinds_cap * sizeof(czk_engine_kind_status) +
+              nkeys_cap * sizeof(czk_engine_key_status);
+  czk_engine_status *s = calloc(1, sz);
+  if (!s) return CZK_ERR_NOMEM;
+  s->devices = (czk_engine_device_status *)(s + 1);
+  s->workers = (czk_engine_worker_status *)(s->devices + e->ndevices);
+  s->kinds = (czk_engine_kind_status *)(s->workers + e->nworkers);
+  s->keys = (czk_engine_key_status *)(s->kinds + nkinds_cap);
+  uint64_t now = czk__clock_now_ns();
+  s->uptime_ns = now - e->t_start;
+
+  pthread_mutex_lock(&e->mu);
+  s->synth_queue = (uint32_t)e->sheap_n;
+  s->synth_workers = e->nsynth;
+  s->dispatcher_waiting_budget = atomic_load(&e->g_disp_budget_wait);
+  s->jobs_live = e->jobs_live;
+  s->jobs_submitted = e->jobs_submitted;
+  s->jobs_completed = e->jobs_completed;
+  s->jobs_failed = e->jobs_failed;
+  s->jobs_cancelled = e->jobs_cancelled;
+  s->jobs_attached = e->jobs_attached;
+  s->jobs_pruned = e->jobs_pruned;
+  s->nkinds = e->nkinds;
+  for (uint32_t i = 0; i < e->nkinds; i++) {
+    const ekind *k = e->kinds[i];
+    czk_engine_kind_status *ks = &s->kinds[i];
+    snprintf(ks->name, sizeof ks->name, "%s", k->name);
+    ks->pending = k->pending;
+    ks->in_progress = k->in_progress;
+    ks->submitted = k->submitted;
+    ks->attached = k->attached;
+    ks->completed = k->completed;
+    ks->failed = k->failed;
+    ks->cancelled = k->cancelled;
+    ks->partitions_proved = k->proved;
+  }
+  pthread_mutex_unlock(&e->mu);
+  s->gpu_queue = atomic_load(&e->g_gpu_queue);
+  s->finalize_queue = atomic_load(&e->g_fin_queue);
+
+  czk_budget_stats bs;
+  czk_budget_stats_get(e->budget, &bs);
+  s->mem_limit = bs.limit;
+  s->mem_used = bs.used;
+  s->mem_peak = bs.peak;
+  for (unsigned c = 0; c < CZK_MEM_COUNT; c++) s->mem_used_by_cat[c] = bs.used_by_cat[c];
+  s->reservations_made = bs.made;
+  s->reservations_released = bs.released;
+  s->release_errors = bs.release_errors;
+
+  pthread_mutex_lock(&e->kc_mu);
+  for (ekey *k = e->keys; k && s->nkeys < nkeys_cap; k = k->next) {
+    czk_engine_key_status *ks = &s->keys[s->nkeys++];
+    snprintf(ks->key_id, sizeof ks->key_id, "%s", k->id);
+    ks->tier = k->tier;
+    ks->loading = k->state == KS_LOADING;
+    ks->bytes = k->state == KS_RESIDENT ? k->actual_bytes : k->bytes;
+    ks->refs = k->refs;
+    ks->last_use_ms_ago = (now - k->last_use_ns) / CZK_NS_PER_MS;
+  }
+  pthread_mutex_unlock(&e->kc_mu);
+
+  s->nworkers = e->nworkers;
+  for (uint32_t i = 0; i < e->nworkers; i++) {
+    eworker *w = &e->workers[i];
+    czk_engine_worker_status *ws = &s->workers[i];
+    pthread_mutex_lock(&w->mu);
+    snprintf(ws->role, sizeof ws->role, "%s", w->role);
+    ws->device = w->device;
+    ws->index = w->index;
+    ws->state = w->state;
+    ws->job_id = w->job_id;
+    ws->partition = w->part;
+    ws->busy_ns = w->busy_ns + (w->state != CZK_WORKER_IDLE ? now - w->t_state : 0);
+    ws->items = w->items;
+    if (w->kind) snprintf(ws->kind, sizeof ws->kind, "%s", w->kind);
+    if (i < e->nsynth && w->state != CZK_WORKER_IDLE) s->synth_active++;
+    pthread_mutex_unlock(&w->mu);
+  }
+  s->ndevices = e->ndevices;
+  for (uint32_t i = 0; i < e->ndevices; i++) {
+    edevice *d = &e->devices[i];
+    czk_engine_device_status *ds = &s->devices[i];
+    pthread_mutex_lock(&d->mu);
+    snprintf(ds->name, sizeof ds->name, "%s", d->name);
+    ds->ordinal = d->ordinal;
+    ds->workers = d->nworkers;
+    ds->mem_total_bytes = d->mem_total;
+    ds->proofs = d->proofs;
+    ds->wall_ns = now - e->t_start;
+    ds->kernel_busy_ns = d->kernel_ns;
+    ds->occupied_ns = d->occupied_ns + (d->active ? now - d->t_mark : 0);
+    memcpy(ds->idle_ns, d->idle_ns, sizeof ds->idle_ns);
+    if (!d->active) ds->idle_ns[d->cause] += now - d->t_mark;
+    ds->idle_ns[CZK_IDLE_TRANSFER] += ds->occupied_ns > ds->kernel_busy_ns ? ds->occupied_ns - ds->kernel_busy_ns : 0;
+    pthread_mutex_unlock(&d->mu);
+  }
+  *out = s;
+  return CZK_OK;
+}
+
+void czk_engine_status_free(czk_engine_status *s) { free(s); }
+
+czk_status czk_engine_trace_write(czk_engine *e, const char *path) {
+  if (!e || !path) return CZK_ERR_INVALID_ARG;
+  if (!czk_trace_enabled(e->trace)) return CZK_ERR_STATE;
+  FILE *f = fopen(path, "w");
+  if (!f) return CZK_ERR_IO;
+  czk_status st = czk_trace_write_json(e->trace, f, e->t_start);
+  if (fclose(f) != 0 && st == CZK_OK) st = CZK_ERR_IO;
+  return st;
+}

@@ -1,0 +1,548 @@
+/* test_engine.c: the proving engine with fake kinds (src/engine/fake.c): dispatch order, priority takeover behind a
+ * full budget, a randomized stress with fault injection and cancellation at every stage, duplicate request ids,
+ * await timeouts, TTL pruning, shutdown with work in flight, keys (preload/evict/LRU) and the pipeline efficiency
+ * against the ideal computed from the configured stage times. Every test ends with the budget invariants: use back to
+ * the resident key bytes, reservations made == released + live keys, no double release, no leaked fake object. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "czk/engine.h"
+#include "czk_test.h"
+#include "engine/fake.h"
+
+#ifdef CZK_TSAN
+#define SLOW 3 /* ThreadSanitizer: stretch the stage times */
+#else
+#define SLOW 1
+#endif
+
+static const czk_engine_shape k_shape = {.abc_bytes = 300, .witness_bytes = 100, .scratch_bytes = 100}; /* 500 */
+
+static czk_fake_job fjob(uint64_t tag, uint32_t nparts, uint32_t synth_us, uint32_t prove_us) {
+  czk_fake_job j;
+  memset(&j, 0, sizeof j);
+  j.magic = CZK_FAKE_MAGIC;
+  j.nparts = nparts;
+  j.synth_us = synth_us;
+  j.prove_us = prove_us;
+  j.tag = tag;
+  j.fail_part = j.cancel_part = -1;
+  return j;
+}
+
+static czk_status submit(czk_engine *e, czk_fake *f, const char *kind, czk_priority pr, const char *rid,
+                         const czk_fake_job *j, uint64_t *id) {
+  czk_engine_submit_info info;
+  czk_status st = czk_engine_submit(e, kind, pr, rid, (const uint8_t *)j, sizeof *j, &info);
+  if (st == CZK_OK) {
+    *id = info.job_id;
+    if (f) czk__fake_set_job(f, j->tag, info.job_id);
+  }
+  return st;
+}
+
+/* Budget and object invariants at idle. */
+static void check_idle(czk_engine *e, czk_fake *f, const char *where) {
+  czk_engine_status *s;
+  CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+  uint64_t key_bytes = 0;
+  for (uint32_t i = 0; i < s->nkeys; i++) key_bytes += s->keys[i].loading ? 0 : s->keys[i].bytes;
+  CHECK_MSG(s->mem_used == key_bytes, "%s: used %llu != key bytes %llu", where, (unsigned long long)s->mem_used,
+            (unsigned long long)key_bytes);
+  CHECK_MSG(s->mem_used == s->mem_used_by_cat[CZK_MEM_KEY], "%s: non-key bytes still reserved", where);
+  CHECK_MSG(s->reservations_made == s->reservations_released + s->nkeys, "%s: made %llu released %llu keys %u", where,
+            (unsigned long long)s->reservations_made, (unsigned long long)s->reservations_released, s->nkeys);
+  CHECK_MSG(s->release_errors == 0, "%s: %llu double releases", where, (unsigned long long)s->release_errors);
+  CHECK_MSG(s->mem_peak <= s->mem_limit, "%s: peak %llu > limit", where, (unsigned long long)s->mem_peak);
+  CHECK(s->synth_queue == 0 && s->gpu_queue == 0 && s->finalize_queue == 0 && s->jobs_live == 0);
+  CHECK_MSG(atomic_load(&f->live_synth) == 0 && atomic_load(&f->live_pending) == 0, "%s: leaked synth/pending", where);
+  CHECK(atomic_load(&f->live_keys) == (long)s->nkeys);
+  czk_engine_status_free(s);
+}
+
+static czk_engine *make_engine(czk_fake *f, uint64_t limit, uint32_t synth, uint32_t ndev, uint32_t k,
+                               const char *key_id, uint64_t key_bytes) {
+  static czk_engine_device_desc devs[4] = {{"fake0", NULL, 0, 0}, {"fake1", NULL, 0, 0}, {"fake2", NULL, 0, 0},
+                                           {"fake3", NULL, 0, 0}};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = limit;
+  cfg.synth_workers = synth;
+  cfg.workers_per_device = k;
+  cfg.devices = ndev ? devs : NULL;
+  cfg.ndevices = ndev;
+  cfg.finalizers = 2;
+  cfg.trace_capacity = 4096;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) exit(1);
+  f->engine = e;
+  czk_engine_kind kd;
+  czk__fake_kind(f, &kd, "fake", key_id, key_bytes, k_shape);
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_ERR_EXISTS);
+  return e;
+}
+
+static void wait_for(bool (*pred)(czk_engine *, void *), czk_engine *e, void *ctx) {
+  uint64_t deadline = czk__clock_now_ns() + 5 * CZK_NS_PER_S;
+  while (!pred(e, ctx) && czk__clock_now_ns() < deadline) czk__clock_sleep_ns(200000);
+  CHECK(pred(e, ctx));
+}
+static bool synth_calls_at_least(czk_engine *e, void *ctx) {
+  (void)e;
+  void **c = ctx;
+  return atomic_load(&((czk_fake *)c[0])->synth_calls) >= (long)(uintptr_t)c[1];
+}
+static bool dispatcher_blocked(czk_engine *e, void *ctx) {
+  (void)ctx;
+  czk_engine_status *s;
+  if (czk_engine_status_get(e, &s) != CZK_OK) return false;
+  bool b = s->dispatcher_waiting_budget;
+  czk_engine_status_free(s);
+  return b;
+}
+
+/* 1. dispatch order with mixed priorities and many jobs */
+static void test_ordering(void) {
+  czk_fake f;
+  czk__fake_init(&f, 256);
+  czk_engine *e = make_engine(&f, 1 << 20, 1, 1, 2, NULL, 0);
+  uint64_t id;
+  czk_fake_job blocker = fjob(0, 1, 0, 0);
+  blocker.gate = 1;
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_LOW, NULL, &blocker, &id) == CZK_OK);
+  void *c[2] = {&f, (void *)(uintptr_t)1};
+  wait_for(synth_calls_at_least, e, c); /* the only synthesis worker is held at the gate */
+  czk_test_rng rng;
+  czk_test_rng_seed(&rng, 1);
+  enum { N = 60 };
+  int prio[N + 1];
+  uint32_t nparts[N + 1];
+  uint64_t ids[N + 1];
+  for (int t = 1; t <= N; t++) {
+    prio[t] = 1 + (int)(czk_test_rng_next(&rng) % 4);
+    nparts[t] = 1 + (uint32_t)(czk_test_rng_next(&rng) % 3);
+    czk_fake_job j = fjob((uint64_t)t, nparts[t], 0, 0);
+    CHECK(submit(e, &f, "fake", (czk_priority)prio[t], NULL, &j, &ids[t]) == CZK_OK);
+  }
+  czk__fake_open_gate(&f);
+  for (int t = 1; t <= N; t++) {
+    czk_engine_result r;
+    CHECK(czk_engine_await(e, ids[t], 0, &r) == CZK_OK);
+    CHECK(r.proof_len == nparts[t] * CZK_FAKE_PROOF_BYTES);
+    for (uint32_t p = 0; p < nparts[t] && r.proof; p++) {
+      uint8_t want[CZK_FAKE_PROOF_BYTES];
+      czk__fake_expected_proof((uint64_t)t, p, want);
+      CHECK(memcmp(r.proof + p * CZK_FAKE_PROOF_BYTES, want, sizeof want) == 0);
+    }
+    czk_engine_result_free(&r);
+  }
+  czk_fake_log *log;
+  size_t n = czk__fake_log_copy(&f, &log);
+  size_t total = 1;
+  for (int t = 1; t <= N; t++) total += nparts[t];
+  CHECK_EQ_INT(n, total);
+  /* log[0] is the blocker, log[1] the lookahead item the dispatcher handed on while the worker was held; from there
+   * on: (priority desc, job seq asc, partition asc); every (job, part) exactly once */
+  for (size_t i = 3; i < n; i++) {
+    const czk_fake_log *a = &log[i - 1], *b = &log[i];
+    bool ok = prio[a->tag] > prio[b->tag] ||
+              (prio[a->tag] == prio[b->tag] && (a->tag < b->tag || (a->tag == b->tag && a->part < b->part)));
+    CHECK_MSG(ok, "order at %zu: (p%d t%llu #%u) before (p%d t%llu #%u)", i, prio[a->tag], (unsigned long long)a->tag,
+              a->part, prio[b->tag], (unsigned long long)b->tag, b->part);
+  }
+  static bool seen[N + 1][3];
+  for (size_t i = 1; i < n; i++) {
+    CHECK(log[i].tag >= 1 && log[i].tag <= N && log[i].part < nparts[log[i].tag] && !seen[log[i].tag][log[i].part]);
+    if (log[i].tag >= 1 && log[i].tag <= N && log[i].part < 3) seen[log[i].tag][log[i].part] = true;
+  }
+  free(log);
+  check_idle(e, &f, "ordering");
+  czk_engine_destroy(e);
+  CHECK(atomic_load(&f.live_parsed) == 0);
+  czk__fake_destroy(&f);
+}
+
+/* 2. a CRITICAL job arriving behind a full budget is dispatched next */
+static void test_critical_takeover(void) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  czk_engine *e = make_engine(&f, 1000, 4, 1, 2, NULL, 0); /* budget: two partitions of 500 */
+  uint64_t low, crit;
+  czk_fake_job j = fjob(1, 8, 0, 100);
+  j.gate = 1;
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_LOW, NULL, &j, &low) == CZK_OK);
+  void *c[2] = {&f, (void *)(uintptr_t)2};
+  wait_for(synth_calls_at_least, e, c);
+  wait_for(dispatcher_blocked, e, NULL); /* head (LOW #2) waits for memory */
+  czk_fake_job cj = fjob(2, 1, 0, 100);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_CRITICAL, NULL, &cj, &crit) == CZK_OK);
+  czk__fake_open_gate(&f);
+  czk_engine_result r;
+  CHECK(czk_engine_await(e, crit, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK(czk_engine_await(e, low, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  czk_fake_log *log;
+  size_t n = czk__fake_log_copy(&f, &log);
+  CHECK_EQ_INT(n, 9);
+  CHECK_MSG(n > 2 && log[2].tag == 2, "third dispatch is tag %llu, not the CRITICAL job", (unsigned long long)log[2].tag);
+  free(log);
+  check_idle(e, &f, "critical");
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
+/* 3. randomized stress: hundreds of jobs, faults at every stage, cancellation in every state, key evictions */
+typedef struct planned {
+  uint64_t id;
+  czk_status expect;
+  bool cancel_queued;
+} planned;
+
+static void test_stress(uint64_t seed) {
+  enum { N = 300 };
+  czk_fake f;
+  czk__fake_init(&f, N + 1);
+  f.status_in_callbacks = true;
+  /* budget: key A (2000) + key B (2000) + ~6 partitions; the two kinds' keys compete (LRU eviction) */
+  czk_engine *e = make_engine(&f, 2000 + 2000 + 3000, 3, 2, 2, "key-a", 2000);
+  czk_engine_kind kb;
+  czk__fake_kind(&f, &kb, "fake-b", "key-b", 2000, k_shape);
+  CHECK(czk_engine_register_kind(e, &kb) == CZK_OK);
+  czk_engine_kind kc;
+  czk__fake_kind(&f, &kc, "fake-huge", NULL, 0,
+                 (czk_engine_shape){.abc_bytes = 7001, .witness_bytes = 0, .scratch_bytes = 0});
+  CHECK(czk_engine_register_kind(e, &kc) == CZK_ERR_BUDGET); /* can never fit */
+  czk_test_rng rng;
+  czk_test_rng_seed(&rng, seed);
+  static planned plan[N + 1];
+  for (int t = 1; t <= N; t++) {
+    uint32_t np = 1 + (uint32_t)(czk_test_rng_next(&rng) % 4);
+    czk_fake_job j = fjob((uint64_t)t, np, (uint32_t)(czk_test_rng_next(&rng) % 300),
+                          (uint32_t)(czk_test_rng_next(&rng) % 300));
+    unsigned ev = (unsigned)(czk_test_rng_next(&rng) % 16); /* 0, 11..15: no event */
+    plan[t].expect = CZK_OK;
+    plan[t].cancel_queued = false;
+    int32_t part = (int32_t)(czk_test_rng_next(&rng) % np);
+    if (ev >= 1 && ev <= 5) { /* fault at parse, synth, prove_start, prove_finish, verify */
+      j.fail_stage = (int32_t)ev;
+      j.fail_part = part;
+      plan[t].expect = czk__fake_stage_status((czk_fake_stage)ev);
+    } else if (ev >= 6 && ev <= 9) { /* self-cancel in synth, prove_start, prove_finish, verify */
+      j.cancel_stage = (int32_t)(ev - 4);
+      j.cancel_part = part;
+      plan[t].expect = CZK_ERR_CANCELLED;
+    } else if (ev == 10) {
+      plan[t].cancel_queued = true;
+    }
+    const char *kind = czk_test_rng_next(&rng) % 2 ? "fake" : "fake-b";
+    czk_priority pr = (czk_priority)(czk_test_rng_next(&rng) % 5);
+    czk_status st = submit(e, &f, kind, pr, NULL, &j, &plan[t].id);
+    if (ev == 1) {
+      CHECK_EQ_INT(st, CZK_ERR_FORMAT);
+      plan[t].id = 0;
+      continue;
+    }
+    CHECK(st == CZK_OK);
+    if (plan[t].cancel_queued) {
+      bool running;
+      czk_status cs = czk_engine_cancel(e, plan[t].id, &running);
+      plan[t].expect = cs == CZK_OK ? CZK_ERR_CANCELLED : CZK_OK;
+    }
+    if (t % 50 == 0) { /* evict/preload while running: in-use keys refuse */
+      bool was;
+      uint64_t freed, ms;
+      czk_status es = czk_engine_key_evict(e, "key-b", &was, &freed);
+      CHECK(es == CZK_OK || es == CZK_ERR_STATE);
+      CHECK(czk_engine_key_preload(e, "key-a", &was, &ms) == CZK_OK);
+    }
+  }
+  uint64_t seen_ok = 0, seen_fail = 0, seen_cancel = 0;
+  for (int t = 1; t <= N; t++) {
+    if (!plan[t].id) continue;
+    czk_engine_result r;
+    czk_status st = czk_engine_await(e, plan[t].id, 20000, &r);
+    CHECK_MSG(st == plan[t].expect, "job %d: %s, expected %s (%s)", t, czk_status_name(st),
+              czk_status_name(plan[t].expect), r.error);
+    if (st == CZK_OK) {
+      seen_ok++;
+      CHECK(r.proof_len == r.partitions * CZK_FAKE_PROOF_BYTES);
+    } else if (st == CZK_ERR_CANCELLED) {
+      seen_cancel++;
+    } else {
+      seen_fail++;
+      CHECK(r.proof == NULL);
+    }
+    czk_engine_result_free(&r);
+    /* exactly one outcome: a second await gives the same one; cancelling an ended job is refused */
+    CHECK(czk_engine_await(e, plan[t].id, 1, &r) == st);
+    czk_engine_result_free(&r);
+    CHECK(czk_engine_cancel(e, plan[t].id, NULL) == CZK_ERR_STATE);
+  }
+  czk_engine_status *s;
+  CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+  CHECK_EQ_INT(s->jobs_completed, seen_ok);
+  CHECK_EQ_INT(s->jobs_failed, seen_fail);
+  CHECK_EQ_INT(s->jobs_cancelled, seen_cancel);
+  CHECK_EQ_INT(s->jobs_completed + s->jobs_failed + s->jobs_cancelled, s->jobs_submitted);
+  uint64_t kc_sum = 0;
+  for (uint32_t i = 0; i < s->nkinds; i++) kc_sum += s->kinds[i].completed + s->kinds[i].failed + s->kinds[i].cancelled;
+  CHECK_EQ_INT(kc_sum, s->jobs_submitted);
+  CHECK(s->mem_peak <= s->mem_limit);
+  czk_engine_status_free(s);
+  fprintf(stderr, "stress seed %llu: ok %llu failed %llu cancelled %llu, key loads %ld\n", (unsigned long long)seed,
+          (unsigned long long)seen_ok, (unsigned long long)seen_fail, (unsigned long long)seen_cancel,
+          atomic_load(&f.key_loads));
+  CHECK(seen_ok > 50 && seen_fail > 20 && seen_cancel > 20);
+  CHECK(atomic_load(&f.key_loads) > 2); /* keys were evicted (LRU) and reloaded */
+  check_idle(e, &f, "stress");
+  czk_engine_destroy(e);
+  CHECK(atomic_load(&f.live_parsed) == 0 && atomic_load(&f.live_keys) == 0);
+  czk__fake_destroy(&f);
+}
+
+/* 4. duplicate request ids, await timeouts, TTL pruning */
+static void test_requests(void) {
+  czk_fake f;
+  czk__fake_init(&f, 16);
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 1 << 20;
+  cfg.result_ttl_ms = 100;
+  czk_engine *e;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  f.engine = e;
+  czk_engine_kind kd;
+  czk__fake_kind(&f, &kd, "fake", NULL, 0, k_shape);
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
+  czk_engine_submit_info i1, i2, i3;
+  czk_fake_job j = fjob(1, 2, 60000 * SLOW, 100);
+  CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_HIGH, "porep-1-2", (uint8_t *)&j, sizeof j, &i1) == CZK_OK);
+  CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_HIGH, "porep-1-2", (uint8_t *)&j, sizeof j, &i2) == CZK_OK);
+  CHECK(i1.job_id == i2.job_id && !i1.attached && i2.attached);
+  CHECK(czk_engine_submit(e, "nope", CZK_PRIORITY_HIGH, NULL, (uint8_t *)&j, sizeof j, &i3) == CZK_ERR_NOT_FOUND);
+  CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_HIGH, NULL, (uint8_t *)&j, 3, &i3) == CZK_ERR_FORMAT);
+  /* await with a timeout */
+  czk_engine_result r;
+  uint64_t t0 = czk__clock_now_ns();
+  CHECK(czk_engine_await(e, i1.job_id, 10, &r) == CZK_ERR_TIMEOUT);
+  uint64_t dt = czk__clock_now_ns() - t0;
+  CHECK_MSG(dt >= 10 * CZK_NS_PER_MS && dt < 50 * CZK_NS_PER_MS * SLOW, "await timeout took %llu ns",
+            (unsigned long long)dt);
+  CHECK(czk_engine_await(e, i1.job_id, 0, &r) == CZK_OK && r.proof_len == 2 * CZK_FAKE_PROOF_BYTES);
+  CHECK(r.synthesis_ms >= 100 && r.total_ms >= 60);
+  czk_engine_result_free(&r);
+  /* completed successfully: the id still attaches (cached result) */
+  CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_HIGH, "porep-1-2", (uint8_t *)&j, sizeof j, &i3) == CZK_OK);
+  CHECK(i3.job_id == i1.job_id && i3.attached);
+  /* a failed job releases its id: a retry is a new job */
+  czk_fake_job bad = fjob(2, 1, 0, 0);
+  bad.fail_stage = CZK_FAKE_SYNTH;
+  bad.fail_part = 0;
+  CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_NORMAL, "snap-9", (uint8_t *)&bad, sizeof bad, &i2) == CZK_OK);
+  CHECK(czk_engine_await(e, i2.job_id, 0, &r) == CZK_ERR_UNSATISFIED && r.failed_partition == 0);
+  czk_engine_result_free(&r);
+  czk_fake_job good = fjob(3, 1, 0, 0);
+  CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_NORMAL, "snap-9", (uint8_t *)&good, sizeof good, &i3) == CZK_OK);
+  CHECK(i3.job_id != i2.job_id && !i3.attached);
+  CHECK(czk_engine_await(e, i3.job_id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  /* TTL: after 100 ms the results are pruned (on the next submit) */
+  czk__clock_sleep_ns(150 * CZK_NS_PER_MS);
+  czk_fake_job j4 = fjob(4, 1, 0, 0);
+  CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_NORMAL, NULL, (uint8_t *)&j4, sizeof j4, &i2) == CZK_OK);
+  CHECK(czk_engine_await(e, i1.job_id, 0, &r) == CZK_ERR_NOT_FOUND);
+  CHECK(czk_engine_await(e, i3.job_id, 0, &r) == CZK_ERR_NOT_FOUND);
+  CHECK(czk_engine_cancel(e, i1.job_id, NULL) == CZK_ERR_NOT_FOUND);
+  CHECK(czk_engine_await(e, i2.job_id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  czk_engine_status *s;
+  CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+  CHECK(s->jobs_pruned >= 3 && s->jobs_attached == 2);
+  czk_engine_status_free(s);
+  /* parsed inputs of pruned jobs are gone */
+  CHECK(atomic_load(&f.live_parsed) == 0);
+  check_idle(e, &f, "requests");
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
+/* 5. shutdown with work in flight: waiters wake, intake stops, nothing leaks, no thread left */
+typedef struct waiter_arg {
+  czk_engine *e;
+  uint64_t id;
+  czk_status st;
+} waiter_arg;
+static void *waiter_main(void *a) {
+  waiter_arg *w = a;
+  czk_engine_result r;
+  w->st = czk_engine_await(w->e, w->id, 0, &r);
+  czk_engine_result_free(&r);
+  return NULL;
+}
+
+static void test_shutdown(bool drain) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  czk_engine *e = make_engine(&f, 4000, 2, 1, 2, "key-a", 1000);
+  uint64_t ids[40];
+  for (int t = 0; t < 40; t++) {
+    czk_fake_job j = fjob((uint64_t)t, 2, 500, 300);
+    CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &ids[t]) == CZK_OK);
+  }
+  waiter_arg wa[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    wa[i] = (waiter_arg){e, ids[36 + i], CZK_ERR_INTERNAL};
+    pthread_create(&th[i], NULL, waiter_main, &wa[i]);
+  }
+  czk__clock_sleep_ns(5 * CZK_NS_PER_MS);
+  CHECK(czk_engine_shutdown(e, drain, 0) == CZK_OK);
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    CHECK(drain ? wa[i].st == CZK_OK : (wa[i].st == CZK_OK || wa[i].st == CZK_ERR_CANCELLED));
+  }
+  int cancelled = 0;
+  for (int t = 0; t < 40; t++) {
+    czk_engine_result r;
+    czk_status st = czk_engine_await(e, ids[t], 1, &r);
+    CHECK(drain ? st == CZK_OK : (st == CZK_OK || st == CZK_ERR_CANCELLED));
+    cancelled += st == CZK_ERR_CANCELLED;
+    czk_engine_result_free(&r);
+  }
+  if (!drain) CHECK(cancelled > 20);
+  uint64_t id;
+  czk_fake_job j = fjob(99, 1, 0, 0);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_ERR_SHUTDOWN);
+  CHECK(czk_engine_shutdown(e, drain, 0) == CZK_OK); /* idempotent */
+  check_idle(e, &f, drain ? "drain" : "shutdown");
+  czk_engine_destroy(e);
+  CHECK(atomic_load(&f.live_parsed) == 0 && atomic_load(&f.live_keys) == 0);
+  czk__fake_destroy(&f);
+}
+
+/* 6. keys: preload, evict, refcounts, key bytes in the budget, load failure fails only the jobs that needed it */
+static void test_keys(void) {
+  czk_fake f;
+  czk__fake_init(&f, 16);
+  czk_engine *e = make_engine(&f, 10000, 2, 1, 2, "key-a", 3000);
+  bool already, was;
+  uint64_t ms, freed;
+  CHECK(czk_engine_key_preload(e, "nope", &already, &ms) == CZK_ERR_NOT_FOUND);
+  CHECK(czk_engine_key_preload(e, "key-a", &already, &ms) == CZK_OK && !already);
+  CHECK(czk_engine_key_preload(e, "key-a", &already, &ms) == CZK_OK && already);
+  CHECK(atomic_load(&f.key_loads) == 1);
+  czk_engine_status *s;
+  CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+  CHECK(s->nkeys == 1 && s->keys[0].bytes == 3000 && s->keys[0].refs == 0 && s->mem_used == 3000);
+  CHECK(strcmp(s->keys[0].key_id, "key-a") == 0 && s->keys[0].tier == CZK_KEY_TIER_DEVICE);
+  czk_engine_status_free(s);
+  uint64_t id;
+  czk_fake_job j = fjob(1, 3, 100, 100);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+  czk_engine_result r;
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK(atomic_load(&f.key_loads) == 1); /* shared, loaded once */
+  check_idle(e, &f, "keys");
+  CHECK(czk_engine_key_evict(e, "key-a", &was, &freed) == CZK_OK && was && freed == 3000);
+  CHECK(czk_engine_key_evict(e, "key-a", &was, &freed) == CZK_OK && !was && freed == 0);
+  check_idle(e, &f, "evicted");
+  /* a failing loader fails the job that needed the key; the next load succeeds */
+  f.key_fail_every = 2;
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_ERR_IO);
+  czk_engine_result_free(&r);
+  check_idle(e, &f, "key failure");
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  check_idle(e, &f, "key reload");
+  char path[] = "/tmp/czk_engine_trace_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  CHECK(czk_engine_trace_write(e, path) == CZK_OK);
+  FILE *tf = fopen(path, "r");
+  char buf[64] = {0};
+  CHECK(tf && fread(buf, 1, 40, tf) > 0 && strstr(buf, "traceEvents"));
+  if (tf) fclose(tf);
+  remove(path);
+  czk_engine_destroy(e);
+  CHECK(atomic_load(&f.live_keys) == 0);
+  czk__fake_destroy(&f);
+}
+
+/* 7. pipeline efficiency vs the ideal pipeline from the configured times */
+static void pipeline_case(const char *name, uint32_t synth_workers, uint32_t ts_us, uint32_t tp_us, int n) {
+  czk_fake f;
+  czk__fake_init(&f, 0);
+  czk_engine *e = make_engine(&f, 1ULL << 30, synth_workers, 1, 2, NULL, 0);
+  czk_engine_status *s0, *s1;
+  CHECK(czk_engine_status_get(e, &s0) == CZK_OK);
+  uint64_t t0 = czk__clock_now_ns();
+  uint64_t *ids = calloc((size_t)n, sizeof *ids);
+  for (int t = 0; t < n; t++) {
+    czk_fake_job j = fjob((uint64_t)t, 1, ts_us, tp_us);
+    CHECK(submit(e, NULL, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &ids[t]) == CZK_OK);
+  }
+  for (int t = 0; t < n; t++) {
+    czk_engine_result r;
+    CHECK(czk_engine_await(e, ids[t], 0, &r) == CZK_OK);
+    czk_engine_result_free(&r);
+  }
+  uint64_t wall = czk__clock_now_ns() - t0;
+  CHECK(czk_engine_status_get(e, &s1) == CZK_OK);
+  /* ideal: synthesis delivers one partition per ts/S, the device proves one per tp; the slower stage sets the pace,
+   * plus the fill (one synthesis) and drain (one prove) of the pipeline */
+  double ts = ts_us * 1e3, tp = tp_us * 1e3, S = synth_workers;
+  double period = ts / S > tp ? ts / S : tp;
+  double ideal = ts + tp + (n - 1) * period;
+  double busy = (double)(s1->devices[0].kernel_busy_ns - s0->devices[0].kernel_busy_ns) / (double)wall;
+  double ideal_busy = n * tp / ideal;
+  double thr = n / (wall / 1e9), ideal_thr = n / (ideal / 1e9);
+  uint64_t idle[CZK_IDLE_COUNT], idle_sum = 0;
+  for (int c = 0; c < CZK_IDLE_COUNT; c++) {
+    idle[c] = s1->devices[0].idle_ns[c] - s0->devices[0].idle_ns[c];
+    if (c != CZK_IDLE_TRANSFER) idle_sum += idle[c];
+  }
+  fprintf(stderr,
+          "pipeline %s: %d partitions, synth %u x %u us, prove %u us: wall %.1f ms (ideal %.1f), throughput %.1f/s "
+          "(ideal %.1f), device busy %.1f%% (ideal %.1f%%), idle starved %.1f ms budget %.1f ms lock %.1f ms "
+          "no-work %.1f ms, transfer %.1f ms\n",
+          name, n, synth_workers, ts_us, tp_us, wall / 1e6, ideal / 1e6, thr, ideal_thr, 100 * busy, 100 * ideal_busy,
+          idle[CZK_IDLE_STARVED] / 1e6, idle[CZK_IDLE_BUDGET] / 1e6, idle[CZK_IDLE_LOCK] / 1e6,
+          idle[CZK_IDLE_NO_WORK] / 1e6, idle[CZK_IDLE_TRANSFER] / 1e6);
+  CHECK_MSG(thr >= 0.95 * ideal_thr && thr <= 1.05 * ideal_thr, "%s: throughput %.1f vs ideal %.1f", name, thr,
+            ideal_thr);
+  CHECK_MSG(busy >= 0.95 * ideal_busy && busy <= 1.05 * ideal_busy, "%s: busy %.3f vs ideal %.3f", name, busy,
+            ideal_busy);
+  if (ideal_busy < 0.9) /* synthesis-bound: the idle time is attributed to synthesis starvation */
+    CHECK_MSG(idle[CZK_IDLE_STARVED] >= 0.8 * idle_sum, "%s: starved %.1f ms of %.1f ms idle", name,
+              idle[CZK_IDLE_STARVED] / 1e6, idle_sum / 1e6);
+  czk_engine_status_free(s0);
+  czk_engine_status_free(s1);
+  free(ids);
+  check_idle(e, &f, name);
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
+int main(int argc, char **argv) {
+  uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20240601;
+  test_ordering();
+  test_critical_takeover();
+  test_requests();
+  test_keys();
+  test_shutdown(false);
+  test_shutdown(true);
+  test_stress(seed);
+  test_stress(seed + 1);
+  /* stage times of several ms keep timer overshoot (~0.1-0.2 ms on a loaded machine) small against 5% */
+  pipeline_case("prove-bound", 4, 12000 * SLOW, 6000 * SLOW, 100 / SLOW);
+  pipeline_case("synth-bound", 1, 12000 * SLOW, 6000 * SLOW, 50 / SLOW);
+  return czk_test_done("test_engine");
+}
