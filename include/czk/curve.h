@@ -80,6 +80,10 @@ CZK_API void czk_g1_serialize(uint8_t out[96], const czk_g1_affine *p);
 CZK_API czk_status czk_g1_uncompress(czk_g1_affine *r, const uint8_t in[48]);
 CZK_API czk_status czk_g1_deserialize(czk_g1_affine *r, const uint8_t in[96]);
 CZK_API czk_status czk_g1_deserialize_unchecked(czk_g1_affine *r, const uint8_t in[96]);
+/* The same decoders on a buffer of len bytes (e.g. the rest of a proof or key stream): CZK_ERR_TRUNCATED when len is
+ * shorter than the encoding, CZK_ERR_SIZE_MISMATCH when longer; otherwise as czk_g1_uncompress / _deserialize. */
+CZK_API czk_status czk_g1_uncompress_n(czk_g1_affine *r, const uint8_t *in, size_t len);
+CZK_API czk_status czk_g1_deserialize_n(czk_g1_affine *r, const uint8_t *in, size_t len);
 
 /* ------------------------------------------------ G2 */
 CZK_API void czk_g2_generator(czk_g2 *r);
@@ -118,6 +122,8 @@ CZK_API void czk_g2_serialize(uint8_t out[192], const czk_g2_affine *p);
 CZK_API czk_status czk_g2_uncompress(czk_g2_affine *r, const uint8_t in[96]);
 CZK_API czk_status czk_g2_deserialize(czk_g2_affine *r, const uint8_t in[192]);
 CZK_API czk_status czk_g2_deserialize_unchecked(czk_g2_affine *r, const uint8_t in[192]);
+CZK_API czk_status czk_g2_uncompress_n(czk_g2_affine *r, const uint8_t *in, size_t len);
+CZK_API czk_status czk_g2_deserialize_n(czk_g2_affine *r, const uint8_t *in, size_t len);
 
 /* ------------------------------------------------ pairing (optimal ate, x = -0xd201000000010000) */
 /* f = Miller loop of (p, q); infinity in either gives 1. */
