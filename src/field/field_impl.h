@@ -19,8 +19,12 @@
 CZK_API const FT FNAME(zero_v) = {{0}};
 CZK_API const FT FNAME(one_v) = {k_one_init};
 
-CZK__INLINE void FINT(mul)(FT *r, const FT *a, const FT *b) { czk__mont_mul(r->l, a->l, b->l, k_mod, k_n0, FN); }
-CZK__INLINE void FINT(sqr)(FT *r, const FT *a) { czk__mont_sqr(r->l, a->l, k_mod, k_n0, FN); }
+/* Out-of-line multiply/square used by every composite routine: inlining the unrolled Montgomery body into long
+ * exponentiation loops makes GCC spill far more than one call costs. */
+static __attribute__((noinline)) void FINT(mul)(FT *r, const FT *a, const FT *b) {
+  czk__mont_mul(r->l, a->l, b->l, k_mod, k_n0, FN);
+}
+static __attribute__((noinline)) void FINT(sqr)(FT *r, const FT *a) { czk__mont_sqr(r->l, a->l, k_mod, k_n0, FN); }
 
 void FNAME(set_zero)(FT *r) { *r = FNAME(zero_v); }
 void FNAME(set_one)(FT *r) { *r = FNAME(one_v); }
