@@ -6,6 +6,7 @@
  *   FNAME(x)      the public name of operation x (czk_fp_##x)
  *   FINT(x)       an internal file-local name (fp_##x)
  *   FDEC          the size of the decimal buffer of to_dec (120 / 80)
+ *   FASM_MUL      the mulx/adx multiplication of mont_x86_64.c (used when czk__field_adx is set)
  *   and the constant arrays k_mod, k_n0, k_one, k_r2, k_r3, k_two64, k_m_minus_2, k_half_m (see constants.h).
  * It defines every operation common to both fields (arithmetic, inversion, batch inversion, pow, Legendre,
  * comparisons, raw/byte/string conversions). Invariant: every FT value is fully reduced, in Montgomery form.
@@ -22,9 +23,23 @@ CZK_API const FT FNAME(one_v) = {k_one_init};
 /* Out-of-line multiply/square used by every composite routine: inlining the unrolled Montgomery body into long
  * exponentiation loops makes GCC spill far more than one call costs. */
 static __attribute__((noinline)) void FINT(mul)(FT *r, const FT *a, const FT *b) {
+#if CZK__FIELD_ASM
+  if (czk__field_adx) {
+    FASM_MUL(r->l, a->l, b->l);
+    return;
+  }
+#endif
   czk__mont_mul(r->l, a->l, b->l, k_mod, k_n0, FN);
 }
-static __attribute__((noinline)) void FINT(sqr)(FT *r, const FT *a) { czk__mont_sqr(r->l, a->l, k_mod, k_n0, FN); }
+static __attribute__((noinline)) void FINT(sqr)(FT *r, const FT *a) {
+#if CZK__FIELD_ASM
+  if (czk__field_adx) {
+    FASM_MUL(r->l, a->l, a->l);
+    return;
+  }
+#endif
+  czk__mont_sqr(r->l, a->l, k_mod, k_n0, FN);
+}
 
 void FNAME(set_zero)(FT *r) { *r = FNAME(zero_v); }
 void FNAME(set_one)(FT *r) { *r = FNAME(one_v); }

@@ -4,6 +4,20 @@
 
 #include "czk/field.h"
 
+/* x86-64 mulx/adcx/adox Montgomery multiplication (mont_x86_64.c), chosen at run time when the CPU has BMI2 and
+ * ADX; -DCZK_NO_ASM or CZK_FIELD_PORTABLE=1 in the environment keeps the portable C path. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(CZK_NO_ASM)
+#define CZK__FIELD_ASM 1
+extern int czk__field_adx;
+void czk__fp_mul_adx(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
+void czk__fr_mul_adx(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+#else
+#define CZK__FIELD_ASM 0
+#endif
+/* Select the asm path (when available) or the portable one; returns whether the asm path is now in use. For tests
+ * and benchmarks; not thread-safe with concurrent field arithmetic. */
+bool czk__field_set_adx(bool on);
+
 /* r = a^e with a public exponent (branches on e only; constant-time in a). */
 void czk__fp_pow_public(czk_fp *r, const czk_fp *a, const uint64_t *e, size_t n);
 void czk__fp2_pow_public(czk_fp2 *r, const czk_fp2 *a, const uint64_t *e, size_t n);

@@ -27,6 +27,7 @@ const uint64_t czk_fp_modulus[6] = CZK__FP_MOD;
 #define FN 6
 #define FNAME(x) czk_fp_##x
 #define FINT(x) fp_##x
+#define FASM_MUL czk__fp_mul_adx
 #define FDEC 120
 #include "field/field_impl.h"
 

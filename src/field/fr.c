@@ -33,6 +33,7 @@ const uint64_t czk_fr_modulus[4] = CZK__FR_MOD;
 #define FN 4
 #define FNAME(x) czk_fr_##x
 #define FINT(x) fr_##x
+#define FASM_MUL czk__fr_mul_adx
 #define FDEC 80
 #include "field/field_impl.h"
 

@@ -1,14 +1,16 @@
 /* test_field_gmp.c: Fp and Fr against GMP on seeded random and edge inputs (every operation of the prime fields),
  * plus the Fp-only operations (half, mul_small, lexicographic order) and string-parsing rejections.
- * Usage: test_field_gmp [inputs per field, default 100000] [heavy_every, default 8]: the exponentiation-based
- * operations (inv, inv_vartime, pow, legendre, sqrt) run on every heavy_every-th input (the `full` label runs
- * them on all 10^5). */
+ * Usage: test_field_gmp [inputs per field, default 100000] [heavy_every, default 8] [portable inputs, default 1/4]:
+ * the exponentiation-based operations (inv, inv_vartime, pow, legendre, sqrt) run on every heavy_every-th input (the
+ * `full` label runs them on all 10^5). When the CPU has the mulx/adx path, the run is repeated on the portable C
+ * path with the third count of inputs (different seeds), so both multiplication paths are checked against GMP. */
 #include <gmp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "czk/field.h"
 #include "czk_test.h"
+#include "field/field_internal.h"
 
 #define T czk_fp
 #define N 6
@@ -103,10 +105,21 @@ static void misc(void) {
 int main(int argc, char **argv) {
   unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 10) : 100000;
   unsigned long heavy = argc > 2 ? strtoul(argv[2], NULL, 10) : 8;
+  unsigned long portable = argc > 3 ? strtoul(argv[3], NULL, 10) : iters / 4;
   if (heavy == 0) heavy = 1;
+  bool asm_on = czk__field_set_adx(true);
+  fprintf(stderr, "multiplication path: %s\n", asm_on ? "mulx/adx asm" : "portable C");
   gfp_run("fp", czk_fp_modulus, iters, heavy, 0x5eed0001);
   gfr_run("fr", czk_fr_modulus, iters, heavy, 0x5eed0002);
   fp_extras(iters, 0x5eed0003);
   misc();
+  if (asm_on && portable > 0) {
+    czk__field_set_adx(false);
+    fprintf(stderr, "multiplication path: portable C\n");
+    gfp_run("fp", czk_fp_modulus, portable, heavy, 0x5eed0011);
+    gfr_run("fr", czk_fr_modulus, portable, heavy, 0x5eed0012);
+    fp_extras(portable, 0x5eed0013);
+    czk__field_set_adx(true);
+  }
   return czk_test_done("test_field_gmp");
 }
