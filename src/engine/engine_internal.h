@@ -39,7 +39,7 @@ typedef struct epart {
   ejob *job;
   uint32_t index;
   int32_t heap_idx; /* in the synth or GPU heap, else -1 */
-  part_stage stage;
+  _Atomic(part_stage) stage; /* written under the lock of the queue it enters or leaves; read anywhere */
   czk_engine_shape shape;
   czk_reservation res;
   ekey *key;        /* ref held from dispatch to the end */
