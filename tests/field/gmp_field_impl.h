@@ -6,8 +6,11 @@
  * integer operation mod m; the Montgomery representation itself is checked (limbs == x*R mod m). */
 
 static mpz_t G(m), G(R), G(half);
+static bool G(ready);
 
 static void G(setup)(const uint64_t *mod) {
+  if (G(ready)) return;
+  G(ready) = true;
   mpz_init(G(m));
   mpz_import(G(m), N, -1, 8, 0, 0, mod);
   mpz_init_set_ui(G(R), 1);
@@ -15,6 +18,12 @@ static void G(setup)(const uint64_t *mod) {
   mpz_init(G(half));
   mpz_sub_ui(G(half), G(m), 1);
   mpz_fdiv_q_2exp(G(half), G(half), 1);
+}
+
+static void G(teardown)(void) {
+  if (!G(ready)) return;
+  mpz_clears(G(m), G(R), G(half), NULL);
+  G(ready) = false;
 }
 
 static void G(to_limbs)(uint64_t *out, const mpz_t v) {

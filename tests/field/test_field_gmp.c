@@ -121,5 +121,7 @@ int main(int argc, char **argv) {
     fp_extras(portable, 0x5eed0013);
     czk__field_set_adx(true);
   }
+  gfp_teardown();
+  gfr_teardown();
   return czk_test_done("test_field_gmp");
 }
