@@ -106,7 +106,7 @@ typedef enum czk_fc_hasher { CZK_FC_SHA256 = 0, CZK_FC_POSEIDON = 1 } czk_fc_has
 
 #define CZK_FC_MAX_ARITY 16
 /* Node hash of `arity` children (32-byte nodes). SHA256: truncated SHA-256 of the concatenation (any arity >= 2);
- * POSEIDON: MerkleTree-tagged Poseidon, Standard, arity 2, 4, 8, 11, 16, 24 or 36 (Filecoin trees use 2, 4, 8, 16). */
+ * POSEIDON: MerkleTree-tagged Poseidon, Standard, of that arity (Filecoin trees use 2, 4, 8 and 16). */
 CZK_API czk_status czk_fc_node_hash(czk_fc_hasher h, uint8_t out[32], const uint8_t *children, unsigned arity);
 
 /* Streaming tree builder for a uniform-arity tree whose leaf count is a power of the arity: push leaves in order,
