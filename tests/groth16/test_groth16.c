@@ -1,0 +1,264 @@
+/* test_groth16.c: setup -> prove -> verify on synthetic circuits 2^4..2^10 (bellperson .params/.vk written and read
+ * back), rejection of tampered proofs and public inputs, batch verification, refusal of a non-satisfying witness
+ * before any MSM, and clean rejection of key files truncated at every section boundary or with flipped bytes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "circuits/synthetic.h"
+#include "czk/groth16.h"
+#include "czk_test.h"
+#include "groth16/groth16_internal.h"
+
+static char g_params[128], g_vk[128], g_tmp[128];
+
+static uint8_t *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  *len = (size_t)ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *b = malloc(*len ? *len : 1);
+  if (fread(b, 1, *len, f) != *len) {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  return b;
+}
+
+static void spit(const char *path, const uint8_t *b, size_t len) {
+  FILE *f = fopen(path, "wb");
+  fwrite(b, 1, len, f);
+  fclose(f);
+}
+
+static bool vk_eq(const czk_groth16_vk *x, const czk_groth16_vk *y) {
+  if (x->n_ic != y->n_ic) return false;
+  for (size_t i = 0; i < x->n_ic; i++)
+    if (!czk_g1_affine_eq(&x->ic[i], &y->ic[i])) return false;
+  return czk_g1_affine_eq(&x->alpha_g1, &y->alpha_g1) && czk_g1_affine_eq(&x->beta_g1, &y->beta_g1) &&
+         czk_g2_affine_eq(&x->beta_g2, &y->beta_g2) && czk_g2_affine_eq(&x->gamma_g2, &y->gamma_g2) &&
+         czk_g1_affine_eq(&x->delta_g1, &y->delta_g1) && czk_g2_affine_eq(&x->delta_g2, &y->delta_g2);
+}
+
+/* Proves seed's witness; copies the public inputs to pub (n = *np). */
+static czk_status prove_seed(czk_groth16_proof *p, czk_groth16_pk *pk, const czk_r1cs *sh, unsigned k, uint64_t seed,
+                             czk_fr *pub, size_t *np) {
+  czk_witness w;
+  CZK_TRY(czk_synthetic_witness(&w, k, seed));
+  const czk_fr *x = czk_groth16_public_inputs(&w, np);
+  memcpy(pub, x, *np * sizeof *pub);
+  return czk_groth16_prove(p, pk, sh, &w, NULL);
+}
+
+static void test_roundtrip(unsigned k) {
+  czk_r1cs *sh;
+  CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
+  CHECK(czk_groth16_setup(sh, g_params, g_vk, NULL) == CZK_OK);
+  czk_groth16_pk *pk = NULL;
+  CHECK(czk_groth16_pk_open(&pk, g_params) == CZK_OK);
+  if (!pk) {
+    czk_r1cs_free(sh);
+    return;
+  }
+  czk_groth16_vk vk;
+  CHECK(czk_groth16_vk_read(&vk, g_vk, false) == CZK_OK);
+  CHECK(vk_eq(&vk, czk_groth16_pk_vk(pk)));
+  CHECK_EQ_INT(vk.n_ic, sh->n_inputs);
+  czk_groth16_pk_sizes s;
+  czk_groth16_pk_get_sizes(pk, &s);
+  CHECK_EQ_INT(s.n_h, ((size_t)1 << k) - 1);
+  CHECK_EQ_INT(s.n_l, sh->n_aux);
+  CHECK_EQ_INT(s.n_a, sh->n_inputs + sh->a_aux_count);
+  CHECK_EQ_INT(s.n_b_g2, sh->b_input_count + sh->b_aux_count);
+
+  enum { NP = 3 };
+  czk_groth16_proof proofs[NP];
+  czk_fr pub[NP][16];
+  size_t np = 0;
+  for (int i = 0; i < NP; i++) CHECK(prove_seed(&proofs[i], pk, sh, k, 77 + (uint64_t)i, pub[i], &np) == CZK_OK);
+  CHECK_EQ_INT(np, czk_synthetic_num_public(k));
+  for (int i = 0; i < NP; i++) CHECK_MSG(czk_groth16_verify(&vk, &proofs[i], pub[i], np) == CZK_OK, "k=%u #%d", k, i);
+  /* encoding round trip */
+  uint8_t enc[CZK_GROTH16_PROOF_BYTES];
+  czk_groth16_proof dec;
+  czk_groth16_proof_encode(enc, &proofs[0]);
+  CHECK(czk_groth16_proof_decode(&dec, enc) == CZK_OK);
+  CHECK(czk_g1_affine_eq(&dec.a, &proofs[0].a) && czk_g2_affine_eq(&dec.b, &proofs[0].b) &&
+        czk_g1_affine_eq(&dec.c, &proofs[0].c));
+  /* two proofs of the same statement differ (fresh r, s) */
+  czk_groth16_proof again;
+  czk_fr pub2[16];
+  CHECK(prove_seed(&again, pk, sh, k, 77, pub2, &np) == CZK_OK);
+  CHECK(!czk_g1_affine_eq(&again.a, &proofs[0].a));
+  CHECK(czk_groth16_verify(&vk, &again, pub2, np) == CZK_OK);
+  /* tampering */
+  czk_groth16_proof bad = proofs[0];
+  czk_g1 t;
+  czk_g1_from_affine(&t, &bad.c);
+  czk_g1 g;
+  czk_g1_generator(&g);
+  czk_g1_add(&t, &t, &g);
+  czk_g1_to_affine(&bad.c, &t);
+  CHECK(czk_groth16_verify(&vk, &bad, pub[0], np) == CZK_ERR_VERIFY_FAILED);
+  bad = proofs[0];
+  bad.a = proofs[1].a;
+  CHECK(czk_groth16_verify(&vk, &bad, pub[0], np) == CZK_ERR_VERIFY_FAILED);
+  czk_fr xp[16];
+  memcpy(xp, pub[0], np * sizeof *xp);
+  czk_fr_add(&xp[np - 1], &xp[np - 1], &czk_fr_one_v);
+  CHECK(czk_groth16_verify(&vk, &proofs[0], xp, np) == CZK_ERR_VERIFY_FAILED);
+  CHECK(czk_groth16_verify(&vk, &proofs[0], pub[1], np) == CZK_ERR_VERIFY_FAILED);
+  CHECK(czk_groth16_verify(&vk, &proofs[0], pub[0], np - 1) == CZK_ERR_SIZE_MISMATCH);
+  enc[100] ^= 0x01; /* inside B's x: off the curve, or decodes to another point that fails */
+  czk_status ds = czk_groth16_proof_decode(&dec, enc);
+  CHECK(ds != CZK_OK || czk_groth16_verify(&vk, &dec, pub[0], np) == CZK_ERR_VERIFY_FAILED);
+  /* batch */
+  czk_fr flat[NP * 16];
+  for (int i = 0; i < NP; i++) memcpy(flat + i * np, pub[i], np * sizeof(czk_fr));
+  CHECK(czk_groth16_verify_batch(&vk, proofs, flat, np, NP) == CZK_OK);
+  czk_groth16_proof bproofs[NP];
+  memcpy(bproofs, proofs, sizeof bproofs);
+  bproofs[2] = bad;
+  CHECK(czk_groth16_verify_batch(&vk, bproofs, flat, np, NP) == CZK_ERR_VERIFY_FAILED);
+  czk_fr_add(&flat[np], &flat[np], &czk_fr_one_v); /* proof 1's first input */
+  CHECK(czk_groth16_verify_batch(&vk, proofs, flat, np, NP) == CZK_ERR_VERIFY_FAILED);
+
+  /* a non-satisfying witness is refused before any MSM; the key and a valid witness still work after */
+  czk_witness w;
+  CHECK(czk_synthetic_witness(&w, k, 5) == CZK_OK);
+  czk_fr_add(&w.w[w.n_inputs + w.n_aux / 2], &w.w[w.n_inputs + w.n_aux / 2], &czk_fr_one_v);
+  czk_groth16_assignment as;
+  CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
+  unsigned long launches = czk__groth16_msm_launches;
+  czk_groth16_job *job = (czk_groth16_job *)1;
+  CHECK(czk_groth16_prove_start(&job, pk, sh, &as, NULL) == CZK_ERR_UNSATISFIED);
+  CHECK(job == NULL);
+  CHECK_EQ_INT(czk__groth16_msm_launches, launches);
+  CHECK(as.a == NULL && as.w.w == NULL); /* consumed */
+  /* two-phase API with timings */
+  CHECK(czk_synthetic_witness(&w, k, 6) == CZK_OK);
+  memcpy(xp, czk_groth16_public_inputs(&w, &np), np * sizeof *xp);
+  CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
+  CHECK(czk_groth16_prove_start(&job, pk, sh, &as, NULL) == CZK_OK);
+  CHECK(czk__groth16_msm_launches > launches);
+  czk_groth16_timings tm;
+  czk_groth16_proof p2;
+  CHECK(czk_groth16_prove_finish(job, &p2, &tm) == CZK_OK);
+  CHECK(tm.h >= 0 && tm.msm_h >= 0);
+  CHECK(czk_groth16_verify(&vk, &p2, xp, np) == CZK_OK);
+  /* a key for a different circuit size is refused */
+  if (k > 4) {
+    czk_r1cs *other;
+    CHECK(czk_synthetic_shape(&other, k - 1) == CZK_OK);
+    CHECK(czk_synthetic_witness(&w, k - 1, 1) == CZK_OK);
+    czk_groth16_proof p3;
+    CHECK(czk_groth16_prove(&p3, pk, other, &w, NULL) == CZK_ERR_SIZE_MISMATCH);
+    czk_r1cs_free(other);
+  }
+  czk_groth16_vk_free(&vk);
+  czk_groth16_pk_close(pk);
+  czk_r1cs_free(sh);
+}
+
+/* open + prepare of a damaged .params: never crashes; returns the first failure. */
+static czk_status open_prepare(const uint8_t *b, size_t len) {
+  spit(g_tmp, b, len);
+  czk_groth16_pk *pk = NULL;
+  czk_status st = czk_groth16_pk_open(&pk, g_tmp);
+  CHECK((st == CZK_OK) == (pk != NULL));
+  if (st == CZK_OK) st = czk_groth16_pk_prepare(pk, NULL);
+  czk_groth16_pk_close(pk);
+  return st;
+}
+
+static void test_damaged_files(void) {
+  czk_r1cs *sh;
+  CHECK(czk_synthetic_shape(&sh, 5) == CZK_OK);
+  CHECK(czk_groth16_setup(sh, g_params, g_vk, NULL) == CZK_OK);
+  size_t len = 0, vlen = 0;
+  uint8_t *b = slurp(g_params, &len), *v = slurp(g_vk, &vlen);
+  CHECK(b && v);
+  if (!b || !v) return;
+  CHECK(open_prepare(b, len) == CZK_OK);
+  /* section boundaries: vk points, ic count, ic, then each query's count and points */
+  size_t bounds[32], nb = 0;
+  size_t off[] = {0, 96, 192, 384, 576, 672, 864};
+  for (size_t i = 0; i < CZK_ARRAY_LEN(off); i++) bounds[nb++] = off[i];
+  size_t pos = 864;
+  size_t n_ic = czk__be32(b + pos);
+  pos += 4;
+  bounds[nb++] = pos;
+  pos += n_ic * 96;
+  for (int q = 0; q < 5; q++) {
+    bounds[nb++] = pos;
+    size_t n = czk__be32(b + pos);
+    pos += 4;
+    bounds[nb++] = pos;
+    pos += n * (q == 4 ? 192 : 96);
+  }
+  CHECK_EQ_INT(pos, len);
+  for (size_t i = 0; i < nb; i++) {
+    size_t cuts[3] = {bounds[i], bounds[i] + 1, bounds[i] ? bounds[i] - 1 : 0};
+    for (int c = 0; c < 3; c++) {
+      if (cuts[c] >= len) continue;
+      czk_status st = open_prepare(b, cuts[c]);
+      CHECK_MSG(st == CZK_ERR_TRUNCATED, "cut at %zu: %s", cuts[c], czk_status_name(st));
+    }
+  }
+  /* trailing bytes */
+  uint8_t *big = calloc(len + 7, 1);
+  memcpy(big, b, len);
+  CHECK(open_prepare(big, len + 7) == CZK_ERR_FORMAT);
+  free(big);
+  /* flipped bytes: any single flip anywhere is rejected (points off the curve, bad flags, bad counts) */
+  uint8_t *cp = malloc(len);
+  czk_test_rng rng;
+  czk_test_rng_seed(&rng, 9);
+  for (int i = 0; i < 300; i++) {
+    memcpy(cp, b, len);
+    size_t at = i < (int)nb ? bounds[i] + 5 : czk_test_rng_next(&rng) % len;
+    if (at >= len) at = len - 1;
+    cp[at] ^= (uint8_t)(1u << (czk_test_rng_next(&rng) % 8));
+    czk_status st = open_prepare(cp, len);
+    CHECK_MSG(st != CZK_OK, "flip at %zu accepted", at);
+  }
+  /* specific statuses: a vk point off the curve, an inflated count */
+  memcpy(cp, b, len);
+  cp[95] ^= 1; /* alpha_g1 y */
+  CHECK(open_prepare(cp, len) == CZK_ERR_NOT_ON_CURVE);
+  memcpy(cp, b, len);
+  cp[864] ^= 0x10; /* ic count high byte */
+  CHECK(open_prepare(cp, len) == CZK_ERR_TRUNCATED);
+  free(cp);
+  /* .vk: exact, truncated, trailing */
+  czk_groth16_vk vk;
+  CHECK(czk_groth16_vk_read(&vk, g_vk, false) == CZK_OK);
+  czk_groth16_vk_free(&vk);
+  for (size_t cut = 0; cut < vlen; cut += 97) {
+    spit(g_tmp, v, cut);
+    CHECK(czk_groth16_vk_read(&vk, g_tmp, false) == CZK_ERR_TRUNCATED);
+  }
+  CHECK(czk_groth16_vk_read(&vk, g_params, false) == CZK_ERR_FORMAT);
+  CHECK(czk_groth16_vk_read(&vk, g_params, true) == CZK_OK);
+  czk_groth16_vk_free(&vk);
+  CHECK(czk_groth16_vk_read(&vk, "/nonexistent.vk", false) == CZK_ERR_NOT_FOUND);
+  free(b);
+  free(v);
+  czk_r1cs_free(sh);
+}
+
+int main(void) {
+  int pid = (int)getpid();
+  snprintf(g_params, sizeof g_params, "/tmp/czk_t16_%d.params", pid);
+  snprintf(g_vk, sizeof g_vk, "/tmp/czk_t16_%d.vk", pid);
+  snprintf(g_tmp, sizeof g_tmp, "/tmp/czk_t16_%d.tmp", pid);
+  for (unsigned k = 4; k <= 10; k += 3) test_roundtrip(k);
+  test_damaged_files();
+  remove(g_params);
+  remove(g_vk);
+  remove(g_tmp);
+  return czk_test_done("test_groth16");
+}
