@@ -113,7 +113,7 @@ CZK_API czk_status czk_snarkjs_bench_case(const char *zkey_path, const char *wtn
 
 /* ------------------------------------------------------------------------------------------------ snarkjs JSON */
 /* proof.json and public.json exactly as snarkjs writes them (one-space indent; decimal strings of standard-form
- * affine coordinates, z = "1" / ["1","0"]; curve "bls12381"; public.json without a trailing newline). */
+ * affine coordinates, z = "1" / ["1","0"]; curve "bls12381"; no trailing newline). */
 CZK_API czk_status czk_snarkjs_proof_write(const char *path, const czk_groth16_proof *p);
 CZK_API czk_status czk_snarkjs_public_write(const char *path, const czk_fr *pub, size_t n);
 /* The public signals of a witness: w[1..n_public]. */
