@@ -262,7 +262,7 @@ typedef struct czk_engine_status {
   uint32_t synth_active, synth_workers;
   bool dispatcher_waiting_budget;
   uint64_t mem_limit, mem_used, mem_used_by_cat[CZK_MEM_COUNT], mem_peak;
-  uint64_t reservations_made, reservations_released; /* partition reservations; equal at idle */
+  uint64_t reservations_made, reservations_released; /* budget reservations (partitions and keys); at idle made == released + nkeys */
   uint64_t release_errors;                           /* double releases detected (must stay 0) */
   uint64_t jobs_live, jobs_submitted, jobs_completed, jobs_failed, jobs_cancelled, jobs_attached, jobs_pruned;
   uint32_t ndevices, nworkers, nkinds, nkeys;
