@@ -20,6 +20,7 @@
 
 #include "czk/field.h"
 #include "field/constants.h"
+#include "field/fp2_inline.h"
 
 static const czk_fp2 k_frob6_c1[6] = CZK__FP6_FROB_C1;
 static const czk_fp2 k_frob6_c2[6] = CZK__FP6_FROB_C2;
@@ -33,19 +34,19 @@ void czk_fp6_set_one(czk_fp6 *r) {
   czk_fp2_set_one(&r->c0);
 }
 void czk_fp6_add(czk_fp6 *r, const czk_fp6 *a, const czk_fp6 *b) {
-  czk_fp2_add(&r->c0, &a->c0, &b->c0);
-  czk_fp2_add(&r->c1, &a->c1, &b->c1);
-  czk_fp2_add(&r->c2, &a->c2, &b->c2);
+  fp2i_add(&r->c0, &a->c0, &b->c0);
+  fp2i_add(&r->c1, &a->c1, &b->c1);
+  fp2i_add(&r->c2, &a->c2, &b->c2);
 }
 void czk_fp6_sub(czk_fp6 *r, const czk_fp6 *a, const czk_fp6 *b) {
-  czk_fp2_sub(&r->c0, &a->c0, &b->c0);
-  czk_fp2_sub(&r->c1, &a->c1, &b->c1);
-  czk_fp2_sub(&r->c2, &a->c2, &b->c2);
+  fp2i_sub(&r->c0, &a->c0, &b->c0);
+  fp2i_sub(&r->c1, &a->c1, &b->c1);
+  fp2i_sub(&r->c2, &a->c2, &b->c2);
 }
 void czk_fp6_neg(czk_fp6 *r, const czk_fp6 *a) {
-  czk_fp2_neg(&r->c0, &a->c0);
-  czk_fp2_neg(&r->c1, &a->c1);
-  czk_fp2_neg(&r->c2, &a->c2);
+  fp2i_neg(&r->c0, &a->c0);
+  fp2i_neg(&r->c1, &a->c1);
+  fp2i_neg(&r->c2, &a->c2);
 }
 
 void czk_fp6_mul(czk_fp6 *r, const czk_fp6 *a, const czk_fp6 *b) {
@@ -54,28 +55,28 @@ void czk_fp6_mul(czk_fp6 *r, const czk_fp6 *a, const czk_fp6 *b) {
   czk_fp2_mul(&t1, &a->c1, &b->c1);
   czk_fp2_mul(&t2, &a->c2, &b->c2);
   /* c0 = t0 + xi((a1+a2)(b1+b2) - t1 - t2) */
-  czk_fp2_add(&s, &a->c1, &a->c2);
-  czk_fp2_add(&u, &b->c1, &b->c2);
+  fp2i_add(&s, &a->c1, &a->c2);
+  fp2i_add(&u, &b->c1, &b->c2);
   czk_fp2_mul(&s, &s, &u);
-  czk_fp2_sub(&s, &s, &t1);
-  czk_fp2_sub(&s, &s, &t2);
-  czk_fp2_mul_by_nonresidue(&s, &s);
-  czk_fp2_add(&c0, &s, &t0);
+  fp2i_sub(&s, &s, &t1);
+  fp2i_sub(&s, &s, &t2);
+  fp2i_mul_nr(&s, &s);
+  fp2i_add(&c0, &s, &t0);
   /* c1 = (a0+a1)(b0+b1) - t0 - t1 + xi t2 */
-  czk_fp2_add(&s, &a->c0, &a->c1);
-  czk_fp2_add(&u, &b->c0, &b->c1);
+  fp2i_add(&s, &a->c0, &a->c1);
+  fp2i_add(&u, &b->c0, &b->c1);
   czk_fp2_mul(&s, &s, &u);
-  czk_fp2_sub(&s, &s, &t0);
-  czk_fp2_sub(&s, &s, &t1);
-  czk_fp2_mul_by_nonresidue(&u, &t2);
-  czk_fp2_add(&c1, &s, &u);
+  fp2i_sub(&s, &s, &t0);
+  fp2i_sub(&s, &s, &t1);
+  fp2i_mul_nr(&u, &t2);
+  fp2i_add(&c1, &s, &u);
   /* c2 = (a0+a2)(b0+b2) - t0 - t2 + t1 */
-  czk_fp2_add(&s, &a->c0, &a->c2);
-  czk_fp2_add(&u, &b->c0, &b->c2);
+  fp2i_add(&s, &a->c0, &a->c2);
+  fp2i_add(&u, &b->c0, &b->c2);
   czk_fp2_mul(&s, &s, &u);
-  czk_fp2_sub(&s, &s, &t0);
-  czk_fp2_sub(&s, &s, &t2);
-  czk_fp2_add(&c2, &s, &t1);
+  fp2i_sub(&s, &s, &t0);
+  fp2i_sub(&s, &s, &t2);
+  fp2i_add(&c2, &s, &t1);
   r->c0 = c0;
   r->c1 = c1;
   r->c2 = c2;
@@ -85,28 +86,28 @@ void czk_fp6_sqr(czk_fp6 *r, const czk_fp6 *a) {
   czk_fp2 s0, s1, s2, s3, s4, t;
   czk_fp2_sqr(&s0, &a->c0);
   czk_fp2_mul(&s1, &a->c0, &a->c1);
-  czk_fp2_dbl(&s1, &s1);
-  czk_fp2_sub(&s2, &a->c0, &a->c1);
-  czk_fp2_add(&s2, &s2, &a->c2);
+  fp2i_dbl(&s1, &s1);
+  fp2i_sub(&s2, &a->c0, &a->c1);
+  fp2i_add(&s2, &s2, &a->c2);
   czk_fp2_sqr(&s2, &s2);
   czk_fp2_mul(&s3, &a->c1, &a->c2);
-  czk_fp2_dbl(&s3, &s3);
+  fp2i_dbl(&s3, &s3);
   czk_fp2_sqr(&s4, &a->c2);
   /* c2 = s1 + s2 + s3 - s0 - s4 (computed before c0, c1 overwrite anything) */
-  czk_fp2_add(&t, &s1, &s2);
-  czk_fp2_add(&t, &t, &s3);
-  czk_fp2_sub(&t, &t, &s0);
-  czk_fp2_sub(&r->c2, &t, &s4);
-  czk_fp2_mul_by_nonresidue(&s3, &s3);
-  czk_fp2_add(&r->c0, &s0, &s3);
-  czk_fp2_mul_by_nonresidue(&s4, &s4);
-  czk_fp2_add(&r->c1, &s1, &s4);
+  fp2i_add(&t, &s1, &s2);
+  fp2i_add(&t, &t, &s3);
+  fp2i_sub(&t, &t, &s0);
+  fp2i_sub(&r->c2, &t, &s4);
+  fp2i_mul_nr(&s3, &s3);
+  fp2i_add(&r->c0, &s0, &s3);
+  fp2i_mul_nr(&s4, &s4);
+  fp2i_add(&r->c1, &s1, &s4);
 }
 
 void czk_fp6_mul_by_nonresidue(czk_fp6 *r, const czk_fp6 *a) {
   /* (a0 + a1 v + a2 v^2) v = xi a2 + a0 v + a1 v^2 */
   czk_fp2 t;
-  czk_fp2_mul_by_nonresidue(&t, &a->c2);
+  fp2i_mul_nr(&t, &a->c2);
   r->c2 = a->c1;
   r->c1 = a->c0;
   r->c0 = t;
@@ -116,21 +117,21 @@ void czk_fp6_inv(czk_fp6 *r, const czk_fp6 *a) {
   czk_fp2 A, B, C, F, t;
   czk_fp2_sqr(&A, &a->c0);
   czk_fp2_mul(&t, &a->c1, &a->c2);
-  czk_fp2_mul_by_nonresidue(&t, &t);
-  czk_fp2_sub(&A, &A, &t);
+  fp2i_mul_nr(&t, &t);
+  fp2i_sub(&A, &A, &t);
   czk_fp2_sqr(&B, &a->c2);
-  czk_fp2_mul_by_nonresidue(&B, &B);
+  fp2i_mul_nr(&B, &B);
   czk_fp2_mul(&t, &a->c0, &a->c1);
-  czk_fp2_sub(&B, &B, &t);
+  fp2i_sub(&B, &B, &t);
   czk_fp2_sqr(&C, &a->c1);
   czk_fp2_mul(&t, &a->c0, &a->c2);
-  czk_fp2_sub(&C, &C, &t);
+  fp2i_sub(&C, &C, &t);
   czk_fp2_mul(&F, &a->c2, &B);
   czk_fp2_mul(&t, &a->c1, &C);
-  czk_fp2_add(&F, &F, &t);
-  czk_fp2_mul_by_nonresidue(&F, &F);
+  fp2i_add(&F, &F, &t);
+  fp2i_mul_nr(&F, &F);
   czk_fp2_mul(&t, &a->c0, &A);
-  czk_fp2_add(&F, &F, &t);
+  fp2i_add(&F, &F, &t);
   czk_fp2_inv(&F, &F);
   czk_fp2_mul(&r->c0, &A, &F);
   czk_fp2_mul(&r->c1, &B, &F);
@@ -203,27 +204,27 @@ static void fp4_sqr(czk_fp2 *c0, czk_fp2 *c1, const czk_fp2 *a, const czk_fp2 *b
   czk_fp2 t0, t1, t2;
   czk_fp2_sqr(&t0, a);
   czk_fp2_sqr(&t1, b);
-  czk_fp2_mul_by_nonresidue(&t2, &t1);
-  czk_fp2_add(c0, &t2, &t0);
-  czk_fp2_add(&t2, a, b);
+  fp2i_mul_nr(&t2, &t1);
+  fp2i_add(c0, &t2, &t0);
+  fp2i_add(&t2, a, b);
   czk_fp2_sqr(&t2, &t2);
-  czk_fp2_sub(&t2, &t2, &t0);
-  czk_fp2_sub(c1, &t2, &t1);
+  fp2i_sub(&t2, &t2, &t0);
+  fp2i_sub(c1, &t2, &t1);
 }
 
 /* z' = 3t - 2z */
 static void cyc_minus(czk_fp2 *z, const czk_fp2 *t) {
   czk_fp2 d;
-  czk_fp2_sub(&d, t, z);
-  czk_fp2_dbl(&d, &d);
-  czk_fp2_add(z, &d, t);
+  fp2i_sub(&d, t, z);
+  fp2i_dbl(&d, &d);
+  fp2i_add(z, &d, t);
 }
 /* z' = 3t + 2z */
 static void cyc_plus(czk_fp2 *z, const czk_fp2 *t) {
   czk_fp2 d;
-  czk_fp2_add(&d, t, z);
-  czk_fp2_dbl(&d, &d);
-  czk_fp2_add(z, &d, t);
+  fp2i_add(&d, t, z);
+  fp2i_dbl(&d, &d);
+  fp2i_add(z, &d, t);
 }
 
 void czk_fp12_cyclotomic_sqr(czk_fp12 *r, const czk_fp12 *a) {
@@ -237,7 +238,7 @@ void czk_fp12_cyclotomic_sqr(czk_fp12 *r, const czk_fp12 *a) {
   fp4_sqr(&t2, &t3, &z4, &z5);
   cyc_minus(&z4, &t0);
   cyc_plus(&z5, &t1);
-  czk_fp2_mul_by_nonresidue(&t0, &t3);
+  fp2i_mul_nr(&t0, &t3);
   cyc_plus(&z2, &t0);
   cyc_minus(&z3, &t2);
   r->c0.c0 = z0;

@@ -2,6 +2,8 @@
  *
  * Formulas (M, S = Fp multiplication, squaring; a = a0 + a1 u):
  *   mul (Karatsuba, 3M):  t0 = a0 b0, t1 = a1 b1;  c0 = t0 - t1;  c1 = (a0 + a1)(b0 + b1) - t0 - t1
+ *                         (the sums a0 + a1, b0 + b1 stay unreduced, < 2p: Montgomery multiplication accepts them
+ *                         because 4p < 2^384; same for a0 + a1 in sqr)
  *   sqr (complex, 2M):    c0 = (a0 + a1)(a0 - a1);  c1 = 2 a0 a1
  *   inv:                  (a0 - a1 u) / (a0^2 + a1^2)          (2S + 2M + one Fp inversion)
  *   mul by (u + 1):       (a0 - a1) + (a0 + a1) u
@@ -16,6 +18,7 @@
 #include "czk/field.h"
 #include "field/constants.h"
 #include "field/field_internal.h"
+#include "field/fp2_inline.h"
 
 void czk_fp2_set_zero(czk_fp2 *r) {
   czk_fp_set_zero(&r->c0);
@@ -25,42 +28,30 @@ void czk_fp2_set_one(czk_fp2 *r) {
   czk_fp_set_one(&r->c0);
   czk_fp_set_zero(&r->c1);
 }
-void czk_fp2_add(czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b) {
-  czk_fp_add(&r->c0, &a->c0, &b->c0);
-  czk_fp_add(&r->c1, &a->c1, &b->c1);
-}
-void czk_fp2_sub(czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b) {
-  czk_fp_sub(&r->c0, &a->c0, &b->c0);
-  czk_fp_sub(&r->c1, &a->c1, &b->c1);
-}
-void czk_fp2_neg(czk_fp2 *r, const czk_fp2 *a) {
-  czk_fp_neg(&r->c0, &a->c0);
-  czk_fp_neg(&r->c1, &a->c1);
-}
-void czk_fp2_dbl(czk_fp2 *r, const czk_fp2 *a) {
-  czk_fp_dbl(&r->c0, &a->c0);
-  czk_fp_dbl(&r->c1, &a->c1);
-}
+void czk_fp2_add(czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b) { fp2i_add(r, a, b); }
+void czk_fp2_sub(czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b) { fp2i_sub(r, a, b); }
+void czk_fp2_neg(czk_fp2 *r, const czk_fp2 *a) { fp2i_neg(r, a); }
+void czk_fp2_dbl(czk_fp2 *r, const czk_fp2 *a) { fp2i_dbl(r, a); }
 
 void czk_fp2_mul(czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b) {
   czk_fp t0, t1, s0, s1;
   czk_fp_mul(&t0, &a->c0, &b->c0);
   czk_fp_mul(&t1, &a->c1, &b->c1);
-  czk_fp_add(&s0, &a->c0, &a->c1);
-  czk_fp_add(&s1, &b->c0, &b->c1);
+  fpi_add_nr(&s0, &a->c0, &a->c1);
+  fpi_add_nr(&s1, &b->c0, &b->c1);
   czk_fp_mul(&s0, &s0, &s1);
-  czk_fp_sub(&r->c0, &t0, &t1);
-  czk_fp_sub(&s0, &s0, &t0);
-  czk_fp_sub(&r->c1, &s0, &t1);
+  fpi_sub(&r->c0, &t0, &t1);
+  fpi_sub(&s0, &s0, &t0);
+  fpi_sub(&r->c1, &s0, &t1);
 }
 
 void czk_fp2_sqr(czk_fp2 *r, const czk_fp2 *a) {
   czk_fp s, d, m;
-  czk_fp_add(&s, &a->c0, &a->c1);
-  czk_fp_sub(&d, &a->c0, &a->c1);
+  fpi_add_nr(&s, &a->c0, &a->c1);
+  fpi_sub(&d, &a->c0, &a->c1);
   czk_fp_mul(&m, &a->c0, &a->c1);
   czk_fp_mul(&r->c0, &s, &d);
-  czk_fp_dbl(&r->c1, &m);
+  fpi_add(&r->c1, &m, &m);
 }
 
 void czk_fp2_mul_fp(czk_fp2 *r, const czk_fp2 *a, const czk_fp *b) {
@@ -68,12 +59,7 @@ void czk_fp2_mul_fp(czk_fp2 *r, const czk_fp2 *a, const czk_fp *b) {
   czk_fp_mul(&r->c1, &a->c1, b);
 }
 
-void czk_fp2_mul_by_nonresidue(czk_fp2 *r, const czk_fp2 *a) {
-  czk_fp t;
-  czk_fp_sub(&t, &a->c0, &a->c1);
-  czk_fp_add(&r->c1, &a->c0, &a->c1);
-  r->c0 = t;
-}
+void czk_fp2_mul_by_nonresidue(czk_fp2 *r, const czk_fp2 *a) { fp2i_mul_nr(r, a); }
 
 void czk_fp2_conj(czk_fp2 *r, const czk_fp2 *a) {
   r->c0 = a->c0;

@@ -24,6 +24,33 @@
 
 typedef unsigned __int128 czk__u128;
 
+/* Add/subtract with carry. On x86-64 the _addcarry_u64/_subborrow_u64 intrinsics become adc/sbb chains (GCC turns
+ * the equivalent __int128 code into several times more instructions); elsewhere the portable __int128 form. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <x86intrin.h>
+CZK__INLINE uint64_t czk__adc(uint64_t a, uint64_t b, uint64_t cin, uint64_t *cout) {
+  unsigned long long s;
+  *cout = _addcarry_u64((unsigned char)cin, a, b, &s);
+  return (uint64_t)s;
+}
+CZK__INLINE uint64_t czk__sbb(uint64_t a, uint64_t b, uint64_t bin, uint64_t *bout) {
+  unsigned long long d;
+  *bout = _subborrow_u64((unsigned char)bin, a, b, &d);
+  return (uint64_t)d;
+}
+#else
+CZK__INLINE uint64_t czk__adc(uint64_t a, uint64_t b, uint64_t cin, uint64_t *cout) {
+  czk__u128 s = (czk__u128)a + b + cin;
+  *cout = (uint64_t)(s >> 64);
+  return (uint64_t)s;
+}
+CZK__INLINE uint64_t czk__sbb(uint64_t a, uint64_t b, uint64_t bin, uint64_t *bout) {
+  czk__u128 d = (czk__u128)a - b - bin;
+  *bout = (uint64_t)(d >> 64) & 1;
+  return (uint64_t)d;
+}
+#endif
+
 /* all-ones when x != 0, else 0 */
 CZK__INLINE uint64_t czk__mask_nz(uint64_t x) { return (uint64_t)0 - ((x | ((uint64_t)0 - x)) >> 63); }
 
@@ -32,11 +59,7 @@ CZK__INLINE void czk__mont_final_sub(uint64_t *r, const uint64_t *t, uint64_t hi
   uint64_t s[CZK__MAXN];
   uint64_t borrow = 0;
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) {
-    czk__u128 d = (czk__u128)t[i] - m[i] - borrow;
-    s[i] = (uint64_t)d;
-    borrow = (uint64_t)(d >> 64) & 1;
-  }
+  for (int i = 0; i < N; i++) s[i] = czk__sbb(t[i], m[i], borrow, &borrow);
   /* t - m is negative exactly when the subtraction borrowed out and there was no carry word. */
   uint64_t keep_t = (uint64_t)0 - (borrow & (hi ^ 1));
 #pragma GCC unroll 8
@@ -48,31 +71,27 @@ CZK__INLINE void czk__mont_add(uint64_t *r, const uint64_t *a, const uint64_t *b
   uint64_t t[CZK__MAXN];
   uint64_t c = 0;
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) {
-    czk__u128 s = (czk__u128)a[i] + b[i] + c;
-    t[i] = (uint64_t)s;
-    c = (uint64_t)(s >> 64);
-  }
+  for (int i = 0; i < N; i++) t[i] = czk__adc(a[i], b[i], c, &c);
   czk__mont_final_sub(r, t, c, m, N); /* a + b < 2m < 2^(64N): c is always 0, kept for clarity */
+}
+
+/* r = a + b without reduction (r < 2m). Only for feeding a multiplication whose modulus has 4m < 2^(64N) (Fp:
+ * p < 2^381): then a*b < 4m^2 < m*R, the CIOS rows still fit in N+1 words and the product comes out fully reduced. */
+CZK__INLINE void czk__add_nr(uint64_t *r, const uint64_t *a, const uint64_t *b, int N) {
+  uint64_t c = 0;
+#pragma GCC unroll 8
+  for (int i = 0; i < N; i++) r[i] = czk__adc(a[i], b[i], c, &c);
 }
 
 CZK__INLINE void czk__mont_sub(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m, int N) {
   uint64_t t[CZK__MAXN];
   uint64_t borrow = 0;
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) {
-    czk__u128 d = (czk__u128)a[i] - b[i] - borrow;
-    t[i] = (uint64_t)d;
-    borrow = (uint64_t)(d >> 64) & 1;
-  }
+  for (int i = 0; i < N; i++) t[i] = czk__sbb(a[i], b[i], borrow, &borrow);
   uint64_t mask = (uint64_t)0 - borrow; /* add m back when a < b */
   uint64_t c = 0;
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) {
-    czk__u128 s = (czk__u128)t[i] + (m[i] & mask) + c;
-    r[i] = (uint64_t)s;
-    c = (uint64_t)(s >> 64);
-  }
+  for (int i = 0; i < N; i++) r[i] = czk__adc(t[i], m[i] & mask, c, &c);
 }
 
 /* r = -a mod m (0 stays 0). */
@@ -84,11 +103,7 @@ CZK__INLINE void czk__mont_neg(uint64_t *r, const uint64_t *a, const uint64_t *m
   uint64_t mask = czk__mask_nz(nz);
   uint64_t borrow = 0;
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) {
-    czk__u128 d = (czk__u128)m[i] - a[i] - borrow;
-    r[i] = (uint64_t)d & mask;
-    borrow = (uint64_t)(d >> 64) & 1;
-  }
+  for (int i = 0; i < N; i++) r[i] = czk__sbb(m[i], a[i], borrow, &borrow) & mask;
 }
 
 /* r = a / 2 mod m: (a + (a odd ? m : 0)) >> 1; a + m < 2^(64N) thanks to the spare top bit. */
@@ -214,10 +229,7 @@ CZK__INLINE uint64_t czk__limbs_eq(const uint64_t *a, const uint64_t *b, int N) 
 CZK__INLINE uint64_t czk__limbs_lt(const uint64_t *a, const uint64_t *b, int N) {
   uint64_t borrow = 0;
 #pragma GCC unroll 8
-  for (int i = 0; i < N; i++) {
-    czk__u128 d = (czk__u128)a[i] - b[i] - borrow;
-    borrow = (uint64_t)(d >> 64) & 1;
-  }
+  for (int i = 0; i < N; i++) (void)czk__sbb(a[i], b[i], borrow, &borrow);
   return borrow;
 }
 
