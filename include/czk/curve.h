@@ -54,7 +54,9 @@ CZK_API void czk_g1_xyzz_add(czk_g1_xyzz *r, const czk_g1_xyzz *p, const czk_g1_
 CZK_API void czk_g1_xyzz_dbl(czk_g1_xyzz *r, const czk_g1_xyzz *p);
 CZK_API void czk_g1_xyzz_to_jacobian(czk_g1 *r, const czk_g1_xyzz *p);
 /* Scalar multiplication by k (a czk_fr in Montgomery form). _vartime: wNAF, public scalars; the plain one is
- * constant-time (fixed window, constant-time table lookups) for secret scalars. */
+ * constant-time (fixed window, constant-time table lookups) for secret scalars. mul_vartime splits k with the
+ * endomorphism (G1: GLV with sigma, G2: GLS with psi), so it requires p in the subgroup (any point that passed a
+ * subgroup check); mul and mul_raw_vartime work for every point of the curve. */
 CZK_API void czk_g1_mul(czk_g1 *r, const czk_g1 *p, const czk_fr *k);
 CZK_API void czk_g1_mul_vartime(czk_g1 *r, const czk_g1 *p, const czk_fr *k);
 /* k given as canonical little-endian limbs of any length (e.g. cofactors, the group order). */

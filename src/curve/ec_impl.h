@@ -34,7 +34,9 @@
  * Scalar multiplication: constant-time signed fixed window (w = 5, 52 digits in [-16, 16], 255 doublings + 52
  * additions, table of 16 Jacobian points scanned in full for each lookup); variable-time width-5 wNAF over an affine
  * table of odd multiples; fixed-base: a table of 2^(w-1) affine multiples d 2^(wj) B per window j, so one
- * multiplication is ceil(256/w) mixed additions and no doubling, with constant-time (full-scan) lookups. */
+ * multiplication is floor(255/w)+1 mixed additions and no doubling, with constant-time (full-scan) lookups.
+ * mul_vartime (Fr scalars, subgroup points) is written in g1.c / g2.c on top of multi_mul_wnaf_vartime: the scalar is
+ * split in base |x| and the endomorphism (sigma on G1, psi on G2) supplies the other bases (GLV / GLS). */
 
 #define EC_CAT_(a, b, c) a##b##c
 #define EC_CAT(a, b, c) EC_CAT_(a, b, c)
@@ -491,10 +493,57 @@ void EC_FN(mul_raw_vartime)(EC_JAC *r, const EC_JAC *p, const uint64_t *k, size_
   *r = acc;
 }
 
-void EC_FN(mul_vartime)(EC_JAC *r, const EC_JAC *p, const czk_fr *k) {
-  uint64_t kr[4];
-  czk_fr_to_raw(kr, k);
-  EC_FN(mul_raw_vartime)(r, p, kr, 4);
+/* r = sum_j k_j Q_j for m <= 4 short scalars (2 limbs each) with a shared doubling chain (Straus), each Q_j given by
+ * its affine table of odd multiples Q_j, 3Q_j, ..., 15Q_j. Variable time. Used by the endomorphism-split
+ * multiplications in g1.c (GLV, 2 scalars of 128 bits) and g2.c (GLS, 4 scalars of 64 bits). */
+static void multi_mul_wnaf_vartime(EC_JAC *r, EC_AFF (*tab)[8], const uint64_t (*k)[2], int m) {
+  int8_t naf[4][2 * 64 + 2];
+  size_t len[4], maxlen = 0;
+  for (int j = 0; j < m; j++) {
+    len[j] = wnaf5(naf[j], k[j], 2);
+    if (len[j] > maxlen) maxlen = len[j];
+  }
+  EC_JAC acc;
+  EC_FN(set_infinity)(&acc);
+  for (size_t i = maxlen; i-- > 0;) {
+    EC_FN(dbl)(&acc, &acc);
+    for (int j = 0; j < m; j++) {
+      if (i >= len[j] || naf[j][i] == 0) continue;
+      int d = naf[j][i];
+      if (d > 0) {
+        EC_FN(add_affine)(&acc, &acc, &tab[j][(d - 1) / 2]);
+      } else {
+        EC_AFF nq;
+        EC_FN(affine_neg)(&nq, &tab[j][(-d - 1) / 2]);
+        EC_FN(add_affine)(&acc, &acc, &nq);
+      }
+    }
+  }
+  *r = acc;
+}
+
+/* The affine odd multiples P, 3P, ..., 15P (one vartime inversion). */
+static void odd_multiples_affine_vartime(EC_AFF t[8], const EC_JAC *p) {
+  EC_JAC tj[8], p2;
+  tj[0] = *p;
+  EC_FN(dbl)(&p2, p);
+  for (unsigned j = 1; j < 8; j++) EC_FN(add)(&tj[j], &tj[j - 1], &p2);
+  batch_to_affine_impl(t, tj, 8, true);
+}
+
+/* k = sum_i d_i z^i, z = |x| = 0xd201000000010000, by repeated long division of the 4-limb k (digits < 2^64). */
+static void split_base_z(uint64_t d[4], const uint64_t k[4]) {
+  uint64_t q[4] = {k[0], k[1], k[2], k[3]};
+  for (int i = 0; i < 3; i++) {
+    unsigned __int128 rem = 0;
+    for (int l = 3; l >= 0; l--) {
+      unsigned __int128 cur = (rem << 64) | q[l];
+      q[l] = (uint64_t)(cur / CZK__BLS_Z);
+      rem = cur % CZK__BLS_Z;
+    }
+    d[i] = (uint64_t)rem;
+  }
+  d[3] = q[0]; /* k < r < z^4, so the last quotient is one limb */
 }
 
 /* ------------------------------------------------------------------------------------------------ curve checks */
