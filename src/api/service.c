@@ -154,6 +154,10 @@ static int do_submit(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, cons
   czk_status st = czk_engine_submit(s->engine, kind, *prio, r->request_id, input, input_len, info);
   free(owned);
   if (st == CZK_OK) return CZK_GRPC_OK;
+  if (st == CZK_ERR_NOT_FOUND && s->kind_over_budget && s->kind_over_budget(kind)) {
+    *err = errf("%s: one partition can never fit the memory budget", kind);
+    return CZK_GRPC_RESOURCE_EXHAUSTED;
+  }
   if (st == CZK_ERR_NOT_FOUND) {
     *err = errf("proof kind %s is not supported by this daemon", kind);
     return CZK_GRPC_INVALID_ARGUMENT;

@@ -19,7 +19,9 @@ typedef struct czk_service {
   czk_engine *engine;
   czk_api_metrics metrics;
   unsigned default_synthetic_k;
-  char trace_tmp_dir[256];
+  /* Optional: true when `kind` exists but was not registered because one partition can never fit the memory budget
+   * (submit then answers RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT). */
+  bool (*kind_over_budget)(const char *kind);
 } czk_service;
 
 void czk_service_init(czk_service *s, czk_engine *engine, unsigned default_synthetic_k);

@@ -89,7 +89,7 @@ test('Prove returns a verified proof; Submit + Await; duplicate request ids atta
 });
 
 test('Await honours timeout_ms; Cancel cancels; cancel of a finished job is FAILED_PRECONDITION', async () => {
-  const s = await call(client, 'SubmitProof', synth(14, 'partitions=8 seed=3', 'LOW'));
+  const s = await call(client, 'SubmitProof', synth(12, 'partitions=16 seed=3', 'LOW'));
   const t = await call(client, 'AwaitProof', { job_id: s.job_id, timeout_ms: 1 });
   assert.equal(t.status, 'TIMEOUT');
   const c = await call(client, 'CancelProof', { job_id: s.job_id });
@@ -119,11 +119,13 @@ test('bad input over the wire gets the right status codes', async () => {
     (e) => e.code === grpc.status.NOT_FOUND);
   await assert.rejects(call(client, 'CancelProof', { job_id: '987654321' }),
     (e) => e.code === grpc.status.NOT_FOUND);
-  await assert.rejects(call(client, 'EvictSRS', { circuit_id: 'no-such-key' }),
-    (e) => e.code === grpc.status.NOT_FOUND);
-  // a job that can never fit the 3 GiB budget
+  const ev = await call(client, 'EvictSRS', { circuit_id: 'no-such-key' });
+  assert.equal(ev.was_loaded, false);
+  // a job that can never fit the 3 GiB budget (2^26 constraints), and a size that does not exist (2^30)
   await assert.rejects(call(client, 'SubmitProof', synth(26, 'partitions=1')),
-    (e) => e.code === grpc.status.RESOURCE_EXHAUSTED || e.code === grpc.status.INVALID_ARGUMENT);
+    (e) => e.code === grpc.status.RESOURCE_EXHAUSTED);
+  await assert.rejects(call(client, 'SubmitProof', synth(30, 'partitions=1')),
+    (e) => e.code === grpc.status.INVALID_ARGUMENT);
   // oversize message (over 256 MiB) is refused by the transport
   const big = Buffer.alloc((256 << 20) + 1024);
   await assert.rejects(call(client, 'SubmitProof', { ...synth(8, ''), vanilla_proof: big }),

@@ -1,0 +1,477 @@
+/* cmd_client.c: client subcommands speaking gRPC to a running daemon: submit, await, cancel, status, metrics,
+ * preload, evict, and the remote form of prove (czk prove --kind ...). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/config.h"
+#include "api/rpc.h"
+#include "cli/cli.h"
+#include "cli/client.h"
+
+#define MAX_MSG (256u << 20)
+
+const char *czk__client_default_addr(void) {
+  static char addr[4200];
+  const char *env = getenv("CZK_ADDR");
+  if (env && *env) return env;
+  czk_config c;
+  char err[256];
+  if (czk_config_init(&c) != CZK_OK || czk_config_finalize(&c, err, sizeof err) != CZK_OK) return "unix:/tmp/czk.sock";
+  snprintf(addr, sizeof addr, "%s", c.listen);
+  czk_config_free(&c);
+  return addr;
+}
+
+int czk__client_call(const char *addr, const char *method, const ProtobufCMessage *req,
+                     const ProtobufCMessageDescriptor *out_desc, ProtobufCMessage **out, uint64_t timeout_ms,
+                     bool quiet, char *errbuf, size_t errlen) {
+  *out = NULL;
+  size_t n = protobuf_c_message_get_packed_size(req);
+  uint8_t *buf = malloc(n ? n : 1);
+  if (!buf) return CZK_GRPC_RESOURCE_EXHAUSTED;
+  protobuf_c_message_pack(req, buf);
+  int code;
+  uint8_t *resp;
+  size_t resp_len;
+  char *err;
+  czk_status st = czk_rpc_call(addr, method, buf, n, timeout_ms, MAX_MSG, &code, &resp, &resp_len, &err);
+  free(buf);
+  if (st != CZK_OK && code == CZK_GRPC_OK) code = CZK_GRPC_UNAVAILABLE;
+  if (code == CZK_GRPC_OK) {
+    *out = protobuf_c_message_unpack(out_desc, NULL, resp_len, resp);
+    if (!*out) {
+      code = CZK_GRPC_INTERNAL;
+      free(err);
+      err = strdup("malformed response");
+    }
+  }
+  if (code != CZK_GRPC_OK) {
+    if (errbuf) snprintf(errbuf, errlen, "%s", err ? err : "");
+    if (!quiet)
+      fprintf(stderr, "czk: %s: %s (gRPC code %d)%s\n", strrchr(method, '/') + 1,
+              err && *err ? err : (code == CZK_GRPC_UNAVAILABLE ? "daemon unreachable" : "failed"), code,
+              code == CZK_GRPC_UNAVAILABLE ? " — is `czk daemon` running? (--addr)" : "");
+  }
+  free(resp);
+  free(err);
+  return code;
+}
+
+int czk__client_parse_priority(const char *s) {
+  static const char *const names[] = {"unspecified", "low", "normal", "high", "critical"};
+  for (int i = 0; i < 5; i++)
+    if (strcasecmp(s, names[i]) == 0) return i;
+  if (s[0] >= '0' && s[0] <= '4' && s[1] == 0) return s[0] - '0';
+  return -1;
+}
+const char *czk__client_priority_name(int p) {
+  static const char *const names[] = {"unspecified", "low", "normal", "high", "critical"};
+  return p >= 0 && p < 5 ? names[p] : "?";
+}
+const char *czk__client_await_status_name(int s) {
+  static const char *const names[] = {"UNKNOWN", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"};
+  return s >= 0 && s < 5 ? names[s] : "?";
+}
+
+int czk__read_file(const char *path, size_t limit, uint8_t **data, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  struct stat sb;
+  if (fstat(fileno(f), &sb) != 0 || (uint64_t)sb.st_size > limit) {
+    fclose(f);
+    errno = EFBIG;
+    return -1;
+  }
+  size_t n = (size_t)sb.st_size;
+  uint8_t *p = malloc(n ? n : 1);
+  if (!p || fread(p, 1, n, f) != n) {
+    free(p);
+    fclose(f);
+    return -1;
+  }
+  fclose(f);
+  *data = p;
+  *len = n;
+  return 0;
+}
+
+static const char *k_kinds[] = {"porep-c2", "snap-update", "window-post", "winning-post", "synthetic", "circom"};
+static const int k_kind_vals[] = {1, 2, 3, 4, 100, 101};
+
+typedef struct submit_opts {
+  const char *addr;
+  int kind;
+  int priority;
+  const char *request_id;
+  const char *input;
+  const char *circuit;
+  const char *spec;
+  uint64_t sector_size;
+  uint64_t timeout_ms;
+  const char *out;
+  bool json;
+} submit_opts;
+
+static void submit_usage(FILE *o, const char *cmd) {
+  fprintf(o,
+          "usage: czk %s --kind KIND [options]\n"
+          "  --addr ADDR          daemon address (default: the daemon's default socket; env CZK_ADDR)\n"
+          "  --kind KIND          porep-c2, snap-update, window-post, winning-post, synthetic, circom\n"
+          "  --priority P         low, normal (default), high, critical\n"
+          "  --request-id ID      idempotency key (a retry with the same id attaches to the running job)\n"
+          "  --log2 K             synthetic: circuit of 2^K constraints (sets sector_size = 2^K)\n"
+          "  --spec TEXT          synthetic: job spec, e.g. \"partitions=2 seed=7\"\n"
+          "  --circuit NAME       circom: the circuit (NAME.zkey in the daemon's keys_dir)\n"
+          "  --input FILE         the job input (circom: witness.wtns; Filecoin kinds: vanilla proof)\n"
+          "%s",
+          cmd,
+          strcmp(cmd, "submit") == 0 ? ""
+                                     : "  --timeout-ms N       give up waiting after N ms (0 = wait)\n"
+                                       "  --out FILE           write the proof bytes here\n");
+}
+
+static int parse_submit(int argc, char **argv, submit_opts *o, const char *cmd) {
+  memset(o, 0, sizeof *o);
+  o->addr = czk__client_default_addr();
+  o->kind = -1;
+  o->priority = 2;
+  static const struct option lo[] = {{"addr", 1, 0, 'a'},   {"kind", 1, 0, 'k'},       {"priority", 1, 0, 'p'},
+                                     {"request-id", 1, 0, 'r'}, {"input", 1, 0, 'i'},  {"circuit", 1, 0, 'c'},
+                                     {"spec", 1, 0, 's'},   {"log2", 1, 0, 'l'},       {"timeout-ms", 1, 0, 't'},
+                                     {"out", 1, 0, 'o'},    {"json", 0, 0, 'j'},       {"help", 0, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    switch (c) {
+    case 'a': o->addr = optarg; break;
+    case 'k':
+      for (size_t i = 0; i < sizeof k_kinds / sizeof k_kinds[0]; i++)
+        if (strcmp(optarg, k_kinds[i]) == 0) o->kind = k_kind_vals[i];
+      if (o->kind < 0) {
+        fprintf(stderr, "czk %s: unknown kind '%s'\n", cmd, optarg);
+        return 2;
+      }
+      break;
+    case 'p':
+      o->priority = czk__client_parse_priority(optarg);
+      if (o->priority < 0) {
+        fprintf(stderr, "czk %s: unknown priority '%s'\n", cmd, optarg);
+        return 2;
+      }
+      break;
+    case 'r': o->request_id = optarg; break;
+    case 'i': o->input = optarg; break;
+    case 'c': o->circuit = optarg; break;
+    case 's': o->spec = optarg; break;
+    case 'l': {
+      int k = atoi(optarg);
+      if (k < 1 || k > 40) {
+        fprintf(stderr, "czk %s: --log2 must be 1..40\n", cmd);
+        return 2;
+      }
+      o->sector_size = 1ull << k;
+      break;
+    }
+    case 't': o->timeout_ms = strtoull(optarg, NULL, 10); break;
+    case 'o': o->out = optarg; break;
+    case 'j': o->json = true; break;
+    case 'h': submit_usage(stdout, cmd); return -1;
+    default: submit_usage(stderr, cmd); return 2;
+    }
+  }
+  if (o->kind < 0) {
+    fprintf(stderr, "czk %s: --kind is required\n", cmd);
+    submit_usage(stderr, cmd);
+    return 2;
+  }
+  if (optind < argc) {
+    fprintf(stderr, "czk %s: unexpected argument '%s'\n", cmd, argv[optind]);
+    return 2;
+  }
+  return 0;
+}
+
+/* Fill a SubmitProofRequest; *input_buf is owned by the caller. */
+static int build_submit(const submit_opts *o, Cuzk__V1__SubmitProofRequest *r, uint8_t **input_buf,
+                        ProtobufCBinaryData *circ) {
+  cuzk__v1__submit_proof_request__init(r);
+  r->proof_kind = (Cuzk__V1__ProofKind)o->kind;
+  r->priority = (Cuzk__V1__Priority)o->priority;
+  r->request_id = (char *)(o->request_id ? o->request_id : "");
+  r->sector_size = o->sector_size;
+  *input_buf = NULL;
+  if (o->input) {
+    size_t len;
+    if (czk__read_file(o->input, MAX_MSG, input_buf, &len) != 0) {
+      fprintf(stderr, "czk: cannot read %s: %s\n", o->input, strerror(errno));
+      return 1;
+    }
+    r->vanilla_proof.data = *input_buf;
+    r->vanilla_proof.len = len;
+  } else if (o->spec) {
+    r->vanilla_proof.data = (uint8_t *)o->spec;
+    r->vanilla_proof.len = strlen(o->spec);
+  }
+  if (o->kind == 101) {
+    if (!o->circuit) {
+      fprintf(stderr, "czk: circom jobs need --circuit NAME\n");
+      return 2;
+    }
+    circ->data = (uint8_t *)o->circuit;
+    circ->len = strlen(o->circuit);
+    r->n_vanilla_proofs = 1;
+    r->vanilla_proofs = circ;
+  }
+  return 0;
+}
+
+int czk_cmd_submit(int argc, char **argv) {
+  submit_opts o;
+  int rc = parse_submit(argc, argv, &o, "submit");
+  if (rc) return rc < 0 ? 0 : rc;
+  Cuzk__V1__SubmitProofRequest r;
+  uint8_t *input = NULL;
+  ProtobufCBinaryData circ;
+  rc = build_submit(&o, &r, &input, &circ);
+  if (rc) return rc;
+  ProtobufCMessage *out;
+  int code = czk__client_call(o.addr, "/cuzk.v1.ProvingEngine/SubmitProof", &r.base,
+                              &cuzk__v1__submit_proof_response__descriptor, &out, 60000, false, NULL, 0);
+  free(input);
+  if (code) return 1;
+  Cuzk__V1__SubmitProofResponse *s = (Cuzk__V1__SubmitProofResponse *)out;
+  printf("%s\n", s->job_id);
+  protobuf_c_message_free_unpacked(out, NULL);
+  return 0;
+}
+
+static int print_result(const Cuzk__V1__AwaitProofResponse *a, const char *out_path, bool json) {
+  if (json) {
+    printf("{\"job_id\": \"%s\", \"status\": \"%s\", \"proof_bytes\": %zu, \"error\": \"%s\", \"queue_wait_ms\": %llu, "
+           "\"synthesis_ms\": %llu, \"gpu_compute_ms\": %llu, \"total_ms\": %llu}\n",
+           a->job_id, czk__client_await_status_name(a->status), a->proof.len, a->error_message ? a->error_message : "",
+           (unsigned long long)a->queue_wait_ms, (unsigned long long)a->synthesis_ms,
+           (unsigned long long)a->gpu_compute_ms, (unsigned long long)a->total_ms);
+  } else {
+    printf("job %s: %s", a->job_id, czk__client_await_status_name(a->status));
+    if (a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED)
+      printf(", %zu proof bytes, total %llu ms (queue %llu, synthesis %llu, prove %llu)", a->proof.len,
+             (unsigned long long)a->total_ms, (unsigned long long)a->queue_wait_ms,
+             (unsigned long long)a->synthesis_ms, (unsigned long long)a->gpu_compute_ms);
+    else if (a->error_message && *a->error_message)
+      printf(": %s", a->error_message);
+    printf("\n");
+  }
+  if (out_path && a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED) {
+    FILE *f = fopen(out_path, "wb");
+    if (!f || fwrite(a->proof.data, 1, a->proof.len, f) != a->proof.len || fclose(f) != 0) {
+      fprintf(stderr, "czk: cannot write %s\n", out_path);
+      return 1;
+    }
+  }
+  return a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED ? 0 : 1;
+}
+
+int czk__cmd_prove_remote(int argc, char **argv) {
+  submit_opts o;
+  int rc = parse_submit(argc, argv, &o, "prove");
+  if (rc) return rc < 0 ? 0 : rc;
+  Cuzk__V1__SubmitProofRequest r;
+  uint8_t *input = NULL;
+  ProtobufCBinaryData circ;
+  rc = build_submit(&o, &r, &input, &circ);
+  if (rc) return rc;
+  Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
+  pr.submit = &r;
+  ProtobufCMessage *out;
+  int code = czk__client_call(o.addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
+                              &out, o.timeout_ms, false, NULL, 0);
+  free(input);
+  if (code) return 1;
+  Cuzk__V1__ProveResponse *p = (Cuzk__V1__ProveResponse *)out;
+  rc = p->result ? print_result(p->result, o.out, o.json) : 1;
+  protobuf_c_message_free_unpacked(out, NULL);
+  return rc;
+}
+
+/* Shared parsing for commands taking --addr and one positional argument. */
+static int one_arg(int argc, char **argv, const char *usage, const char **addr, const char **arg, uint64_t *timeout,
+                   const char **out, bool *json) {
+  *addr = czk__client_default_addr();
+  *arg = NULL;
+  static const struct option lo[] = {{"addr", 1, 0, 'a'}, {"timeout-ms", 1, 0, 't'}, {"out", 1, 0, 'o'},
+                                     {"json", 0, 0, 'j'}, {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    switch (c) {
+    case 'a': *addr = optarg; break;
+    case 't':
+      if (!timeout) goto bad;
+      *timeout = strtoull(optarg, NULL, 10);
+      break;
+    case 'o':
+      if (!out) goto bad;
+      *out = optarg;
+      break;
+    case 'j':
+      if (!json) goto bad;
+      *json = true;
+      break;
+    case 'h': printf("%s", usage); return -1;
+    default: goto bad;
+    }
+  }
+  if (strstr(usage, " JOB") || strstr(usage, " KEY")) {
+    if (optind != argc - 1) goto bad;
+    *arg = argv[optind];
+  } else if (optind != argc) {
+    goto bad;
+  }
+  return 0;
+bad:
+  fprintf(stderr, "%s", usage);
+  return 2;
+}
+
+int czk_cmd_await(int argc, char **argv) {
+  const char *addr, *job, *out = NULL;
+  uint64_t timeout = 0;
+  bool json = false;
+  int rc = one_arg(argc, argv,
+                   "usage: czk await [--addr ADDR] [--timeout-ms N] [--out FILE] [--json] JOB\n"
+                   "Waits for a job; exit 0 when it completed.\n",
+                   &addr, &job, &timeout, &out, &json);
+  if (rc) return rc < 0 ? 0 : rc;
+  Cuzk__V1__AwaitProofRequest r = CUZK__V1__AWAIT_PROOF_REQUEST__INIT;
+  r.job_id = (char *)job;
+  r.timeout_ms = timeout;
+  ProtobufCMessage *o;
+  if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/AwaitProof", &r.base, &cuzk__v1__await_proof_response__descriptor,
+                       &o, 0, false, NULL, 0))
+    return 1;
+  rc = print_result((Cuzk__V1__AwaitProofResponse *)o, out, json);
+  protobuf_c_message_free_unpacked(o, NULL);
+  return rc;
+}
+
+int czk_cmd_cancel(int argc, char **argv) {
+  const char *addr, *job;
+  int rc = one_arg(argc, argv, "usage: czk cancel [--addr ADDR] JOB\n", &addr, &job, NULL, NULL, NULL);
+  if (rc) return rc < 0 ? 0 : rc;
+  Cuzk__V1__CancelProofRequest r = CUZK__V1__CANCEL_PROOF_REQUEST__INIT;
+  r.job_id = (char *)job;
+  ProtobufCMessage *o;
+  if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/CancelProof", &r.base,
+                       &cuzk__v1__cancel_proof_response__descriptor, &o, 60000, false, NULL, 0))
+    return 1;
+  printf("job %s cancelled%s\n", job, ((Cuzk__V1__CancelProofResponse *)o)->was_running ? " (was running)" : "");
+  protobuf_c_message_free_unpacked(o, NULL);
+  return 0;
+}
+
+static int key_cmd(int argc, char **argv, bool preload) {
+  const char *addr, *key;
+  int rc = one_arg(argc, argv, preload ? "usage: czk preload [--addr ADDR] KEY\n" : "usage: czk evict [--addr ADDR] KEY\n",
+                   &addr, &key, NULL, NULL, NULL);
+  if (rc) return rc < 0 ? 0 : rc;
+  Cuzk__V1__PreloadSrsRequest r = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
+  r.circuit_id = (char *)key;
+  ProtobufCMessage *o;
+  if (preload) {
+    if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/PreloadSRS", &r.base, &cuzk__v1__preload_srs_response__descriptor,
+                         &o, 0, false, NULL, 0))
+      return 1;
+    Cuzk__V1__PreloadSrsResponse *p = (Cuzk__V1__PreloadSrsResponse *)o;
+    printf("%s: %s (%llu ms)\n", key, p->already_loaded ? "already loaded" : "loaded", (unsigned long long)p->load_time_ms);
+  } else {
+    if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/EvictSRS", &r.base, &cuzk__v1__evict_srs_response__descriptor, &o,
+                         60000, false, NULL, 0))
+      return 1;
+    Cuzk__V1__EvictSrsResponse *p = (Cuzk__V1__EvictSrsResponse *)o;
+    printf("%s: %s, %llu bytes freed\n", key, p->was_loaded ? "evicted" : "was not loaded",
+           (unsigned long long)p->freed_bytes);
+  }
+  protobuf_c_message_free_unpacked(o, NULL);
+  return 0;
+}
+int czk_cmd_preload(int argc, char **argv) { return key_cmd(argc, argv, true); }
+int czk_cmd_evict(int argc, char **argv) { return key_cmd(argc, argv, false); }
+
+int czk_cmd_metrics(int argc, char **argv) {
+  const char *addr, *unused;
+  int rc = one_arg(argc, argv, "usage: czk metrics [--addr ADDR]\nPrints the daemon's Prometheus metrics.\n", &addr,
+                   &unused, NULL, NULL, NULL);
+  if (rc) return rc < 0 ? 0 : rc;
+  Cuzk__V1__GetMetricsRequest r = CUZK__V1__GET_METRICS_REQUEST__INIT;
+  ProtobufCMessage *o;
+  if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/GetMetrics", &r.base, &cuzk__v1__get_metrics_response__descriptor,
+                       &o, 60000, false, NULL, 0))
+    return 1;
+  fputs(((Cuzk__V1__GetMetricsResponse *)o)->prometheus_text, stdout);
+  protobuf_c_message_free_unpacked(o, NULL);
+  return 0;
+}
+
+static const char *tier_name(int t) { return t == 0 ? "hot" : t == 1 ? "warm" : t == 2 ? "cold" : "?"; }
+
+int czk_cmd_status(int argc, char **argv) {
+  const char *addr, *unused;
+  bool json = false;
+  int rc = one_arg(argc, argv, "usage: czk status [--addr ADDR] [--json]\nShows the daemon's devices, keys and queues.\n",
+                   &addr, &unused, NULL, NULL, &json);
+  if (rc) return rc < 0 ? 0 : rc;
+  Cuzk__V1__GetStatusRequest r = CUZK__V1__GET_STATUS_REQUEST__INIT;
+  ProtobufCMessage *o;
+  if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/GetStatus", &r.base, &cuzk__v1__get_status_response__descriptor,
+                       &o, 60000, false, NULL, 0))
+    return 1;
+  Cuzk__V1__GetStatusResponse *s = (Cuzk__V1__GetStatusResponse *)o;
+  if (json) {
+    printf("{\"uptime_seconds\": %llu, \"total_proofs_completed\": %llu, \"total_proofs_failed\": %llu, "
+           "\"memory_bytes\": %llu, \"memory_limit_bytes\": %llu, \"gpus\": [",
+           (unsigned long long)s->uptime_seconds, (unsigned long long)s->total_proofs_completed,
+           (unsigned long long)s->total_proofs_failed, (unsigned long long)s->pinned_memory_bytes,
+           (unsigned long long)s->pinned_memory_limit_bytes);
+    for (size_t i = 0; i < s->n_gpus; i++)
+      printf("%s{\"ordinal\": %u, \"name\": \"%s\", \"vram_total_bytes\": %llu, \"current_job_id\": \"%s\", "
+             "\"current_proof_kind\": \"%s\"}",
+             i ? ", " : "", s->gpus[i]->ordinal, s->gpus[i]->name, (unsigned long long)s->gpus[i]->vram_total_bytes,
+             s->gpus[i]->current_job_id, s->gpus[i]->current_proof_kind);
+    printf("], \"loaded_srs\": [");
+    for (size_t i = 0; i < s->n_loaded_srs; i++)
+      printf("%s{\"circuit_id\": \"%s\", \"tier\": \"%s\", \"size_bytes\": %llu, \"ref_count\": %u}", i ? ", " : "",
+             s->loaded_srs[i]->circuit_id, tier_name(s->loaded_srs[i]->tier),
+             (unsigned long long)s->loaded_srs[i]->size_bytes, s->loaded_srs[i]->ref_count);
+    printf("], \"queues\": [");
+    for (size_t i = 0; i < s->n_queues; i++)
+      printf("%s{\"proof_kind\": \"%s\", \"pending\": %u, \"in_progress\": %u}", i ? ", " : "",
+             s->queues[i]->proof_kind, s->queues[i]->pending, s->queues[i]->in_progress);
+    printf("]}\n");
+  } else {
+    printf("uptime %llus, proofs completed %llu, failed %llu, memory %.2f / %.2f GiB\n\n",
+           (unsigned long long)s->uptime_seconds, (unsigned long long)s->total_proofs_completed,
+           (unsigned long long)s->total_proofs_failed, (double)s->pinned_memory_bytes / (1 << 30),
+           (double)s->pinned_memory_limit_bytes / (1 << 30));
+    printf("%-4s %-28s %-12s %-10s %s\n", "DEV", "NAME", "MEMORY", "JOB", "KIND");
+    for (size_t i = 0; i < s->n_gpus; i++)
+      printf("%-4u %-28s %-12.1f %-10s %s\n", s->gpus[i]->ordinal, s->gpus[i]->name,
+             (double)s->gpus[i]->vram_total_bytes / (1 << 30), *s->gpus[i]->current_job_id ? s->gpus[i]->current_job_id : "-",
+             *s->gpus[i]->current_proof_kind ? s->gpus[i]->current_proof_kind : "-");
+    printf("\n%-28s %-6s %-14s %s\n", "KEY", "TIER", "BYTES", "REFS");
+    for (size_t i = 0; i < s->n_loaded_srs; i++)
+      printf("%-28s %-6s %-14llu %u\n", s->loaded_srs[i]->circuit_id, tier_name(s->loaded_srs[i]->tier),
+             (unsigned long long)s->loaded_srs[i]->size_bytes, s->loaded_srs[i]->ref_count);
+    printf("\n%-28s %-8s %s\n", "KIND", "PENDING", "IN PROGRESS");
+    for (size_t i = 0; i < s->n_queues; i++)
+      printf("%-28s %-8u %u\n", s->queues[i]->proof_kind, s->queues[i]->pending, s->queues[i]->in_progress);
+  }
+  protobuf_c_message_free_unpacked(o, NULL);
+  return 0;
+}

@@ -1,0 +1,178 @@
+/* cmd_daemon.c: `czk daemon`: the persistent proving daemon. Configuration from one table (api/config.h); serves
+ * cuzk.v1.ProvingEngine over gRPC (unix socket by default), HTTP /metrics /status /healthz when configured.
+ * Signals: SIGTERM/SIGINT stop intake and drain (drain_grace, then cancel), a second one cancels at once; SIGHUP
+ * reopens the log file. All signals are taken synchronously by sigwait in the main thread. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/config.h"
+#include "api/http.h"
+#include "api/rpc.h"
+#include "api/service.h"
+#include "cli/cli.h"
+#include "cli/daemon.h"
+#include "czk/engine.h"
+#include "czk/log.h"
+#include "czk/pool.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: czk daemon [--config FILE] [--listen unix:PATH|host:port] [--http host:port] [options]\n"
+          "       czk daemon --dump-config [options]    print the effective configuration\n"
+          "       czk daemon --print-config-docs         print the configuration table as markdown\n\n"
+          "Starts the proving daemon on an embedded default when run without options.\n\n");
+  czk_config_print_help(out);
+}
+
+int czk_cmd_daemon(int argc, char **argv) {
+  bool dump = false, docs = false;
+  /* strip our own flags before the config parser sees the rest */
+  char **rest = calloc((size_t)argc + 1, sizeof *rest);
+  if (!rest) return 1;
+  int nrest = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      usage(stdout);
+      free(rest);
+      return 0;
+    }
+    if (strcmp(argv[i], "--dump-config") == 0) dump = true;
+    else if (strcmp(argv[i], "--print-config-docs") == 0) docs = true;
+    else rest[nrest++] = argv[i];
+  }
+  if (docs) {
+    czk_config_print_markdown(stdout);
+    free(rest);
+    return 0;
+  }
+  czk_config cfg;
+  char err[1024];
+  if (czk_config_init(&cfg) != CZK_OK) {
+    free(rest);
+    return 1;
+  }
+  czk_status st = czk_config_parse_args(&cfg, nrest, rest, 0, err, sizeof err);
+  free(rest);
+  if (st == CZK_OK) st = czk_config_finalize(&cfg, err, sizeof err);
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk daemon: invalid configuration: %s\n", err);
+    czk_config_free(&cfg);
+    return 2;
+  }
+  if (dump) {
+    czk_config_dump(&cfg, stdout);
+    czk_config_free(&cfg);
+    return 0;
+  }
+  czk_log_level lv;
+  czk_log_parse_level(cfg.log_level, &lv);
+  czk_log_set_level(lv);
+  if (cfg.log_file && *cfg.log_file && czk_log_set_file(cfg.log_file) != 0) {
+    fprintf(stderr, "czk daemon: log_file: cannot open %s\n", cfg.log_file);
+    czk_config_free(&cfg);
+    return 2;
+  }
+
+  /* every thread created from here on inherits this mask: signals are taken by sigwait below */
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+  signal(SIGPIPE, SIG_IGN);
+
+  int rc = 1;
+  czk_pool *pool = NULL;
+  czk_engine *engine = NULL;
+  czk_engine_device_desc *devs = NULL;
+  uint32_t ndevs = 0;
+  czk_rpc_server *rpc = NULL;
+  czk_http *http = NULL;
+  czk_service svc;
+  bool svc_init = false;
+
+  if (czk_pool_new(&pool, (unsigned)cfg.threads) != CZK_OK) goto out;
+  st = czk__daemon_devices(&cfg, &devs, &ndevs);
+  if (st != CZK_OK) {
+    CZK_ERROR("daemon", "devices: %s", czk_status_str(st));
+    goto out;
+  }
+  czk_engine_config ec;
+  czk_engine_config_default(&ec);
+  ec.mem_limit_bytes = cfg.memory_budget;
+  ec.synth_workers = (uint32_t)cfg.synthesis_workers;
+  ec.workers_per_device = (uint32_t)cfg.gpu_workers_per_device;
+  ec.devices = devs;
+  ec.ndevices = ndevs;
+  ec.result_ttl_ms = cfg.result_ttl;
+  ec.trace_capacity = 1u << 16;
+  ec.pool = pool;
+  st = czk_engine_create(&engine, &ec);
+  if (st != CZK_OK) {
+    CZK_ERROR("daemon", "engine: %s", czk_status_str(st));
+    goto out;
+  }
+  st = czk__daemon_register_kinds(engine, &cfg);
+  if (st != CZK_OK) {
+    CZK_ERROR("daemon", "circuit kinds: %s", czk_status_str(st));
+    goto out;
+  }
+  czk_service_init(&svc, engine, 10);
+  svc.kind_over_budget = czk__daemon_kind_over_budget;
+  svc_init = true;
+  st = czk_rpc_server_start(&rpc, cfg.listen, cfg.max_message_size, (unsigned)cfg.max_calls, czk_service_handle, &svc);
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk daemon: cannot listen on %s\n", cfg.listen);
+    goto out;
+  }
+  if (cfg.http && *cfg.http) {
+    st = czk_http_start(&http, cfg.http, &svc);
+    if (st != CZK_OK) {
+      fprintf(stderr, "czk daemon: cannot serve HTTP on %s\n", cfg.http);
+      goto out;
+    }
+    CZK_INFO("daemon", "HTTP on port %u (/metrics, /status, /healthz)", czk_http_port(http));
+  }
+  CZK_INFO("daemon", "serving cuzk.v1.ProvingEngine on %s; budget %.1f GiB; %u device(s): %s%s", cfg.listen,
+           (double)cfg.memory_budget / (1 << 30), ndevs, devs[0].name, ndevs > 1 ? ", ..." : "");
+  /* a line other programs can wait for */
+  if (http) printf("czk daemon: ready on %s (http port %u)\n", cfg.listen, czk_http_port(http));
+  else printf("czk daemon: ready on %s\n", cfg.listen);
+  fflush(stdout);
+
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&sigs, &sig) != 0) continue;
+    if (sig == SIGHUP) {
+      if (cfg.log_file && *cfg.log_file) czk_log_set_file(cfg.log_file);
+      CZK_INFO("daemon", "SIGHUP: log reopened");
+      continue;
+    }
+    CZK_INFO("daemon", "%s: stopping intake, draining for up to %llu ms", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+             (unsigned long long)cfg.drain_grace);
+    break;
+  }
+  czk_http_set_draining(http);
+  st = czk_engine_shutdown(engine, true, cfg.drain_grace);
+  if (st == CZK_ERR_TIMEOUT) CZK_WARN("daemon", "drain grace over: remaining jobs cancelled");
+  if (cfg.trace_file && *cfg.trace_file) {
+    if (czk_engine_trace_write(engine, cfg.trace_file) == CZK_OK)
+      CZK_INFO("daemon", "trace written to %s", cfg.trace_file);
+  }
+  rc = 0;
+out:
+  if (rpc) czk_rpc_server_stop(rpc);
+  if (http) czk_http_stop(http);
+  if (engine) czk_engine_destroy(engine);
+  if (svc_init) czk_service_destroy(&svc);
+  czk__daemon_kinds_free();
+  czk__daemon_devices_free(devs, ndevs);
+  if (pool) czk_pool_free(pool);
+  CZK_INFO("daemon", "stopped");
+  czk_log_set_file(NULL);
+  czk_config_free(&cfg);
+  return rc;
+}

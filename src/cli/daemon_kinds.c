@@ -1,0 +1,94 @@
+/* daemon_kinds.c: which circuit kinds and devices the daemon serves (see daemon.h). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "circuits/synthetic.h"
+#include "cli/daemon.h"
+#include "czk/kinds.h"
+#include "czk/log.h"
+
+#define MAX_KINDS 256
+static czk_engine_kind g_kinds[MAX_KINDS];
+static unsigned g_nkinds;
+
+/* Largest synthetic size registered: the setup of a 2^k key takes time on first use, but nothing happens until a job
+ * asks for it; sizes whose one partition cannot fit the budget are skipped. */
+#define SYNTHETIC_MAX_K CZK_SYNTHETIC_MAX_LOG
+
+static char g_over_budget[MAX_KINDS][96];
+static unsigned g_nover;
+
+bool czk__daemon_kind_over_budget(const char *kind) {
+  for (unsigned i = 0; i < g_nover; i++)
+    if (strcmp(g_over_budget[i], kind) == 0) return true;
+  return false;
+}
+
+static czk_status add_kind(czk_engine *e, czk_engine_kind *k) {
+  czk_status st = czk_engine_register_kind(e, k);
+  if (st == CZK_ERR_BUDGET) {
+    CZK_DEBUG("daemon", "kind %s does not fit the memory budget: not served", k->name);
+    if (g_nover < MAX_KINDS) snprintf(g_over_budget[g_nover++], sizeof g_over_budget[0], "%s", k->name);
+    czk_kind_free(k);
+    return CZK_OK;
+  }
+  if (st != CZK_OK) {
+    czk_kind_free(k);
+    return st;
+  }
+  g_nkinds++;
+  return CZK_OK;
+}
+
+czk_status czk__daemon_register_kinds(czk_engine *e, const czk_config *cfg) {
+  for (unsigned k = CZK_SYNTHETIC_MIN_LOG; k <= SYNTHETIC_MAX_K && g_nkinds < MAX_KINDS; k++) {
+    CZK_TRY(czk_kind_synthetic_new(&g_kinds[g_nkinds], k, cfg->keys_dir, NULL));
+    CZK_TRY(add_kind(e, &g_kinds[g_nkinds]));
+  }
+  DIR *d = opendir(cfg->keys_dir);
+  if (!d) return CZK_OK; /* no keys directory yet: synthetic keys create it on first use */
+  struct dirent *de;
+  while ((de = readdir(d)) && g_nkinds < MAX_KINDS) {
+    size_t n = strlen(de->d_name);
+    if (n <= 5 || strcmp(de->d_name + n - 5, ".zkey") != 0 || n - 5 > 64) continue;
+    char name[80], path[4200];
+    snprintf(name, sizeof name, "%.*s", (int)(n - 5), de->d_name);
+    snprintf(path, sizeof path, "%s/%s", cfg->keys_dir, de->d_name);
+    czk_status st = czk_kind_circom_new(&g_kinds[g_nkinds], name, path, NULL);
+    if (st != CZK_OK) {
+      CZK_WARN("daemon", "%s: not a usable snarkjs Groth16 key (%s): skipped", path, czk_status_str(st));
+      continue;
+    }
+    st = add_kind(e, &g_kinds[g_nkinds]);
+    if (st != CZK_OK) {
+      closedir(d);
+      return st;
+    }
+    CZK_INFO("daemon", "serving circom:%s", name);
+  }
+  closedir(d);
+  return CZK_OK;
+}
+
+void czk__daemon_kinds_free(void) {
+  for (unsigned i = 0; i < g_nkinds; i++) czk_kind_free(&g_kinds[i]);
+  g_nkinds = 0;
+  g_nover = 0;
+}
+
+czk_status czk__daemon_devices(const czk_config *cfg, czk_engine_device_desc **devs, uint32_t *n) {
+  *devs = calloc(1, sizeof **devs);
+  if (!*devs) return CZK_ERR_NOMEM;
+  (*devs)[0].name = "cpu";
+  (*devs)[0].backend = NULL;
+  (*devs)[0].workers = (uint32_t)(cfg->cpu_workers ? cfg->cpu_workers : 1);
+  *n = 1;
+  return CZK_OK;
+}
+
+void czk__daemon_devices_free(czk_engine_device_desc *devs, uint32_t n) {
+  (void)n;
+  free(devs);
+}
