@@ -1,0 +1,129 @@
+/* bench_prove.c: `czk bench prove`: per synthetic size 2^k, one setup (not timed in the table) then `reps` proofs,
+ * printing the median time of each stage (witness, a/b/c evaluation, H, the five MSMs, finish), the total and the
+ * resulting proofs per second; every proof is verified (outside the timing). Never asserts on time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "circuits/synthetic.h"
+#include "cli/cli.h"
+#include "czk/groth16.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+#define NCOL 11
+static const char *k_cols[NCOL] = {"witness", "eval", "H", "msm_h", "msm_l", "msm_a", "msm_b1", "msm_b2", "finish",
+                                   "total", "verify"};
+
+static int bench_size(unsigned k, int reps, const char *dir) {
+  char params[512], vkp[512];
+  snprintf(params, sizeof params, "%s/czk_bench_%u_%d.params", dir, k, (int)getpid());
+  snprintf(vkp, sizeof vkp, "%s/czk_bench_%u_%d.vk", dir, k, (int)getpid());
+  czk_r1cs *shape = NULL;
+  czk_groth16_pk *pk = NULL;
+  czk_status st = czk_synthetic_shape(&shape, k);
+  double ts = now_s();
+  if (st == CZK_OK) st = czk_groth16_setup(shape, params, vkp, NULL);
+  double setup_s = now_s() - ts;
+  if (st == CZK_OK) st = czk_groth16_pk_open(&pk, params);
+  if (st == CZK_OK) st = czk_groth16_pk_prepare(pk, NULL);
+  double *t = calloc((size_t)reps * NCOL, sizeof *t);
+  if (!t && st == CZK_OK) st = CZK_ERR_NOMEM;
+  for (int r = 0; r < reps && st == CZK_OK; r++) {
+    double *row = t + (size_t)r * NCOL, t0 = now_s();
+    czk_witness w;
+    st = czk_synthetic_witness(&w, k, 1000 + (uint64_t)r);
+    if (st != CZK_OK) break;
+    size_t np;
+    const czk_fr *xp = czk_groth16_public_inputs(&w, &np);
+    czk_fr pub[16];
+    memcpy(pub, xp, np * sizeof *pub);
+    double t1 = now_s();
+    czk_groth16_assignment as;
+    st = czk_groth16_synthesize(&as, shape, &w, NULL);
+    double t2 = now_s();
+    czk_groth16_job *job = NULL;
+    if (st == CZK_OK) st = czk_groth16_prove_start(&job, pk, shape, &as, NULL);
+    czk_groth16_proof proof;
+    czk_groth16_timings tm;
+    if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tm);
+    double t3 = now_s();
+    if (st != CZK_OK) break;
+    st = czk_groth16_verify(czk_groth16_pk_vk(pk), &proof, pub, np);
+    double t4 = now_s();
+    double v[NCOL] = {t1 - t0, t2 - t1, tm.h, tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b_g1, tm.msm_b_g2, tm.finish,
+                      t3 - t0, t4 - t3};
+    memcpy(row, v, sizeof v);
+  }
+  if (st == CZK_OK) {
+    printf("%2u %9u %8.2f", k, shape->n_constraints, setup_s);
+    double total = 0;
+    for (int c = 0; c < NCOL; c++) {
+      double col[1024];
+      int n = reps < 1024 ? reps : 1024;
+      for (int r = 0; r < n; r++) col[r] = t[(size_t)r * NCOL + c];
+      qsort(col, (size_t)n, sizeof *col, cmp_d);
+      printf(" %9.4f", col[n / 2]);
+      if (c == NCOL - 2) total = col[n / 2];
+    }
+    printf(" %9.2f\n", total > 0 ? 1.0 / total : 0.0);
+    fflush(stdout);
+  } else {
+    fprintf(stderr, "czk bench prove: 2^%u: %s\n", k, czk_status_str(st));
+  }
+  free(t);
+  czk_groth16_pk_close(pk);
+  czk_r1cs_free(shape);
+  remove(params);
+  remove(vkp);
+  return st == CZK_OK ? 0 : 1;
+}
+
+int czk_bench_prove(int argc, char **argv) {
+  unsigned kmin = 12, kmax = 16;
+  int reps = 3;
+  const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      printf("usage: czk bench prove [--min k] [--max k] [--reps n] [--dir tmpdir]\n"
+             "  synthetic circuits 2^min .. 2^max (default 12..16, at most %u); median seconds per stage over n\n"
+             "  proofs (default 3); keys are written to and removed from tmpdir. Threads: $CZK_THREADS.\n",
+             CZK_SYNTHETIC_MAX_LOG);
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      fprintf(stderr, "czk bench prove: %s needs a value\n", argv[i]);
+      return 2;
+    }
+    if (strcmp(argv[i], "--min") == 0) kmin = (unsigned)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--max") == 0) kmax = (unsigned)atoi(argv[++i]);
+    else if (strcmp(argv[i], "--reps") == 0) reps = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--dir") == 0) dir = argv[++i];
+    else {
+      fprintf(stderr, "czk bench prove: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  if (kmin < CZK_SYNTHETIC_MIN_LOG || kmax > CZK_SYNTHETIC_MAX_LOG || kmin > kmax || reps < 1 || reps > 1024) {
+    fprintf(stderr, "czk bench prove: need %u <= min <= max <= %u and 1 <= reps <= 1024\n", CZK_SYNTHETIC_MIN_LOG,
+            CZK_SYNTHETIC_MAX_LOG);
+    return 2;
+  }
+  printf(" k constraints  setup_s");
+  for (int c = 0; c < NCOL; c++) printf(" %9s", k_cols[c]);
+  printf(" %9s\n", "proofs/s");
+  int rc = 0;
+  for (unsigned k = kmin; k <= kmax; k++) rc |= bench_size(k, reps, dir);
+  return rc;
+}

@@ -1,0 +1,130 @@
+/* cmd_prove.c: `czk prove`: a Groth16 proof for one of our synthetic circuits with a bellperson .params key
+ * (192-byte compressed proof + public inputs as a JSON array of decimal strings, the snarkjs public.json form).
+ * A first argument ending in .zkey selects the snarkjs/rapidsnark form (cli_circom.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "circuits/synthetic.h"
+#include "cli/cli.h"
+#include "cli/cli_circom.h"
+#include "czk/groth16.h"
+
+/* Weak: the snarkjs forms live in cmd_circom.c (circom side); without it they report that they are not built. */
+#pragma weak czk__cmd_prove_zkey
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: czk prove <circuit.params> <k> <seed> <proof.bin> <public.json> [--shape <circuit.r1cs>]\n"
+               "       czk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>   (snarkjs form)\n"
+               "  Proves the synthetic circuit of 2^k constraints with the witness generated from <seed>; the\n"
+               "  shape is recompiled unless --shape gives the file written by `czk setup --shape`.\n");
+}
+
+static bool ends_with(const char *s, const char *suf) {
+  size_t n = strlen(s), m = strlen(suf);
+  return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+static int write_outputs(const char *proof_path, const char *public_path, const czk_groth16_proof *p,
+                         const czk_witness *w) {
+  uint8_t enc[CZK_GROTH16_PROOF_BYTES];
+  czk_groth16_proof_encode(enc, p);
+  FILE *f = fopen(proof_path, "wb");
+  if (!f || fwrite(enc, 1, sizeof enc, f) != sizeof enc || fclose(f) != 0) {
+    fprintf(stderr, "czk prove: cannot write %s\n", proof_path);
+    return 1;
+  }
+  f = fopen(public_path, "w");
+  if (!f) {
+    fprintf(stderr, "czk prove: cannot write %s\n", public_path);
+    return 1;
+  }
+  size_t n;
+  const czk_fr *x = czk_groth16_public_inputs(w, &n);
+  fputs("[", f);
+  for (size_t i = 0; i < n; i++) {
+    char dec[80];
+    czk_fr_to_dec(dec, &x[i]);
+    fprintf(f, "%s\n \"%s\"", i ? "," : "", dec);
+  }
+  fputs("\n]\n", f);
+  if (fclose(f) != 0) {
+    fprintf(stderr, "czk prove: cannot write %s\n", public_path);
+    return 1;
+  }
+  return 0;
+}
+
+int czk_cmd_prove(int argc, char **argv) {
+  if (czk_cli_wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
+  if (argc >= 2 && ends_with(argv[1], ".zkey")) {
+    if (czk__cmd_prove_zkey) return czk__cmd_prove_zkey(argc, argv);
+    fprintf(stderr, "czk prove: the snarkjs form is not built into this czk\n");
+    return 1;
+  }
+  const char *shape_path = NULL;
+  char *pos[5];
+  int np = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
+      shape_path = argv[++i];
+    else if (argv[i][0] == '-' || np == 5) {
+      usage(stderr);
+      return 2;
+    } else
+      pos[np++] = argv[i];
+  }
+  if (np != 5) {
+    usage(stderr);
+    return 2;
+  }
+  char *e1, *e2;
+  unsigned long k = strtoul(pos[1], &e1, 10);
+  unsigned long long seed = strtoull(pos[2], &e2, 0);
+  if (*e1 || *e2 || k < CZK_SYNTHETIC_MIN_LOG || k > CZK_SYNTHETIC_MAX_LOG) {
+    fprintf(stderr, "czk prove: bad <k> or <seed>\n");
+    return 2;
+  }
+  czk_groth16_pk *pk = NULL;
+  czk_r1cs *shape = NULL;
+  czk_witness w = {0};
+  czk_groth16_proof proof;
+  int rc = 1;
+  czk_status st = czk_groth16_pk_open(&pk, pos[0]);
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk prove: %s: %s\n", pos[0], czk_status_str(st));
+    goto out;
+  }
+  st = shape_path ? czk_r1cs_load(&shape, shape_path) : czk_synthetic_shape(&shape, (unsigned)k);
+  if (st == CZK_OK && shape->log_domain != k) st = CZK_ERR_SIZE_MISMATCH;
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk prove: circuit shape: %s\n", czk_status_str(st));
+    goto out;
+  }
+  st = czk_synthetic_witness(&w, (unsigned)k, seed);
+  czk_witness inputs_copy = w; /* the prover consumes w; keep the public inputs */
+  czk_fr *pub = NULL;
+  if (st == CZK_OK) {
+    pub = malloc(w.n_inputs * sizeof *pub);
+    if (!pub) st = CZK_ERR_NOMEM;
+    else memcpy(pub, w.w, w.n_inputs * sizeof *pub);
+  }
+  if (st == CZK_OK) st = czk_groth16_prove(&proof, pk, shape, &w, NULL);
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk prove: %s\n", czk_status_str(st));
+    free(pub);
+    goto out;
+  }
+  inputs_copy.w = pub;
+  inputs_copy.n_aux = 0;
+  rc = write_outputs(pos[3], pos[4], &proof, &inputs_copy);
+  free(pub);
+out:
+  czk_witness_free(&w);
+  czk_r1cs_free(shape);
+  czk_groth16_pk_close(pk);
+  return rc;
+}
