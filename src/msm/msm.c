@@ -7,9 +7,10 @@
  * c in {2, 4, 8, 16} and 2^256 - H >= (7/15) 2^256 > r for c >= 4, so only c = 2 needs an extra window.
  * Raw scalars >= r are reduced first (at most two subtractions since 2^256 < 3r).
  *
- * Window choice: minimize rounds * ceil(W*S / T) * (a * round_points/S + 1.2 * 2^c) in XYZZ mixed-add equivalents:
- * n/S bucket additions per task at a = 0.6 (batch-affine) or 1 (XYZZ, small tasks), plus one mixed and one full XYZZ
- * addition per bucket (2^(c-1) of them) for the running-sum reduction; over c in [2, 20] and S in {1, 2, 4, .., 64},
+ * Window choice: minimize rounds * ceil(W*S / T) * (a * round_points/S + 0.5 * 2^c) in XYZZ mixed-add equivalents:
+ * n/S bucket additions per task at a = 0.6 (batch-affine) or 1 (XYZZ, small tasks), plus the running-sum reduction
+ * over 2^(c-1) buckets (coefficient fitted to measurements: G1 2^16 single-thread ran 740-780 ms at c = 12 and
+ * 650-660 ms at c = 13, 14 on a 16-core Xeon); over c in [2, 20] and S in {1, 2, 4, .., 64},
  * with rounds of at most 2^22 points (bounds the 40-byte-per-point digit buffer to 160 MiB). */
 #include "czk/msm.h"
 
@@ -97,7 +98,7 @@ czk_status czk_msm_plan_init_ex(czk_msm_plan *plan, czk_msm_group group, size_t 
       if (!splits && S > rp) break;
       double waves = (double)(((size_t)W * S + threads - 1) / threads);
       double per_point = (double)rp / S >= 4.0 * batch_for(c) ? 0.6 : 1.0; /* batch-affine vs XYZZ additions */
-      double cost = rounds * waves * (per_point * (double)rp / S + 1.2 * (double)((size_t)1 << c));
+      double cost = rounds * waves * (per_point * (double)rp / S + 0.5 * (double)((size_t)1 << c));
       if (bc == 0 || cost < best * 0.999) {
         best = cost;
         bc = c;
