@@ -136,7 +136,12 @@ CZK_API czk_status czk_fc_insert(czk_cs *cs, czk_num *out, const czk_num *elemen
 /* insertion::select: from[index(bits)], 2^nbits - 1 picks. */
 CZK_API czk_status czk_fc_select(czk_cs *cs, czk_num *out, const czk_num *from, const czk_bool *bits, size_t nbits);
 
-/* A PoR circuit instance (storage-proofs-core PoRCircuit with the Poseidon hasher): leaf, path, root.
+/* filecoin-hashers Sha256Function::hash_multi_leaf_circuit: each child to_bits_le (255 bits + a constant zero),
+ * bytes in order with bits most significant first, SHA-256 with padding, the digest's first 254 bits (little-endian
+ * within bytes) packed into one number (= the truncated digest as a field element). */
+CZK_API czk_status czk_fc_sha256_node_gadget(czk_cs *cs, czk_num *out, const czk_num *children, size_t n);
+
+/* A PoR circuit instance (storage-proofs-core PoRCircuit): leaf, path, root, with the Poseidon or SHA-256 hasher.
  * Arities are powers of two; sub/top 0 when absent. path: levels leaf-first (base levels, then sub, then top), each
  * with arity - 1 siblings (canonical field elements, 32-byte little-endian) and the index. */
 typedef struct czk_fc_por {
@@ -145,11 +150,13 @@ typedef struct czk_fc_por {
   const czk_fc_path_level *path; /* NULL for a blank (shape-only) circuit: n_levels must still be set */
   uint8_t leaf[32];
   uint8_t root[32];
-  bool private_root; /* false: the root is a public input */
+  bool private_root;    /* false: the root is a public input */
+  czk_fc_hasher hasher; /* CZK_FC_POSEIDON or CZK_FC_SHA256 */
 } czk_fc_por;
 
-/* Synthesizes the PoR circuit: inputs ONE, the packed path bits, and the root unless private
- * (binary Poseidon, 64 leaves: 1,887 constraints, 3 inputs). CZK_ERR_NOT_CANONICAL for a non-canonical value. */
+/* Synthesizes the PoR circuit: inputs ONE, the packed path bits, and the root unless private (binary Poseidon,
+ * 64 leaves: 1,887 constraints, 3 inputs; binary SHA-256: 272,295). CZK_ERR_NOT_CANONICAL for a non-canonical
+ * value. */
 CZK_API czk_status czk_fc_por_circuit(czk_cs *cs, const czk_fc_por *por);
 
 #endif

@@ -54,11 +54,9 @@ void czk_lc_add_bool(czk_lc *lc, czk_bool b, const czk_fr *coeff) {
 
 /* ------------------------------------------------------------------------------------------------ AllocatedBit */
 static czk_status alloc_bit_var(czk_cs *cs, czk_bool *out, bool value) {
-  czk_fr v;
-  czk__fr_from_bit(&v, value);
   out->kind = CZK_BOOL_IS;
   out->value = (uint8_t)value;
-  return czk_cs_alloc(cs, &out->var, &v);
+  return czk_cs_alloc(cs, &out->var, value ? &czk_fr_one_v : &czk_fr_zero_v);
 }
 
 czk_status czk_bit_alloc(czk_cs *cs, czk_bool *out, bool value) {
@@ -216,11 +214,7 @@ czk_status czk_bool_sha256_ch(czk_cs *cs, czk_bool *out, czk_bool a, czk_bool b,
   if (IS_CONST(c, 1)) return nand(cs, out, a, czk_bool_not(b));
   if (IS_CONST(b, 1)) return nand(cs, out, czk_bool_not(a), czk_bool_not(c));
   /* a constant true, or all allocated: the general case. */
-  czk_fr v;
-  czk__fr_from_bit(&v, value);
-  out->kind = CZK_BOOL_IS;
-  out->value = (uint8_t)value;
-  CZK_TRY(czk_cs_alloc(cs, &out->var, &v));
+  CZK_TRY(alloc_bit_var(cs, out, value));
   czk__gl A, B, C;
   czk__gl_init(&A);
   czk__gl_init(&B);
@@ -248,11 +242,7 @@ czk_status czk_bool_sha256_maj(czk_cs *cs, czk_bool *out, czk_bool a, czk_bool b
   if (IS_CONST(c, 1)) return nand(cs, out, czk_bool_not(a), czk_bool_not(b));
   if (IS_CONST(b, 1)) return nand(cs, out, czk_bool_not(a), czk_bool_not(c));
   if (IS_CONST(a, 1)) return nand(cs, out, czk_bool_not(b), czk_bool_not(c));
-  czk_fr v;
-  czk__fr_from_bit(&v, value);
-  out->kind = CZK_BOOL_IS;
-  out->value = (uint8_t)value;
-  CZK_TRY(czk_cs_alloc(cs, &out->var, &v)); /* maj is allocated before b and c */
+  CZK_TRY(alloc_bit_var(cs, out, value)); /* maj is allocated before b and c */
   czk_bool bc;
   CZK_TRY(czk_bool_and(cs, &bc, b, c));
   czk__gl A, B, C;

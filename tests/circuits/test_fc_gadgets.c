@@ -492,7 +492,7 @@ static void test_por(void) {
       uint64_t idx = k == 0 ? n - 1 : czk_test_rng_next(&g_rng) % n;
       size_t nl = 0;
       CHECK(czk_fc_tree_prove(t, idx, x.path, &nl) == CZK_OK);
-      x.por = (czk_fc_por){k_shapes[s].base, sub, top, nl, x.path, {0}, {0}, false};
+      x.por = (czk_fc_por){k_shapes[s].base, sub, top, nl, x.path, {0}, {0}, false, CZK_FC_POSEIDON};
       memcpy(x.por.leaf, leaves + 32 * idx, 32);
       czk_fc_tree_root(t, x.por.root);
       counts c = run_circuit("por", por_synth, &x, k == 0 ? 40 : 8);
@@ -525,7 +525,7 @@ static void test_por(void) {
     memset(&x, 0, sizeof x);
     size_t nl = 0;
     CHECK(czk_fc_tree_prove(t, 0, x.path, &nl) == CZK_OK);
-    x.por = (czk_fc_por){k_shapes[s].base, sub, top, nl, NULL, {0}, {0}, true};
+    x.por = (czk_fc_por){k_shapes[s].base, sub, top, nl, NULL, {0}, {0}, true, CZK_FC_POSEIDON};
     CHECK(czk_cs_shape_new(&cs) == CZK_OK);
     CHECK(czk_fc_por_circuit(cs, &x.por) == CZK_OK);
     CHECK_EQ_INT(czk_cs_num_constraints(cs), k_shapes[s].constraints - 1); /* private root: no inputize */
@@ -533,6 +533,38 @@ static void test_por(void) {
     czk_cs_free(cs);
     czk_fc_tree_free(t);
     free(leaves);
+  }
+}
+
+/* PoR with the SHA-256 hasher (por_circuit.rs: base 2: 272,295; base 8: 250,987; 64 leaves, 3 inputs). The leaves
+ * are canonical field elements; nodes are truncated SHA-256 digests (< 2^254). */
+static void test_por_sha256(void) {
+  static const struct {
+    unsigned base;
+    size_t constraints;
+  } k_shapes[] = {{2, 272295}, {8, 250987}};
+  for (size_t s = 0; s < CZK_ARRAY_LEN(k_shapes); s++) {
+    uint8_t leaves[64 * 32];
+    for (int i = 0; i < 64; i++) {
+      czk_test_rng_bytes(&g_rng, leaves + 32 * i, 32);
+      leaves[32 * i + 31] &= 0x3f;
+    }
+    czk_fc_tree *t = NULL;
+    CHECK(czk_fc_tree_build(&t, CZK_FC_SHA256, leaves, 64, k_shapes[s].base, 0, 0) == CZK_OK);
+    if (!t) continue;
+    por_ctx x;
+    memset(&x, 0, sizeof x);
+    uint64_t idx = czk_test_rng_next(&g_rng) % 64;
+    size_t nl = 0;
+    CHECK(czk_fc_tree_prove(t, idx, x.path, &nl) == CZK_OK);
+    x.por = (czk_fc_por){k_shapes[s].base, 0, 0, nl, x.path, {0}, {0}, false, CZK_FC_SHA256};
+    memcpy(x.por.leaf, leaves + 32 * idx, 32);
+    czk_fc_tree_root(t, x.por.root);
+    counts c = run_circuit("por sha256", por_synth, &x, 6);
+    CHECK_MSG(c.constraints == k_shapes[s].constraints, "SHA-256 PoR base %u: %zu constraints, want %zu",
+              k_shapes[s].base, c.constraints, k_shapes[s].constraints);
+    CHECK_EQ_INT(c.inputs, 3);
+    czk_fc_tree_free(t);
   }
 }
 
@@ -591,5 +623,6 @@ int main(void) {
   test_sha256_gadget();
   test_poseidon_gadget();
   test_por();
+  test_por_sha256();
   return czk_test_done("test_fc_gadgets");
 }
