@@ -21,6 +21,21 @@ void czk__unmap(czk__map *m);
 struct czk_ntt_domain;
 const struct czk_ntt_domain *czk__groth16_pk_domain(const czk_groth16_pk *pk);
 
+/* A proof between prove_start and prove_finish. CPU path (prove.c): the five sums are final after start. Backend
+ * path (prove_backend.c): `wait` blocks until the device work is done and fills the sums (finish calls it), `release`
+ * returns the device resources (finish and abort call it, exactly once; it clears itself). */
+struct czk_groth16_job {
+  czk_groth16_pk *pk;
+  const czk_groth16_vk *vk;
+  czk_status status;
+  czk_g1 h_acc, l_acc, a_acc, b1_acc;
+  czk_g2 b2_acc;
+  czk_groth16_timings t;
+  czk_status (*wait)(czk_groth16_job *job);
+  void (*release)(czk_groth16_job *job);
+  void *pending;
+};
+
 /* Number of MSMs the prover has launched in this process (tests check that a refused witness launches none). */
 extern _Atomic unsigned long czk__groth16_msm_launches;
 

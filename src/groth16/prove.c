@@ -20,14 +20,6 @@
 
 _Atomic unsigned long czk__groth16_msm_launches;
 
-struct czk_groth16_job {
-  czk_groth16_pk *pk;
-  czk_status status;
-  czk_g1 h_acc, l_acc, a_acc, b1_acc;
-  czk_g2 b2_acc;
-  czk_groth16_timings t;
-};
-
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -103,6 +95,7 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_groth16_pk *pk, co
     return st;
   }
   job->pk = pk;
+  job->vk = czk_groth16_pk_vk(pk);
   job->t.check = t1 - t0;
   job->t.h = t2 - t1;
   czk_groth16_pk_queries q;
@@ -146,17 +139,23 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_groth16_pk *pk, co
   return CZK_OK;
 }
 
-void czk_groth16_job_abort(czk_groth16_job *job) { free(job); }
+void czk_groth16_job_abort(czk_groth16_job *job) {
+  if (job && job->release) job->release(job);
+  free(job);
+}
 
 czk_status czk_groth16_prove_finish(czk_groth16_job *job, czk_groth16_proof *proof, czk_groth16_timings *timings) {
   if (!job || !proof) {
-    free(job);
+    czk_groth16_job_abort(job);
     return CZK_ERR_INVALID_ARG;
   }
   double t0 = now_s();
-  const czk_groth16_vk *vk = czk_groth16_pk_vk(job->pk);
+  const czk_groth16_vk *vk = job->vk;
   czk_fr r, s, rs;
-  czk_status st = czk_fr_random(&r);
+  czk_status st = job->wait ? job->wait(job) : CZK_OK; /* backend jobs: wait on the device, fill the sums */
+  if (job->release) job->release(job);
+  t0 = now_s();
+  if (st == CZK_OK) st = czk_fr_random(&r);
   if (st == CZK_OK) st = czk_fr_random(&s);
   if (st == CZK_OK) {
     czk_g1 d1, A, B1, C, t1;

@@ -1,0 +1,240 @@
+/* backend.c: device enumeration (CPU first, then every CUDA device, minus an exclude list), backend lookup by name,
+ * and the public wrappers of the vtable (backend_impl.h): argument checks, the quarantine gate (a quarantined
+ * backend answers CZK_ERR_DEVICE to every call without touching its device) and the bridge from a czk_groth16_pk to
+ * the backend's key view. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend_impl.h"
+#include "czk/log.h"
+
+#define GATE(be)                                                                                                      \
+  do {                                                                                                                \
+    if (!(be)) return CZK_ERR_INVALID_ARG;                                                                            \
+    if (atomic_load(&(be)->quarantined)) return CZK_ERR_DEVICE;                                                       \
+  } while (0)
+
+void czk__backend_quarantine(czk_backend *be, const char *why) {
+  if (!be) return;
+  int was = atomic_exchange(&be->quarantined, 1);
+  if (!was) CZK_ERROR("backend", "%s: quarantined after a sticky device error (%s); it refuses further work", be->name,
+                      why ? why : "?");
+}
+
+static bool excluded(const char *name, czk_backend_kind kind, const char *const *ex, size_t nex) {
+  for (size_t i = 0; i < nex; i++) {
+    if (!ex || !ex[i]) continue;
+    if (strcmp(ex[i], name) == 0) return true;
+    if (kind == CZK_BACKEND_CPU && strcmp(ex[i], "cpu") == 0) return true;
+    if (kind == CZK_BACKEND_CUDA && strcmp(ex[i], "cuda") == 0) return true;
+  }
+  return false;
+}
+
+czk_status czk_backend_enumerate(czk_backend ***out, size_t *n, const char *const *exclude, size_t n_exclude) {
+  if (!out || !n) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  *n = 0;
+  int ngpu = 0;
+  if (czk__backend_cuda_count(&ngpu) != CZK_OK) ngpu = 0;
+  czk_backend **list = calloc((size_t)ngpu + 1, sizeof *list);
+  if (!list) return CZK_ERR_NOMEM;
+  size_t k = 0;
+  czk_status st = CZK_OK;
+  if (!excluded("cpu", CZK_BACKEND_CPU, exclude, n_exclude)) st = czk__backend_cpu_new(&list[k++], NULL);
+  for (int d = 0; d < ngpu && st == CZK_OK; d++) {
+    char name[32];
+    snprintf(name, sizeof name, "cuda:%d", d);
+    if (excluded(name, CZK_BACKEND_CUDA, exclude, n_exclude)) continue;
+    czk_status s = czk__backend_cuda_new(&list[k], d);
+    if (s == CZK_OK) k++;
+    else CZK_WARN("backend", "%s: unusable (%s), skipped", name, czk_status_str(s));
+  }
+  if (st != CZK_OK) {
+    for (size_t i = 0; i < k; i++) czk_backend_free(list[i]);
+    free(list);
+    return st;
+  }
+  *out = list;
+  *n = k;
+  return CZK_OK;
+}
+
+czk_status czk_backend_open(czk_backend **out, const char *name, czk_pool *pool) {
+  if (!out || !name) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  if (strcmp(name, "cpu") == 0) return czk__backend_cpu_new(out, pool);
+  if (strncmp(name, "cuda:", 5) == 0 && name[5] >= '0' && name[5] <= '9') {
+    char *end;
+    long d = strtol(name + 5, &end, 10);
+    if (*end || d < 0 || d > 1024) return CZK_ERR_INVALID_ARG;
+    int count = 0;
+    if (czk__backend_cuda_count(&count) != CZK_OK || d >= count) return CZK_ERR_NO_DEVICE;
+    return czk__backend_cuda_new(out, (int)d);
+  }
+  if (strcmp(name, "cuda") == 0) return czk_backend_open(out, "cuda:0", pool);
+  return CZK_ERR_INVALID_ARG;
+}
+
+void czk_backend_free(czk_backend *be) {
+  if (be) be->iface->destroy(be);
+}
+czk_status czk_backend_get_props(czk_backend *be, czk_backend_props *out) {
+  if (!be || !out) return CZK_ERR_INVALID_ARG;
+  memset(out, 0, sizeof *out);
+  GATE(be);
+  return be->iface->props(be, out);
+}
+const char *czk_backend_name(const czk_backend *be) { return be ? be->name : "?"; }
+czk_backend_kind czk_backend_get_kind(const czk_backend *be) { return be->iface->kind; }
+bool czk_backend_quarantined(const czk_backend *be) { return be && atomic_load(&((czk_backend *)be)->quarantined); }
+
+czk_status czk_backend_alloc(czk_backend *be, void **dptr, size_t bytes) {
+  if (!dptr) return CZK_ERR_INVALID_ARG;
+  *dptr = NULL;
+  GATE(be);
+  return be->iface->alloc(be, dptr, bytes ? bytes : 1);
+}
+void czk_backend_mem_free(czk_backend *be, void *dptr) {
+  if (be && dptr) be->iface->mem_free(be, dptr);
+}
+czk_status czk_backend_host_alloc(czk_backend *be, void **hptr, size_t bytes) {
+  if (!hptr) return CZK_ERR_INVALID_ARG;
+  *hptr = NULL;
+  GATE(be);
+  return be->iface->host_alloc(be, hptr, bytes ? bytes : 1);
+}
+void czk_backend_host_free(czk_backend *be, void *hptr) {
+  if (be && hptr) be->iface->host_free(be, hptr);
+}
+czk_status czk_backend_stream_new(czk_backend *be, czk_backend_stream **out) {
+  if (!out) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  GATE(be);
+  return be->iface->stream_new(be, out);
+}
+void czk_backend_stream_free(czk_backend *be, czk_backend_stream *s) {
+  if (be && s) be->iface->stream_free(be, s);
+}
+czk_status czk_backend_stream_sync(czk_backend *be, czk_backend_stream *s) {
+  GATE(be);
+  return be->iface->stream_sync(be, s);
+}
+czk_status czk_backend_event_new(czk_backend *be, czk_backend_event **out) {
+  if (!out) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  GATE(be);
+  return be->iface->event_new(be, out);
+}
+void czk_backend_event_free(czk_backend *be, czk_backend_event *e) {
+  if (be && e) be->iface->event_free(be, e);
+}
+czk_status czk_backend_event_record(czk_backend *be, czk_backend_event *e, czk_backend_stream *s) {
+  GATE(be);
+  if (!e) return CZK_ERR_INVALID_ARG;
+  return be->iface->event_record(be, e, s);
+}
+czk_status czk_backend_stream_wait(czk_backend *be, czk_backend_stream *s, czk_backend_event *e) {
+  GATE(be);
+  if (!e) return CZK_ERR_INVALID_ARG;
+  return be->iface->stream_wait(be, s, e);
+}
+czk_status czk_backend_event_sync(czk_backend *be, czk_backend_event *e) {
+  GATE(be);
+  if (!e) return CZK_ERR_INVALID_ARG;
+  return be->iface->event_sync(be, e);
+}
+czk_status czk_backend_event_elapsed(czk_backend *be, float *ms, czk_backend_event *from, czk_backend_event *to) {
+  GATE(be);
+  if (!ms || !from || !to) return CZK_ERR_INVALID_ARG;
+  return be->iface->event_elapsed(be, ms, from, to);
+}
+czk_status czk_backend_copy_htod(czk_backend *be, void *d_dst, const void *src, size_t bytes, czk_backend_stream *s) {
+  GATE(be);
+  if (!bytes) return CZK_OK;
+  if (!d_dst || !src) return CZK_ERR_INVALID_ARG;
+  return be->iface->copy_htod(be, d_dst, src, bytes, s);
+}
+czk_status czk_backend_copy_dtoh(czk_backend *be, void *dst, const void *d_src, size_t bytes, czk_backend_stream *s) {
+  GATE(be);
+  if (!bytes) return CZK_OK;
+  if (!dst || !d_src) return CZK_ERR_INVALID_ARG;
+  return be->iface->copy_dtoh(be, dst, d_src, bytes, s);
+}
+
+czk_status czk_backend_msm_g1(czk_backend *be, czk_g1 *out, const czk_g1_affine *d_bases, const czk_fr *d_scalars,
+                              size_t n, czk_backend_stream *s) {
+  GATE(be);
+  if (!out || (n && (!d_bases || !d_scalars))) return CZK_ERR_INVALID_ARG;
+  if (n == 0) {
+    czk_g1_set_infinity(out);
+    return CZK_OK;
+  }
+  return be->iface->msm_g1(be, out, d_bases, d_scalars, n, s);
+}
+czk_status czk_backend_msm_g2(czk_backend *be, czk_g2 *out, const czk_g2_affine *d_bases, const czk_fr *d_scalars,
+                              size_t n, czk_backend_stream *s) {
+  GATE(be);
+  if (!out || (n && (!d_bases || !d_scalars))) return CZK_ERR_INVALID_ARG;
+  if (n == 0) {
+    czk_g2_set_infinity(out);
+    return CZK_OK;
+  }
+  return be->iface->msm_g2(be, out, d_bases, d_scalars, n, s);
+}
+czk_status czk_backend_ntt(czk_backend *be, czk_fr *d_data, unsigned log_n, czk_fr_roots roots,
+                           czk_backend_ntt_dir dir, czk_backend_stream *s) {
+  GATE(be);
+  if (!d_data || log_n > 28 || (unsigned)dir > 3 || (roots != CZK_ROOTS_BELLMAN && roots != CZK_ROOTS_SNARKJS))
+    return CZK_ERR_INVALID_ARG;
+  return be->iface->ntt(be, d_data, log_n, roots, dir, s);
+}
+czk_status czk_backend_h(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, unsigned log_n,
+                         czk_backend_stream *s) {
+  GATE(be);
+  if (!d_a || !d_b || !d_c || log_n > 28) return CZK_ERR_INVALID_ARG;
+  return be->iface->h(be, d_a, d_b, d_c, log_n, s);
+}
+czk_status czk_backend_csr_upload(czk_backend *be, czk_backend_csr **out, const czk_csr *m, size_t rows,
+                                  czk_backend_stream *s) {
+  if (!out) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  GATE(be);
+  if (!m || !m->row_ptr || rows > UINT32_MAX || m->row_ptr[rows] != m->nnz) return CZK_ERR_INVALID_ARG;
+  return be->iface->csr_upload(be, out, m, rows, s);
+}
+void czk_backend_csr_free(czk_backend *be, czk_backend_csr *m) {
+  if (be && m) be->iface->csr_free(be, m);
+}
+czk_status czk_backend_matvec(czk_backend *be, czk_fr *d_out, const czk_backend_csr *m, const czk_fr *d_w,
+                              czk_backend_stream *s) {
+  GATE(be);
+  if (!d_out || !m || !d_w) return CZK_ERR_INVALID_ARG;
+  return be->iface->matvec(be, d_out, m, d_w, s);
+}
+
+czk_status czk_backend_pk_from(czk_backend_pk *out, czk_groth16_pk *pk, czk_pool *pool) {
+  if (!out || !pk) return CZK_ERR_INVALID_ARG;
+  memset(out, 0, sizeof *out);
+  CZK_TRY(czk_groth16_pk_prepare(pk, pool));
+  CZK_TRY(czk_groth16_pk_get_queries(pk, &out->q));
+  czk_groth16_pk_get_sizes(pk, &out->s);
+  out->vk = czk_groth16_pk_vk(pk);
+  out->id = pk;
+  return CZK_OK;
+}
+
+czk_status czk_backend_key_set_capacity(czk_backend *be, uint64_t bytes) {
+  GATE(be);
+  return be->iface->key_capacity(be, bytes);
+}
+czk_status czk_backend_key_evict(czk_backend *be, const void *id) {
+  GATE(be);
+  return be->iface->key_evict(be, id);
+}
+czk_status czk_backend_cache_stats_get(czk_backend *be, czk_backend_cache_stats *out) {
+  if (!be || !out) return CZK_ERR_INVALID_ARG;
+  memset(out, 0, sizeof *out);
+  return be->iface->cache_stats(be, out);
+}

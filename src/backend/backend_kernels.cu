@@ -1,0 +1,185 @@
+/* backend_kernels.cu: CUDA pieces of the backend that the kernel layer (src/cuda) does not provide: events, memory
+ * info, stream-ordered allocation, host registration, the sticky-error probe, and three kernels:
+ *   h_pointwise  a_i = (a_i b_i - c_i) z^-1 with z = g^n - 1 (the vanishing polynomial on the coset g*H):
+ *                2 Fr multiplications per element, memory-bound (4 x 32 B moved per element);
+ *   gather       out_j = in[idx_j] (witness entries of a density-filtered query);
+ *   csr_matvec   out_j = sum_k val_k w[col_k] over row j: one warp per row, lanes stride the row's entries, then a
+ *                shuffle-free shared-memory tree (Fr values are 8 words); nnz Fr multiplications.
+ * Field arithmetic from src/cuda/ff.cuh (Montgomery, 8 x 32-bit limbs, byte-identical to czk_fr). */
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "czk/log.h"
+}
+#include "backend/cuda_kernels.h"
+#include "cuda/ff.cuh"
+
+#define CK(call)                                                                                                      \
+  do {                                                                                                                \
+    cudaError_t e_ = (call);                                                                                          \
+    if (e_ != cudaSuccess) {                                                                                          \
+      czk_log_write(CZK_LOG_ERROR, "backend", "%s failed at %s:%d: %s (%s)", #call, __FILE__, __LINE__,              \
+                    cudaGetErrorString(e_), cudaGetErrorName(e_));                                                    \
+      return e_ == cudaErrorMemoryAllocation ? CZK_ERR_NOMEM : CZK_ERR_DEVICE;                                        \
+    }                                                                                                                 \
+  } while (0)
+
+extern "C" czk_status czk__bkc_event_new(void **ev, int timing) {
+  cudaEvent_t e;
+  CK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
+  *ev = e;
+  return CZK_OK;
+}
+extern "C" void czk__bkc_event_free(void *ev) {
+  if (ev) cudaEventDestroy((cudaEvent_t)ev);
+}
+extern "C" czk_status czk__bkc_event_record(void *ev, void *stream) {
+  CK(cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)stream));
+  return CZK_OK;
+}
+extern "C" czk_status czk__bkc_event_sync(void *ev) {
+  CK(cudaEventSynchronize((cudaEvent_t)ev));
+  return CZK_OK;
+}
+extern "C" czk_status czk__bkc_stream_wait(void *stream, void *ev) {
+  CK(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)ev, 0));
+  return CZK_OK;
+}
+extern "C" czk_status czk__bkc_event_elapsed(float *ms, void *a, void *b) {
+  CK(cudaEventElapsedTime(ms, (cudaEvent_t)a, (cudaEvent_t)b));
+  return CZK_OK;
+}
+extern "C" czk_status czk__bkc_mem_info(uint64_t *free_b, uint64_t *total_b, unsigned *sms) {
+  size_t f = 0, t = 0;
+  CK(cudaMemGetInfo(&f, &t));
+  int dev = 0, n = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  *free_b = f, *total_b = t, *sms = (unsigned)n;
+  return CZK_OK;
+}
+extern "C" czk_status czk__bkc_malloc_async(void **p, size_t bytes, void *stream) {
+  CK(cudaMallocAsync(p, bytes, (cudaStream_t)stream));
+  return CZK_OK;
+}
+extern "C" czk_status czk__bkc_free_async(void *p, void *stream) {
+  if (p) CK(cudaFreeAsync(p, (cudaStream_t)stream));
+  return CZK_OK;
+}
+extern "C" czk_status czk__bkc_host_register(const void *p, size_t bytes) {
+  cudaError_t e = cudaHostRegister((void *)p, bytes, cudaHostRegisterReadOnly);
+  if (e != cudaSuccess) {
+    cudaGetLastError(); /* not sticky: clear it */
+    return CZK_ERR_UNSUPPORTED;
+  }
+  return CZK_OK;
+}
+extern "C" void czk__bkc_host_unregister(const void *p) {
+  if (p) cudaHostUnregister((void *)p);
+}
+
+extern "C" int czk__bkc_sticky(void) {
+  cudaGetLastError();
+  cudaEvent_t e;
+  cudaError_t r = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
+  if (r != cudaSuccess) return 1;
+  r = cudaEventRecord(e, 0);
+  if (r == cudaSuccess) r = cudaEventSynchronize(e);
+  cudaEventDestroy(e);
+  return r != cudaSuccess;
+}
+
+__global__ void bk_fault_kernel(uint32_t *p) { p[threadIdx.x] = 1; }
+extern "C" czk_status czk__bkc_inject_fault(void *stream) {
+  bk_fault_kernel<<<1, 32, 0, (cudaStream_t)stream>>>((uint32_t *)(uintptr_t)0x10);
+  CK(cudaGetLastError());
+  return CZK_OK;
+}
+
+static __device__ __forceinline__ void ld(fr_t *r, const fr_t *p) {
+  const uint4 *s = (const uint4 *)p;
+  uint4 a = s[0], b = s[1];
+  r->v[0] = a.x, r->v[1] = a.y, r->v[2] = a.z, r->v[3] = a.w;
+  r->v[4] = b.x, r->v[5] = b.y, r->v[6] = b.z, r->v[7] = b.w;
+}
+static __device__ __forceinline__ void st(fr_t *p, const fr_t *r) {
+  uint4 *d = (uint4 *)p;
+  d[0] = make_uint4(r->v[0], r->v[1], r->v[2], r->v[3]);
+  d[1] = make_uint4(r->v[4], r->v[5], r->v[6], r->v[7]);
+}
+
+__global__ void bk_h_pointwise(fr_t *a, const fr_t *__restrict__ b, const fr_t *__restrict__ c, size_t n, fr_t zinv) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  fr_t x, y, z;
+  ld(&x, a + i);
+  ld(&y, b + i);
+  ld(&z, c + i);
+  fr_mul(&x, &x, &y);
+  fr_sub(&x, &x, &z);
+  fr_mul(&x, &x, &zinv);
+  st(a + i, &x);
+}
+extern "C" czk_status czk__bkc_h_pointwise(czk_fr *a, const czk_fr *b, const czk_fr *c, size_t n, const czk_fr *zinv,
+                                           void *stream) {
+  fr_t z;
+  memcpy(&z, zinv, sizeof z);
+  bk_h_pointwise<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>((fr_t *)a, (const fr_t *)b,
+                                                                               (const fr_t *)c, n, z);
+  CK(cudaGetLastError());
+  return CZK_OK;
+}
+
+__global__ void bk_gather(fr_t *out, const fr_t *__restrict__ in, const uint32_t *__restrict__ idx, size_t n) {
+  size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  fr_t x;
+  ld(&x, in + idx[j]);
+  st(out + j, &x);
+}
+extern "C" czk_status czk__bkc_gather(czk_fr *out, const czk_fr *in, const uint32_t *idx, size_t n, void *stream) {
+  if (!n) return CZK_OK;
+  bk_gather<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>((fr_t *)out, (const fr_t *)in, idx, n);
+  CK(cudaGetLastError());
+  return CZK_OK;
+}
+
+/* One warp per row; 8 rows per 256-thread block; partial sums reduced through shared memory. */
+__global__ void __launch_bounds__(256) bk_csr_matvec(fr_t *out, const uint64_t *__restrict__ row_ptr,
+                                                     const uint32_t *__restrict__ col, const fr_t *__restrict__ val,
+                                                     size_t rows, const fr_t *__restrict__ w) {
+  __shared__ fr_t part[256];
+  const unsigned lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
+  const size_t row = (size_t)blockIdx.x * 8 + wib;
+  fr_t acc;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc.v[k] = 0;
+  if (row < rows) {
+    for (uint64_t k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += 32) {
+      fr_t v, x;
+      ld(&v, val + k);
+      ld(&x, w + col[k]);
+      fr_mul(&v, &v, &x);
+      fr_add(&acc, &acc, &v);
+    }
+  }
+  part[threadIdx.x] = acc;
+  __syncwarp();
+  for (unsigned s = 16; s > 0; s >>= 1) {
+    if (lane < s) {
+      fr_t o = part[threadIdx.x + s];
+      fr_add(&acc, &acc, &o);
+      part[threadIdx.x] = acc;
+    }
+    __syncwarp();
+  }
+  if (lane == 0 && row < rows) st(out + row, &acc);
+}
+extern "C" czk_status czk__bkc_csr_matvec(czk_fr *out, const uint64_t *row_ptr, const uint32_t *col,
+                                          const czk_fr *val, size_t rows, const czk_fr *w, void *stream) {
+  if (!rows) return CZK_OK;
+  bk_csr_matvec<<<(unsigned)((rows + 7) / 8), 256, 0, (cudaStream_t)stream>>>(
+      (fr_t *)out, row_ptr, col, (const fr_t *)val, rows, (const fr_t *)w);
+  CK(cudaGetLastError());
+  return CZK_OK;
+}

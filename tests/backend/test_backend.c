@@ -1,0 +1,479 @@
+/* test_backend.c: cross-backend tests. Every operation of every backend under test (argv[1] = "cpu": the CPU backend;
+ * "gpu": every CUDA backend, exit 77 when there is none) is run on seeded random inputs and compared with the CPU
+ * library called directly (czk_msm_*, czk_ntt_*, a naive mat-vec): MSM G1/G2 (random points, zero scalars, scalar
+ * r-1, repeated points, points at infinity, n = 1 .. 2^20 on the GPU), NTT in all four directions and both root
+ * conventions (2^0 .. 2^20 on the GPU), the H computation, CSR mat-vec, copies/events; device enumeration with
+ * exclude lists; Groth16 proofs on the backend that verify (synthetic circuits), a non-satisfying witness refused
+ * before any MSM, the key cache (hits, eviction refused while in use, capacity 0 = streamed key still verifies);
+ * on the GPU finally a sticky fault: the backend is quarantined (CZK_ERR_DEVICE) and the CPU backend still works. */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "circuits/synthetic.h"
+#include "czk/backend.h"
+#include "czk/msm.h"
+#include "czk/ntt.h"
+#include "czk_test.h"
+
+extern _Atomic unsigned long czk__groth16_msm_launches;
+#ifdef CZK_HAVE_CUDA
+#include "backend/cuda_kernels.h"
+#endif
+
+static czk_test_rng rng;
+static bool gpu_mode;
+
+static void rand_fr(czk_fr *r) {
+  uint64_t raw[4];
+  czk_test_rng_bytes(&rng, raw, sizeof raw);
+  raw[3] &= 0x0fffffffffffffffULL; /* < r */
+  CHECK(czk_fr_from_raw(r, raw) == CZK_OK);
+}
+
+/* n distinct-ish affine points: P_0 = k G, P_i = P_{i-1} + Q (Jacobian adds, one batch normalization). */
+static void rand_g1(czk_g1_affine *out, size_t n) {
+  czk_g1 *j = malloc(n * sizeof *j), g, q;
+  czk_fr k;
+  czk_g1_generator(&g);
+  rand_fr(&k);
+  czk_g1_mul_vartime(&j[0], &g, &k);
+  rand_fr(&k);
+  czk_g1_mul_vartime(&q, &g, &k);
+  for (size_t i = 1; i < n; i++) czk_g1_add(&j[i], &j[i - 1], &q);
+  CHECK(czk_g1_batch_to_affine(out, j, n) == CZK_OK);
+  free(j);
+}
+static void rand_g2(czk_g2_affine *out, size_t n) {
+  czk_g2 *j = malloc(n * sizeof *j), g, q;
+  czk_fr k;
+  czk_g2_generator(&g);
+  rand_fr(&k);
+  czk_g2_mul_vartime(&j[0], &g, &k);
+  rand_fr(&k);
+  czk_g2_mul_vartime(&q, &g, &k);
+  for (size_t i = 1; i < n; i++) czk_g2_add(&j[i], &j[i - 1], &q);
+  CHECK(czk_g2_batch_to_affine(out, j, n) == CZK_OK);
+  free(j);
+}
+
+/* Scalars with edge cases: zeros, one, r-1; bases with repeats, opposites and infinity. */
+static void edge_cases(czk_fr *k, void *bases, size_t esz, size_t n) {
+  if (n < 8) return;
+  memset(&k[0], 0, sizeof k[0]);
+  k[1] = czk_fr_one_v;
+  czk_fr_sub(&k[2], &czk_fr_zero_v, &czk_fr_one_v);
+  memset(&k[n - 1], 0, sizeof k[0]);
+  uint8_t *b = bases;
+  memcpy(b + 3 * esz, b + 4 * esz, esz);         /* repeated point */
+  memset(b + 5 * esz, 0, esz);                    /* infinity */
+  memcpy(b + (n - 2) * esz, b + 6 * esz, esz);    /* repeat far apart */
+  k[6] = k[n - 2];                                /* ... with the same scalar */
+}
+
+static void test_enumerate(void) {
+  czk_backend **list = NULL;
+  size_t n = 0;
+  CHECK(czk_backend_enumerate(&list, &n, NULL, 0) == CZK_OK);
+  CHECK(n >= 1);
+  if (n >= 1) CHECK(strcmp(czk_backend_name(list[0]), "cpu") == 0);
+  size_t ngpu = n - 1;
+  for (size_t i = 0; i < n; i++) czk_backend_free(list[i]);
+  free(list);
+  const char *ex_cpu[] = {"cpu"};
+  CHECK(czk_backend_enumerate(&list, &n, ex_cpu, 1) == CZK_OK);
+  CHECK_EQ_INT(n, ngpu);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(czk_backend_get_kind(list[i]) == CZK_BACKEND_CUDA);
+    czk_backend_free(list[i]);
+  }
+  free(list);
+  const char *ex_gpu[] = {"cuda", "nonexistent"};
+  CHECK(czk_backend_enumerate(&list, &n, ex_gpu, 2) == CZK_OK);
+  CHECK_EQ_INT(n, 1);
+  for (size_t i = 0; i < n; i++) czk_backend_free(list[i]);
+  free(list);
+  if (ngpu) {
+    const char *ex0[] = {"cuda:0"};
+    CHECK(czk_backend_enumerate(&list, &n, ex0, 1) == CZK_OK);
+    CHECK_EQ_INT(n, ngpu);
+    for (size_t i = 0; i < n; i++) {
+      CHECK(strcmp(czk_backend_name(list[i]), "cuda:0") != 0);
+      czk_backend_free(list[i]);
+    }
+    free(list);
+  }
+  czk_backend *be = NULL;
+  CHECK(czk_backend_open(&be, "cuda:4096", NULL) != CZK_OK);
+  CHECK(be == NULL);
+  CHECK(czk_backend_open(&be, "tpu", NULL) == CZK_ERR_INVALID_ARG);
+}
+
+static void test_memory(czk_backend *be) {
+  czk_backend_props pr;
+  CHECK(czk_backend_get_props(be, &pr) == CZK_OK);
+  CHECK(strcmp(pr.name, czk_backend_name(be)) == 0);
+  fprintf(stderr, "  %s: %s, mem %.1f GiB\n", pr.name, pr.description, (double)pr.mem_total / (1 << 30));
+  size_t n = 1 << 16;
+  uint8_t *h = NULL, *h2 = NULL;
+  void *d = NULL;
+  CHECK(czk_backend_host_alloc(be, (void **)&h, n) == CZK_OK);
+  CHECK(czk_backend_host_alloc(be, (void **)&h2, n) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d, n) == CZK_OK);
+  czk_backend_stream *s = NULL;
+  czk_backend_event *e0 = NULL, *e1 = NULL;
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  CHECK(czk_backend_event_new(be, &e0) == CZK_OK);
+  CHECK(czk_backend_event_new(be, &e1) == CZK_OK);
+  if (h && h2 && d && s && e0 && e1) {
+    czk_test_rng_bytes(&rng, h, n);
+    memset(h2, 0xA5, n);
+    CHECK(czk_backend_event_record(be, e0, s) == CZK_OK);
+    CHECK(czk_backend_copy_htod(be, d, h, n, s) == CZK_OK);
+    CHECK(czk_backend_copy_dtoh(be, h2, d, n, s) == CZK_OK);
+    CHECK(czk_backend_event_record(be, e1, s) == CZK_OK);
+    CHECK(czk_backend_event_sync(be, e1) == CZK_OK);
+    float ms = -1;
+    CHECK(czk_backend_event_elapsed(be, &ms, e0, e1) == CZK_OK);
+    CHECK(ms >= 0);
+    CHECK(memcmp(h, h2, n) == 0);
+  }
+  CHECK(czk_backend_copy_htod(be, NULL, h, 1, s) == CZK_ERR_INVALID_ARG);
+  czk_backend_event_free(be, e0);
+  czk_backend_event_free(be, e1);
+  czk_backend_stream_free(be, s);
+  czk_backend_mem_free(be, d);
+  czk_backend_host_free(be, h);
+  czk_backend_host_free(be, h2);
+}
+
+static void test_msm(czk_backend *be, size_t max_log1, size_t max_log2) {
+  czk_backend_stream *s = NULL;
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  for (int g = 1; g <= 2; g++) {
+    size_t maxn = (size_t)1 << (g == 1 ? max_log1 : max_log2);
+    size_t esz = g == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+    void *bases = malloc(maxn * esz);
+    czk_fr *k = malloc(maxn * sizeof *k);
+    if (g == 1) rand_g1(bases, maxn);
+    else rand_g2(bases, maxn);
+    void *db = NULL, *dk = NULL;
+    CHECK(czk_backend_alloc(be, &db, maxn * esz) == CZK_OK);
+    CHECK(czk_backend_alloc(be, &dk, maxn * sizeof(czk_fr)) == CZK_OK);
+    const size_t sizes[] = {1, 2, 3, 9, 100, 1000, 1 << 12, 5000, 1 << 16, 1 << 18, 1 << 20};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+      size_t n = sizes[si];
+      if (n > maxn) break;
+      for (size_t i = 0; i < n; i++) rand_fr(&k[i]);
+      edge_cases(k, bases, esz, n);
+      if (si == 3) memset(k, 0, n * sizeof *k); /* all zero */
+      CHECK(czk_backend_copy_htod(be, db, bases, n * esz, s) == CZK_OK);
+      CHECK(czk_backend_copy_htod(be, dk, k, n * sizeof *k, s) == CZK_OK);
+      if (g == 1) {
+        czk_g1 got, want;
+        CHECK(czk_backend_msm_g1(be, &got, db, dk, n, s) == CZK_OK);
+        CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+        CHECK(czk_msm_g1(&want, bases, k, n, 0, NULL, NULL, NULL) == CZK_OK);
+        CHECK_MSG(czk_g1_eq(&got, &want), "%s msm g1 n=%zu", czk_backend_name(be), n);
+      } else {
+        czk_g2 got, want;
+        CHECK(czk_backend_msm_g2(be, &got, db, dk, n, s) == CZK_OK);
+        CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+        CHECK(czk_msm_g2(&want, bases, k, n, 0, NULL, NULL, NULL) == CZK_OK);
+        CHECK_MSG(czk_g2_eq(&got, &want), "%s msm g2 n=%zu", czk_backend_name(be), n);
+      }
+    }
+    czk_g1 z;
+    CHECK(czk_backend_msm_g1(be, &z, NULL, NULL, 0, s) == CZK_OK);
+    CHECK(czk_g1_is_infinity(&z));
+    czk_backend_mem_free(be, db);
+    czk_backend_mem_free(be, dk);
+    free(bases);
+    free(k);
+  }
+  czk_backend_stream_free(be, s);
+}
+
+static czk_status cpu_ref_ntt(czk_fr *v, unsigned log_n, czk_fr_roots roots, int dir) {
+  czk_ntt_domain *d;
+  CZK_TRY(czk_ntt_domain_new(&d, log_n, roots, NULL));
+  czk_fr g;
+  czk_fr_coset_generator(&g);
+  czk_status st = dir == 0 ? czk_ntt_forward(d, v, NULL)
+                  : dir == 1 ? czk_ntt_inverse(d, v, NULL)
+                  : dir == 2 ? czk_ntt_coset_forward(d, v, &g, NULL)
+                             : czk_ntt_coset_inverse(d, v, &g, NULL);
+  czk_ntt_domain_free(d);
+  return st;
+}
+
+static void test_ntt(czk_backend *be, unsigned max_log) {
+  czk_backend_stream *s = NULL;
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  size_t maxn = (size_t)1 << max_log;
+  czk_fr *x = malloc(maxn * sizeof *x), *want = malloc(maxn * sizeof *x), *got = malloc(maxn * sizeof *x);
+  czk_fr *c = malloc(maxn * sizeof *x), *b2 = malloc(maxn * sizeof *x), *c2 = malloc(maxn * sizeof *x);
+  void *d = NULL, *d2 = NULL, *d3 = NULL;
+  CHECK(czk_backend_alloc(be, &d, maxn * sizeof *x) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d2, maxn * sizeof *x) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d3, maxn * sizeof *x) == CZK_OK);
+  for (unsigned lg = 0; lg <= max_log; lg += (lg < 12 ? 1 : 4)) {
+    size_t n = (size_t)1 << lg;
+    for (int roots = 0; roots < 2; roots++)
+      for (int dir = 0; dir < 4; dir++) {
+        for (size_t i = 0; i < n; i++) rand_fr(&x[i]);
+        memcpy(want, x, n * sizeof *x);
+        CHECK(cpu_ref_ntt(want, lg, (czk_fr_roots)roots, dir) == CZK_OK);
+        CHECK(czk_backend_copy_htod(be, d, x, n * sizeof *x, s) == CZK_OK);
+        CHECK(czk_backend_ntt(be, d, lg, (czk_fr_roots)roots, (czk_backend_ntt_dir)dir, s) == CZK_OK);
+        memset(got, 0xA5, n * sizeof *x);
+        CHECK(czk_backend_copy_dtoh(be, got, d, n * sizeof *x, s) == CZK_OK);
+        CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+        CHECK_MSG(memcmp(got, want, n * sizeof *x) == 0, "%s ntt 2^%u roots %d dir %d", czk_backend_name(be), lg,
+                  roots, dir);
+      }
+    /* H vs czk_ntt_h on a satisfied instance (a*b = c on the domain; zero rows past 3/4 n) */
+    if (lg >= 1) {
+      for (size_t i = 0; i < n; i++) {
+        rand_fr(&x[i]);
+        rand_fr(&b2[i]);
+        czk_fr_mul(&c[i], &x[i], &b2[i]);
+      }
+      memcpy(want, x, n * sizeof *x);
+      memcpy(c2, c, n * sizeof *x);
+      czk_fr *bb = malloc(n * sizeof *x);
+      memcpy(bb, b2, n * sizeof *x);
+      czk_ntt_domain *dom;
+      CHECK(czk_ntt_domain_new(&dom, lg, CZK_ROOTS_BELLMAN, NULL) == CZK_OK);
+      CHECK(czk_ntt_h(dom, CZK_H_BELLPERSON, want, bb, c2, NULL) == CZK_OK);
+      czk_ntt_domain_free(dom);
+      free(bb);
+      CHECK(czk_backend_copy_htod(be, d, x, n * sizeof *x, s) == CZK_OK);
+      CHECK(czk_backend_copy_htod(be, d2, b2, n * sizeof *x, s) == CZK_OK);
+      CHECK(czk_backend_copy_htod(be, d3, c, n * sizeof *x, s) == CZK_OK);
+      CHECK(czk_backend_h(be, d, d2, d3, lg, s) == CZK_OK);
+      CHECK(czk_backend_copy_dtoh(be, got, d, n * sizeof *x, s) == CZK_OK);
+      CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+      CHECK_MSG(memcmp(got, want, n * sizeof *x) == 0, "%s h 2^%u", czk_backend_name(be), lg);
+      CHECK(czk_fr_is_zero(&got[n - 1])); /* degree < n-1 for a satisfied instance */
+    }
+  }
+  czk_backend_mem_free(be, d);
+  czk_backend_mem_free(be, d2);
+  czk_backend_mem_free(be, d3);
+  free(x), free(want), free(got), free(c), free(b2), free(c2);
+  czk_backend_stream_free(be, s);
+}
+
+static void test_matvec(czk_backend *be, size_t rows, size_t cols) {
+  czk_csr m;
+  m.row_ptr = malloc((rows + 1) * sizeof *m.row_ptr);
+  size_t cap = rows * 8 + 200;
+  m.col = malloc(cap * sizeof *m.col);
+  m.val = malloc(cap * sizeof *m.val);
+  size_t nnz = 0;
+  for (size_t j = 0; j < rows; j++) {
+    m.row_ptr[j] = nnz;
+    size_t len = j == 7 ? 150 : czk_test_rng_next(&rng) % 6; /* empty rows, one long row */
+    size_t c = czk_test_rng_next(&rng) % 4;
+    for (size_t t = 0; t < len && c < cols && nnz < cap; t++) {
+      m.col[nnz] = (uint32_t)c;
+      rand_fr(&m.val[nnz++]);
+      c += 1 + czk_test_rng_next(&rng) % 3;
+    }
+  }
+  m.row_ptr[rows] = m.nnz = nnz;
+  czk_fr *w = malloc(cols * sizeof *w), *want = malloc(rows * sizeof *w), *got = malloc(rows * sizeof *w);
+  for (size_t i = 0; i < cols; i++) rand_fr(&w[i]);
+  for (size_t j = 0; j < rows; j++) {
+    want[j] = czk_fr_zero_v;
+    for (uint64_t k = m.row_ptr[j]; k < m.row_ptr[j + 1]; k++) {
+      czk_fr t;
+      czk_fr_mul(&t, &m.val[k], &w[m.col[k]]);
+      czk_fr_add(&want[j], &want[j], &t);
+    }
+  }
+  czk_backend_stream *s = NULL;
+  czk_backend_csr *dm = NULL;
+  void *dw = NULL, *dout = NULL;
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  CHECK(czk_backend_csr_upload(be, &dm, &m, rows, s) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &dw, cols * sizeof *w) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &dout, rows * sizeof *w) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, dw, w, cols * sizeof *w, s) == CZK_OK);
+  CHECK(czk_backend_matvec(be, dout, dm, dw, s) == CZK_OK);
+  memset(got, 0xA5, rows * sizeof *w);
+  CHECK(czk_backend_copy_dtoh(be, got, dout, rows * sizeof *w, s) == CZK_OK);
+  CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+  CHECK_MSG(memcmp(got, want, rows * sizeof *w) == 0, "%s matvec rows=%zu", czk_backend_name(be), rows);
+  czk_backend_csr_free(be, dm);
+  czk_backend_mem_free(be, dw);
+  czk_backend_mem_free(be, dout);
+  czk_backend_stream_free(be, s);
+  free(m.row_ptr), free(m.col), free(m.val), free(w), free(want), free(got);
+}
+
+/* ---- Groth16 on the backend */
+static char g_params[128], g_vk[128];
+
+static czk_status prove_on(czk_backend *be, czk_groth16_pk *pk, const czk_backend_pk *key, const czk_r1cs *sh,
+                           unsigned k, uint64_t seed, bool corrupt, czk_groth16_proof *p, czk_fr *pub, size_t *np) {
+  czk_witness w;
+  CZK_TRY(czk_synthetic_witness(&w, k, seed));
+  const czk_fr *x = czk_groth16_public_inputs(&w, np);
+  memcpy(pub, x, *np * sizeof *pub);
+  czk_groth16_assignment as;
+  CZK_TRY(czk_groth16_synthesize(&as, sh, &w, NULL));
+  if (corrupt) czk_fr_add(&as.c[sh->n_constraints / 2], &as.c[sh->n_constraints / 2], &czk_fr_one_v);
+  czk_groth16_job *job = NULL;
+  czk_status st = key ? czk_groth16_prove_start_key(&job, be, key, sh, &as, NULL)
+                      : czk_groth16_prove_start_on(&job, be, pk, sh, &as, NULL);
+  if (st != CZK_OK) return st;
+  czk_groth16_timings t;
+  return czk_groth16_prove_finish(job, p, &t);
+}
+
+static void test_groth16(czk_backend *be, unsigned k) {
+  czk_r1cs *sh = NULL;
+  CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
+  CHECK(czk_groth16_setup(sh, g_params, g_vk, NULL) == CZK_OK);
+  czk_groth16_pk *pk = NULL;
+  CHECK(czk_groth16_pk_open(&pk, g_params) == CZK_OK);
+  czk_groth16_vk vk;
+  CHECK(czk_groth16_vk_read(&vk, g_vk, false) == CZK_OK);
+  if (!pk || !sh) return;
+  czk_groth16_proof p;
+  czk_fr pub[64];
+  size_t np = 0;
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    CHECK(prove_on(be, pk, NULL, sh, k, seed, false, &p, pub, &np) == CZK_OK);
+    CHECK_MSG(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK, "%s proof k=%u seed=%llu", czk_backend_name(be), k,
+              (unsigned long long)seed);
+  }
+  /* not satisfied: refused before any MSM */
+  unsigned long before = atomic_load(&czk__groth16_msm_launches);
+  CHECK(prove_on(be, pk, NULL, sh, k, 9, true, &p, pub, &np) == CZK_ERR_UNSATISFIED);
+  CHECK_EQ_INT(atomic_load(&czk__groth16_msm_launches), before);
+  /* the backend still proves after a refusal */
+  CHECK(prove_on(be, pk, NULL, sh, k, 10, false, &p, pub, &np) == CZK_OK);
+  CHECK(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK);
+  /* an aborted job releases its resources; the next proof works */
+  {
+    czk_witness w;
+    czk_groth16_assignment as;
+    czk_groth16_job *job = NULL;
+    CHECK(czk_synthetic_witness(&w, k, 11) == CZK_OK);
+    CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
+    CHECK(czk_groth16_prove_start_on(&job, be, pk, sh, &as, NULL) == CZK_OK);
+    if (gpu_mode) CHECK(czk_backend_key_evict(be, pk) == CZK_ERR_STATE); /* in use */
+    czk_groth16_job_abort(job);
+  }
+  if (gpu_mode) {
+    czk_backend_cache_stats cs;
+    CHECK(czk_backend_cache_stats_get(be, &cs) == CZK_OK);
+    CHECK(cs.hits >= 4);
+    CHECK(cs.keys >= 1 && cs.in_use == 0);
+    CHECK(cs.used > 0);
+    CHECK(czk_backend_key_evict(be, pk) == CZK_OK);
+    CHECK(czk_backend_key_evict(be, pk) == CZK_ERR_NOT_FOUND);
+    /* capacity 0: the key is streamed through device slots; proofs still verify */
+    CHECK(czk_backend_key_set_capacity(be, 0) == CZK_OK);
+    for (uint64_t seed = 20; seed <= 21; seed++) {
+      CHECK(prove_on(be, pk, NULL, sh, k, seed, false, &p, pub, &np) == CZK_OK);
+      CHECK_MSG(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK, "streamed k=%u", k);
+    }
+    CHECK(czk_backend_cache_stats_get(be, &cs) == CZK_OK);
+    CHECK(cs.streamed >= 1);
+    CHECK(czk_backend_key_evict(be, pk) == CZK_OK);
+    CHECK(czk_backend_key_set_capacity(be, (uint64_t)1 << 40) == CZK_OK);
+  }
+  /* size mismatch refused (assignment of another size) */
+  {
+    czk_r1cs *sh2 = NULL;
+    czk_witness w;
+    czk_groth16_assignment as;
+    czk_groth16_job *job = NULL;
+    CHECK(czk_synthetic_shape(&sh2, k - 1) == CZK_OK);
+    CHECK(czk_synthetic_witness(&w, k - 1, 1) == CZK_OK);
+    CHECK(czk_groth16_synthesize(&as, sh2, &w, NULL) == CZK_OK);
+    CHECK(czk_groth16_prove_start_on(&job, be, pk, sh2, &as, NULL) == CZK_ERR_SIZE_MISMATCH);
+    CHECK(job == NULL);
+    czk_r1cs_free(sh2);
+  }
+  czk_groth16_vk_free(&vk);
+  if (gpu_mode) czk_backend_key_evict(be, pk);
+  czk_groth16_pk_close(pk);
+  czk_r1cs_free(sh);
+}
+
+#ifdef CZK_HAVE_CUDA
+static void test_quarantine(czk_backend *be) {
+  czk_backend_stream *s = NULL;
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  CHECK(!czk_backend_quarantined(be));
+  CHECK(czk__bkc_inject_fault(s ? *(void **)s : NULL) == CZK_OK);
+  CHECK(czk_backend_stream_sync(be, s) == CZK_ERR_DEVICE);
+  CHECK(czk_backend_quarantined(be));
+  void *d = NULL;
+  CHECK(czk_backend_alloc(be, &d, 64) == CZK_ERR_DEVICE);
+  czk_backend_props pr;
+  CHECK(czk_backend_get_props(be, &pr) == CZK_ERR_DEVICE);
+  /* the process and the CPU backend live on */
+  czk_backend *cpu = NULL;
+  CHECK(czk_backend_open(&cpu, "cpu", NULL) == CZK_OK);
+  if (cpu) test_matvec(cpu, 100, 50);
+  czk_backend_free(cpu);
+}
+#endif
+
+int main(int argc, char **argv) {
+  gpu_mode = argc > 1 && strcmp(argv[1], "gpu") == 0;
+  czk_test_rng_seed(&rng, gpu_mode ? 0x6770 : 0xc0ffee);
+  int pid = (int)getpid();
+  snprintf(g_params, sizeof g_params, "/tmp/czk_tbk_%d.params", pid);
+  snprintf(g_vk, sizeof g_vk, "/tmp/czk_tbk_%d.vk", pid);
+  if (!gpu_mode) {
+    test_enumerate();
+    czk_backend *be = NULL;
+    CHECK(czk_backend_open(&be, "cpu", NULL) == CZK_OK);
+    if (be) {
+      test_memory(be);
+      test_msm(be, 10, 8);
+      test_ntt(be, 10);
+      test_matvec(be, 1000, 700);
+      test_groth16(be, 6);
+      czk_backend_free(be);
+    }
+    return czk_test_done("test_backend cpu");
+  }
+  czk_backend **list = NULL;
+  size_t n = 0;
+  const char *ex[] = {"cpu"};
+  CHECK(czk_backend_enumerate(&list, &n, ex, 1) == CZK_OK);
+  if (n == 0) {
+    fprintf(stderr, "test_backend gpu: no GPU backend (CUDA not built or no device), skipping\n");
+    free(list);
+    return 77;
+  }
+  test_enumerate();
+  for (size_t i = 0; i < n; i++) {
+    czk_backend *be = list[i];
+    test_memory(be);
+    test_ntt(be, 20);
+    test_matvec(be, 1000, 700);
+    test_matvec(be, 1 << 18, 1 << 17);
+    test_msm(be, 20, 16);
+    test_groth16(be, 8);
+    test_groth16(be, 12);
+  }
+#ifdef CZK_HAVE_CUDA
+  test_quarantine(list[n - 1]); /* last: the device's context is unusable afterwards */
+#endif
+  for (size_t i = 0; i < n; i++) czk_backend_free(list[i]);
+  free(list);
+  remove(g_params);
+  remove(g_vk);
+  return czk_test_done("test_backend gpu");
+}
