@@ -10,12 +10,12 @@
 #include "cli/cli_circom.h"
 #include "czk/groth16.h"
 
-/* Weak: the snarkjs forms live in cmd_circom.c (circom side); without it they report that they are not built. */
-#pragma weak czk__cmd_prove_zkey
+int czk__cmd_prove_remote(int argc, char **argv); /* cmd_client.c: czk prove --kind ... through a daemon */
 
 static void usage(FILE *out) {
   fprintf(out, "usage: czk prove <circuit.params> <k> <seed> <proof.bin> <public.json> [--shape <circuit.r1cs>]\n"
                "       czk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>   (snarkjs form)\n"
+               "       czk prove --kind KIND [options]   (through a running daemon; czk prove --kind x --help)\n"
                "  Proves the synthetic circuit of 2^k constraints with the witness generated from <seed>; the\n"
                "  shape is recompiled unless --shape gives the file written by `czk setup --shape`.\n");
 }
@@ -56,15 +56,13 @@ static int write_outputs(const char *proof_path, const char *public_path, const 
 }
 
 int czk_cmd_prove(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--kind") == 0 || strncmp(argv[i], "--kind=", 7) == 0) return czk__cmd_prove_remote(argc, argv);
   if (czk_cli_wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }
-  if (argc >= 2 && ends_with(argv[1], ".zkey")) {
-    if (czk__cmd_prove_zkey) return czk__cmd_prove_zkey(argc, argv);
-    fprintf(stderr, "czk prove: the snarkjs form is not built into this czk\n");
-    return 1;
-  }
+  if (argc >= 2 && ends_with(argv[1], ".zkey")) return czk__cmd_prove_zkey(argc, argv);
   const char *shape_path = NULL;
   char *pos[5];
   int np = 0;

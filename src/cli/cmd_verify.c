@@ -11,9 +11,6 @@
 #include "cli/cli_circom.h"
 #include "czk/groth16.h"
 
-/* Weak: the snarkjs forms live in cmd_circom.c (circom side); without it they report that they are not built. */
-#pragma weak czk__cmd_verify_snarkjs
-
 static void usage(FILE *out) {
   fprintf(out, "usage: czk verify <circuit.vk> <public.json> <proof.bin>\n"
                "       czk verify <verification_key.json> <public.json> <proof.json>   (snarkjs form)\n");
@@ -84,11 +81,7 @@ int czk_cmd_verify(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
-  if (argc >= 2 && ends_with(argv[1], ".json")) {
-    if (czk__cmd_verify_snarkjs) return czk__cmd_verify_snarkjs(argc, argv);
-    fprintf(stderr, "czk verify: the snarkjs form is not built into this czk\n");
-    return 1;
-  }
+  if (argc >= 2 && ends_with(argv[1], ".json")) return czk__cmd_verify_snarkjs(argc, argv);
   if (argc != 4) {
     usage(stderr);
     return 2;
