@@ -6,4 +6,5 @@ if [ ! -d "$root/node_modules/@grpc/grpc-js" ] || ! command -v node >/dev/null 2
   echo "skipped: node or node_modules (npm ci) missing"
   exit 77
 fi
+CZK_BIN="$1" node --test "$root/tests/daemon/lifecycle.test.mjs" || exit 1
 CZK_BIN="$1" exec node --test "$root/tests/daemon/daemon.test.mjs"

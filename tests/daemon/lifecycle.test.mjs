@@ -1,0 +1,296 @@
+// Black-box lifecycle tests of `czk daemon` (each test starts its own daemon): SIGHUP reopens the log file; SIGINT
+// drains (an in-flight job completes under a long grace; with --drain-grace 100ms a long job is cancelled and the daemon
+// exits in time); invalid configuration is rejected at start with the key and the reason (exit code 2);
+// `--dump-config` output loads again with `--config` (same effective configuration) and serves; a daemon on TCP
+// serves gRPC clients and the czk client commands; and the `czk bench single|batch|stress` clients against a daemon
+// (also --spawn). Clients: @grpc/grpc-js with czk's proto.
+// Run: CZK_BIN=build/src/cli/czk node --test tests/daemon/lifecycle.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const grpc = require(join(root, 'node_modules', '@grpc', 'grpc-js'));
+const protoLoader = require(join(root, 'node_modules', '@grpc', 'proto-loader'));
+
+const CZK = process.env.CZK_BIN || join(root, 'build', 'src', 'cli', 'czk');
+const dir = mkdtempSync(join(tmpdir(), 'czk-lifecycle-test-'));
+const keys = join(dir, 'keys'); // shared by every daemon here: a synthetic key is set up once
+const proto = grpc.loadPackageDefinition(protoLoader.loadSync(join(root, 'proto', 'cuzk_v1.proto'), {
+  keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
+})).cuzk.v1;
+const live = new Set();
+let nsock = 0;
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const call = (c, m, req, opts = {}) => new Promise((resolve, reject) => {
+  c[m](req, opts, (err, res) => (err ? reject(err) : resolve(res)));
+});
+const synth = (k, spec, priority = 'NORMAL') => ({
+  proof_kind: 'CZK_SYNTHETIC', sector_size: String(1 << k), priority, vanilla_proof: Buffer.from(spec),
+});
+
+// Start a daemon; resolves when it printed its ready line. d.exited resolves with {code, sig, ms} (ms since d.t0).
+function startDaemon(args, { listen } = {}) {
+  const addr = listen || 'unix:' + join(dir, `d${nsock++}.sock`);
+  const p = spawn(CZK, ['daemon', '--listen', addr, '--keys-dir', keys, '--memory-budget', '2GiB',
+    '--synthesis-workers', '1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(p);
+  const d = { p, addr, out: '', err: '', t0: 0 };
+  d.exited = new Promise((resolve) => p.on('exit', (code, sig) => {
+    live.delete(p);
+    resolve({ code, sig, ms: Date.now() - d.t0 });
+  }));
+  p.stderr.on('data', (x) => { d.err += x; });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('daemon did not start: ' + d.err)), 60000);
+    p.stdout.on('data', (x) => {
+      d.out += x;
+      if (/ready on /.test(d.out)) { clearTimeout(timer); resolve(d); }
+    });
+    d.exited.then((r) => { clearTimeout(timer); reject(new Error(`daemon exited ${r.code}: ${d.err}`)); });
+  });
+}
+const clientFor = (addr) => new proto.ProvingEngine(addr, grpc.credentials.createInsecure());
+const run = (args, env = {}) => spawnSync(CZK, args, { env: { ...process.env, ...env }, encoding: 'utf8',
+  timeout: 120000 });
+
+before(async () => {
+  // set the k=12 key up once (a real setup, ~1-2 s), so the drain tests time proving only
+  const d = await startDaemon([]);
+  const c = clientFor(d.addr);
+  await call(c, 'PreloadSRS', { circuit_id: 'synthetic-k12' });
+  c.close();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+});
+
+after(() => {
+  for (const p of live) p.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('SIGHUP reopens the log file at the configured path', async () => {
+  const log = join(dir, 'czk.log');
+  const d = await startDaemon(['--log-file', log, '--log-level', 'info']);
+  assert.match(readFileSync(log, 'utf8'), /serving cuzk\.v1\.ProvingEngine/);
+  renameSync(log, log + '.1'); // what logrotate does
+  d.p.kill('SIGHUP');
+  for (let i = 0; i < 100 && !existsSync(log); i++) await sleep(50);
+  assert.ok(existsSync(log), 'no new log file after SIGHUP');
+  for (let i = 0; i < 100 && !/log reopened/.test(readFileSync(log, 'utf8')); i++) await sleep(50);
+  assert.match(readFileSync(log, 'utf8'), /SIGHUP: log reopened/);
+  assert.doesNotMatch(readFileSync(log + '.1', 'utf8'), /log reopened/);
+  // the daemon still serves, and its later lines go to the new file
+  const c = clientFor(d.addr);
+  const r = await call(c, 'Prove', { submit: synth(8, 'partitions=1 seed=1') });
+  assert.equal(r.result.status, 'COMPLETED');
+  c.close();
+  d.t0 = Date.now();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+  assert.match(readFileSync(log, 'utf8'), /SIGTERM: stopping intake/);
+  assert.doesNotMatch(readFileSync(log + '.1', 'utf8'), /SIGTERM/);
+});
+
+test('SIGINT drains: a job in flight completes under a long grace', async () => {
+  const d = await startDaemon(['--drain-grace', '60s', '--log-level', 'info']);
+  const c = clientFor(d.addr);
+  const prove = call(c, 'Prove', { submit: synth(12, 'partitions=2 seed=5') });
+  // wait until the job is in the engine, then interrupt
+  for (let i = 0; i < 200; i++) {
+    const s = await call(c, 'GetStatus', {});
+    if (s.queues.some((q) => q.proof_kind === 'synthetic-k12' && q.pending + q.in_progress > 0)) break;
+    await sleep(10);
+  }
+  d.t0 = Date.now();
+  d.p.kill('SIGINT');
+  const r = await prove;
+  assert.equal(r.result.status, 'COMPLETED', r.result.error_message);
+  assert.equal(r.result.proof.length, 2 * 192);
+  const e = await d.exited;
+  assert.equal(e.code, 0, d.err);
+  assert.match(d.err, /SIGINT: stopping intake/);
+  assert.doesNotMatch(d.err, /drain grace over/);
+  c.close();
+});
+
+test('SIGINT with --drain-grace 100ms: the daemon exits in time and the long job is cancelled', async () => {
+  const d = await startDaemon(['--drain-grace', '100ms', '--log-level', 'info']);
+  const c = clientFor(d.addr);
+  // 48 partitions of 2^12: tens of seconds of CPU proving, far longer than the grace
+  const sub = await call(c, 'SubmitProof', synth(12, 'partitions=48 seed=9', 'LOW'));
+  const awaited = call(c, 'AwaitProof', { job_id: sub.job_id, timeout_ms: 0 }).then(
+    (r) => ({ status: r.status }), (e) => ({ code: e.code }));
+  for (let i = 0; i < 200; i++) {
+    const s = await call(c, 'GetStatus', {});
+    if (s.queues.some((q) => q.proof_kind === 'synthetic-k12' && q.in_progress > 0)) break;
+    await sleep(10);
+  }
+  d.t0 = Date.now();
+  d.p.kill('SIGINT');
+  const e = await d.exited;
+  assert.equal(e.code, 0, d.err);
+  // grace + at most the partitions already running (one 2^12 partition is well under a second here)
+  assert.ok(e.ms < 8000, `exit took ${e.ms} ms`);
+  assert.match(d.err, /drain grace over: remaining jobs cancelled/);
+  const a = await awaited;
+  if (process.env.CZK_TEST_VERBOSE) console.log('drain 100ms: exit after', e.ms, 'ms; waiter got', a);
+  // the waiter learns the job did not complete: CANCELLED, or the call ends with the server
+  assert.ok(a.status === 'CANCELLED' || (a.code !== undefined && a.code !== grpc.status.OK), JSON.stringify(a));
+  assert.notEqual(a.status, 'COMPLETED');
+  c.close();
+});
+
+test('invalid configuration is rejected at start with the key and the reason (exit code 2)', () => {
+  const cases = [
+    [['--memory-budget', 'lots'], /memory_budget: 'lots' is not a size/],
+    [['--drain-grace', 'soon'], /drain_grace: 'soon' is not a duration/],
+    [['--synthesis-workers', '0'], /synthesis_workers: must be at least 1/],
+    [['--log-level', 'loud'], /log_level: 'loud' is not one of/],
+    [['--listen', 'nowhere'], /listen: 'nowhere' is neither unix:PATH nor host:port/],
+    [['--no-such-flag', '1'], /--no-such-flag: unknown option/],
+  ];
+  for (const [args, re] of cases) {
+    const r = run(['daemon', '--keys-dir', keys, ...args]);
+    assert.equal(r.status, 2, args.join(' ') + ': ' + r.stderr);
+    assert.match(r.stderr, /invalid configuration/);
+    assert.match(r.stderr, re);
+    assert.equal(r.stdout, '', 'nothing served: ' + r.stdout);
+  }
+  const bad = join(dir, 'bad.conf');
+  writeFileSync(bad, '# a config file with a typo\nmemory_budget = 4GiB\nmemory_budgte = 4GiB\n');
+  const r = run(['daemon', '--config', bad]);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /bad\.conf:3: memory_budgte: unknown configuration key/);
+  writeFileSync(bad, 'drain_grace = 10x\n');
+  const r2 = run(['daemon', '--config', bad]);
+  assert.equal(r2.status, 2, r2.stderr);
+  assert.match(r2.stderr, /bad\.conf:1: drain_grace: '10x' is not a duration/);
+});
+
+test('--dump-config output loads again with --config and serves', async () => {
+  const sock = join(dir, 'dumped.sock');
+  const d1 = run(['daemon', '--dump-config', '--listen', 'unix:' + sock, '--keys-dir', keys, '--memory-budget', '3GiB',
+    '--drain-grace', '7s', '--result-ttl', '90s', '--self-verify=false', '--log-level', 'warn', '--http', '127.0.0.1:0']);
+  assert.equal(d1.status, 0, d1.stderr);
+  assert.match(d1.stdout, /memory_budget = /);
+  const conf = join(dir, 'dumped.conf');
+  writeFileSync(conf, d1.stdout);
+  const d2 = run(['daemon', '--config', conf, '--dump-config']);
+  assert.equal(d2.status, 0, d2.stderr);
+  assert.equal(d2.stdout, d1.stdout);
+  // every key of the table is in the dump
+  const keysDumped = d1.stdout.split('\n').filter((l) => /^[a-z_]+ = /.test(l)).map((l) => l.split(' ')[0]);
+  for (const k of ['listen', 'http', 'keys_dir', 'memory_budget', 'drain_grace', 'result_ttl', 'self_verify',
+    'log_level', 'log_file', 'trace_file'])
+    assert.ok(keysDumped.includes(k), k);
+  // and a daemon started from it serves on the dumped socket
+  const p = spawn(CZK, ['daemon', '--config', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(p);
+  let out = '';
+  await new Promise((resolve, reject) => {
+    p.stdout.on('data', (x) => { out += x; if (/ready on/.test(out)) resolve(); });
+    p.on('exit', (code) => reject(new Error('exited ' + code)));
+  });
+  assert.match(out, new RegExp('ready on unix:' + sock.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const c = clientFor('unix:' + sock);
+  const s = await call(c, 'GetStatus', {});
+  assert.equal(Number(s.pinned_memory_limit_bytes), 3 * 2 ** 30);
+  c.close();
+  const exited = new Promise((resolve) => p.on('exit', (code) => resolve(code)));
+  p.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  live.delete(p);
+});
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+test('a daemon listening on TCP serves gRPC and the czk client commands', async () => {
+  const port = await freePort();
+  const addr = `127.0.0.1:${port}`;
+  const d = await startDaemon([], { listen: addr });
+  assert.match(d.out, new RegExp(`ready on 127\\.0\\.0\\.1:${port}`));
+  const c = clientFor(addr);
+  const r = await call(c, 'Prove', { submit: synth(8, 'partitions=2 seed=3', 'HIGH') });
+  assert.equal(r.result.status, 'COMPLETED', r.result.error_message);
+  assert.equal(r.result.proof.length, 2 * 192);
+  c.close();
+  const st = run(['status', '--json', '--addr', addr]);
+  assert.equal(st.status, 0, st.stderr);
+  assert.ok(JSON.parse(st.stdout).total_proofs_completed >= 1);
+  const sub = run(['submit', '--kind', 'synthetic', '--log2', '8', '--spec', 'partitions=1 seed=4'], { CZK_ADDR: addr });
+  assert.equal(sub.status, 0, sub.stderr);
+  const aw = run(['await', '--addr', addr, sub.stdout.trim()]);
+  assert.equal(aw.status, 0, aw.stderr);
+  assert.match(aw.stdout, /COMPLETED, 192 proof bytes/);
+  d.t0 = Date.now();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+});
+
+test('czk bench single/batch/stress against a daemon, and --spawn', async () => {
+  const d = await startDaemon([]);
+  const single = run(['bench', 'single', '--addr', d.addr, '-n', '3', '--log2', '8', '--parts', '2']);
+  assert.equal(single.status, 0, single.stderr);
+  assert.match(single.stdout, /3\/3 jobs verified/);
+  assert.match(single.stdout, /synthetic-k8 x2 +3 +\d+\.\d{3}/);
+  assert.match(single.stdout, /6 proofs in [\d.]+ s/);
+  const batch = run(['bench', 'batch', '--addr', d.addr, '-n', '5', '--log2', '8', '--priority', 'high']);
+  assert.equal(batch.status, 0, batch.stderr);
+  assert.match(batch.stdout, /5\/5 jobs verified/);
+  assert.match(batch.stdout, /client \(submit->await\) +5 /);
+  assert.match(batch.stdout, /engine \(total_ms\) +5 /);
+  const stress = run(['bench', 'stress', '--addr', d.addr, '--duration', '2', '--uniform',
+    '--mix', 'k=8:low:2:parts=2,k=9:critical:3']);
+  assert.equal(stress.status, 0, stress.stderr);
+  // uniform arrivals: 2 s at 2/s and 3/s -> 4 + 6 jobs (arrivals at 0.5, 1.0, 1.5 (and 2.0 excluded) ...)
+  const m = stress.stdout.match(/(\d+)\/(\d+) jobs verified/);
+  assert.ok(m && m[1] === m[2] && +m[1] >= 7 && +m[1] <= 10, stress.stdout);
+  assert.match(stress.stdout, /^critical +\d+ /m);
+  assert.match(stress.stdout, /^low +\d+ /m);
+  assert.match(stress.stdout, /IDLE % of wall by cause: +starved +budget +transfer +lock +no_work/);
+  const dev = stress.stdout.match(/^0 +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)$/m);
+  assert.ok(dev, stress.stdout);
+  const [wall, busy, pctBusy, ...idle] = dev.slice(1).map(Number);
+  assert.ok(wall > 1.5 && busy > 0 && busy <= wall, stress.stdout);
+  // busy % and the idle causes account for the wall time (rounding to 0.1 each)
+  assert.ok(Math.abs(pctBusy + idle.reduce((a, b) => a + b, 0) - 100) < 2, stress.stdout);
+  assert.match(stress.stderr, /\] submitted \d+ +done \d+ +failed 0 +in flight \d+ +GPU busy/);
+  // a size the daemon does not serve (2^30): PreloadSRS fails, exit code 1
+  const bad = run(['bench', 'single', '--addr', d.addr, '-n', '1', '--log2', '30']);
+  assert.equal(bad.status, 1);
+  // no daemon at the address: an error and exit code 1
+  const none = run(['bench', 'single', '--addr', 'unix:' + join(dir, 'nothing.sock'), '-n', '1']);
+  assert.equal(none.status, 1);
+  assert.match(none.stderr, /unreachable|PreloadSRS/);
+  d.t0 = Date.now();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+  // --spawn: one command starts a private daemon and stops it cleanly
+  const sp = run(['bench', 'single', '--spawn', '--keys-dir', keys, '-n', '2', '--log2', '8',
+    '--daemon-args', '--synthesis-workers 1 --memory-budget 1GiB']);
+  assert.equal(sp.status, 0, sp.stderr);
+  assert.match(sp.stdout, /2\/2 jobs verified/);
+  assert.match(sp.stderr, /spawned daemon stopped \(clean exit\)/);
+  assert.equal(run(['bench', 'single', '--no-such-option']).status, 2);
+  assert.equal(run(['bench', 'stress', '--mix', 'k=8:sometimes:1']).status, 2);
+  assert.equal(run(['bench', 'stress', '--log2', '8']).status, 2);
+  assert.match(run(['bench', 'stress', '--help']).stdout, /--mix SPEC/);
+});
