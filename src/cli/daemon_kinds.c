@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "circuits/synthetic.h"
+#include "czk/backend.h"
 #include "cli/daemon.h"
 #include "czk/kinds.h"
 #include "czk/log.h"
@@ -78,17 +79,78 @@ void czk__daemon_kinds_free(void) {
   g_nover = 0;
 }
 
+/* The backend objects behind the engine devices (freed with the device list). */
+static czk_backend **g_backends;
+static size_t g_nbackends;
+
+static bool listed(const char *list, int ordinal) {
+  for (const char *p = list; p && *p;) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end != p && v == ordinal) return true;
+    p = *end ? end + 1 : end;
+  }
+  return false;
+}
+
 czk_status czk__daemon_devices(const czk_config *cfg, czk_engine_device_desc **devs, uint32_t *n) {
-  *devs = calloc(1, sizeof **devs);
-  if (!*devs) return CZK_ERR_NOMEM;
-  (*devs)[0].name = "cpu";
-  (*devs)[0].backend = NULL;
-  (*devs)[0].workers = (uint32_t)(cfg->cpu_workers ? cfg->cpu_workers : 1);
-  *n = 1;
+  *devs = NULL;
+  *n = 0;
+  const char *excl_cpu[] = {"cpu"};
+  czk_backend **all = NULL;
+  size_t nall = 0;
+  if (strcmp(cfg->gpus, "none") != 0) {
+    czk_status st = czk_backend_enumerate(&all, &nall, excl_cpu, 1);
+    if (st != CZK_OK && st != CZK_ERR_NO_DEVICE) return st;
+  }
+  g_backends = calloc(nall + 1, sizeof *g_backends);
+  *devs = calloc(nall + 1, sizeof **devs);
+  if (!g_backends || !*devs) {
+    for (size_t i = 0; i < nall; i++) czk_backend_free(all[i]);
+    free(all);
+    return CZK_ERR_NOMEM;
+  }
+  for (size_t i = 0; i < nall; i++) {
+    czk_backend_props pr;
+    bool keep = czk_backend_get_props(all[i], &pr) == CZK_OK && pr.kind == CZK_BACKEND_CUDA;
+    if (keep && strcmp(cfg->gpus, "all") != 0 && !listed(cfg->gpus, pr.device)) keep = false;
+    if (keep && listed(cfg->exclude_gpus, pr.device)) keep = false;
+    if (!keep) {
+      czk_backend_free(all[i]);
+      continue;
+    }
+    char *name = malloc(200);
+    if (!name) {
+      czk_backend_free(all[i]);
+      continue;
+    }
+    snprintf(name, 200, "%s %s", pr.name, pr.description);
+    (*devs)[*n].name = name;
+    (*devs)[*n].backend = all[i];
+    (*devs)[*n].workers = (uint32_t)cfg->gpu_workers_per_device;
+    (*devs)[*n].mem_total_bytes = pr.mem_total;
+    g_backends[g_nbackends++] = all[i];
+    (*n)++;
+  }
+  free(all);
+  if (*n == 0) {
+    if (!cfg->cpu_fallback) {
+      CZK_ERROR("daemon", "no usable GPU and cpu_fallback is off");
+      return CZK_ERR_NO_DEVICE;
+    }
+    (*devs)[0].name = strdup("cpu");
+    (*devs)[0].backend = NULL; /* the kinds' CPU prover on the shared pool */
+    (*devs)[0].workers = (uint32_t)(cfg->cpu_workers ? cfg->cpu_workers : 1);
+    *n = 1;
+  }
   return CZK_OK;
 }
 
 void czk__daemon_devices_free(czk_engine_device_desc *devs, uint32_t n) {
-  (void)n;
+  for (uint32_t i = 0; devs && i < n; i++) free((char *)devs[i].name);
   free(devs);
+  for (size_t i = 0; i < g_nbackends; i++) czk_backend_free(g_backends[i]);
+  free(g_backends);
+  g_backends = NULL;
+  g_nbackends = 0;
 }
