@@ -1,0 +1,108 @@
+/* czk/cuda.h: the C API of czk's CUDA kernels: Pippenger MSM over BLS12-381 G1 and G2 with bases resident on the
+ * device, and the Fr NTT (forward / inverse / coset) on device data.
+ *
+ * Data layouts are the CPU library's (include/czk/field.h, curve.h): a czk_fp / czk_fr in Montgomery form is copied
+ * to the device byte for byte; bases are czk_g1_affine / czk_g2_affine with infinity as (0, 0); results are Jacobian
+ * czk_g1 / czk_g2 (compare with czk_g1_eq, not bytes). MSM scalars are canonical integers (czk_fr_to_raw: 4 x 64-bit
+ * little-endian limbs) unless CZK_CUDA_SCALARS_MONT says they are Montgomery czk_fr values (e.g. an NTT output).
+ *
+ * Streams: every compute call is asynchronous on the caller's stream, passed as an opaque pointer (a cudaStream_t;
+ * NULL = the legacy default stream). Results written to host memory are valid after czk_cuda_stream_sync (or an
+ * event) on that stream. No call synchronizes the device in the compute path. Host buffers passed to async calls must
+ * stay valid until the stream reaches that point; pinned memory (czk_cuda_host_alloc) makes the copies truly async.
+ *
+ * Errors: every CUDA call is checked; a failure is logged (component "cuda": the call, file:line and CUDA's message)
+ * and returned as CZK_ERR_DEVICE (CZK_ERR_NOMEM for allocation failures, CZK_ERR_NO_DEVICE when no GPU is usable).
+ * When czk is built without CUDA every function returns CZK_ERR_UNSUPPORTED (czk_cuda_available() is false).
+ *
+ * Concurrency: a czk_cuda_msm / czk_cuda_ntt handle owns scratch memory; one call at a time per handle (calls on one
+ * stream are naturally ordered). Use one handle per concurrent stream. Handles are bound to the device that was
+ * current when they were created. */
+#ifndef CZK_CUDA_H
+#define CZK_CUDA_H
+
+#include "czk/common.h"
+#include "czk/curve.h"
+#include "czk/field.h"
+#include "czk/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* True when this build has the CUDA backend compiled in (it may still find no device). */
+CZK_API bool czk_cuda_available(void);
+/* Number of usable CUDA devices; CZK_ERR_NO_DEVICE (and *count = 0) when there are none. */
+CZK_API czk_status czk_cuda_device_count(int *count);
+/* Make `device` current for this host thread. */
+CZK_API czk_status czk_cuda_set_device(int device);
+/* "NVIDIA H200, sm_90, 132 SMs, 139.8 GiB" into buf. */
+CZK_API czk_status czk_cuda_device_describe(int device, char *buf, size_t len);
+
+/* Streams (opaque cudaStream_t), device and pinned host memory, copies. */
+CZK_API czk_status czk_cuda_stream_create(void **stream);
+CZK_API czk_status czk_cuda_stream_destroy(void *stream);
+CZK_API czk_status czk_cuda_stream_sync(void *stream);
+CZK_API czk_status czk_cuda_malloc(void **dptr, size_t bytes);
+CZK_API czk_status czk_cuda_free(void *dptr);
+CZK_API czk_status czk_cuda_host_alloc(void **hptr, size_t bytes); /* pinned */
+CZK_API czk_status czk_cuda_host_free(void *hptr);
+CZK_API czk_status czk_cuda_memcpy_htod(void *dst, const void *src, size_t bytes, void *stream);
+CZK_API czk_status czk_cuda_memcpy_dtoh(void *dst, const void *src, size_t bytes, void *stream);
+
+/* ------------------------------------------------------------------------------------------------ MSM */
+typedef struct czk_cuda_msm czk_cuda_msm;
+
+enum {
+  CZK_CUDA_SCALARS_DEVICE = 1u << 0, /* scalars point to device memory (else host memory, copied per call) */
+  CZK_CUDA_SCALARS_MONT = 1u << 1,   /* scalars are Montgomery czk_fr values (else canonical czk_fr_to_raw) */
+};
+
+/* Upload n G1 bases (copied on `stream`; `bases` must stay valid until the stream passes the copy) and allocate
+ * scratch for MSMs of up to n points. */
+CZK_API czk_status czk_cuda_msm_g1_new(czk_cuda_msm **out, const czk_g1_affine *bases, size_t n, void *stream);
+CZK_API czk_status czk_cuda_msm_g2_new(czk_cuda_msm **out, const czk_g2_affine *bases, size_t n, void *stream);
+/* Same with bases already on the device (d_bases: n czk_g1_affine / czk_g2_affine); the handle does not own them
+ * and they must outlive it. */
+CZK_API czk_status czk_cuda_msm_g1_new_device(czk_cuda_msm **out, const void *d_bases, size_t n);
+CZK_API czk_status czk_cuda_msm_g2_new_device(czk_cuda_msm **out, const void *d_bases, size_t n);
+CZK_API void czk_cuda_msm_free(czk_cuda_msm *m);
+/* Device pointer of the resident bases. */
+CZK_API const void *czk_cuda_msm_bases(const czk_cuda_msm *m);
+
+/* out = sum_{i<n} scalars[i] * bases[i], n <= the handle's size (the first n bases are used).
+ * scalars: n x 4 uint64 limbs (flags say where they live and in which form). Zero scalars, repeated bases and bases
+ * at infinity are handled. *out is written by the stream (valid after a sync). Asynchronous. */
+CZK_API czk_status czk_cuda_msm_g1_run(czk_cuda_msm *m, czk_g1 *out, const uint64_t *scalars, size_t n, unsigned flags,
+                                      void *stream);
+CZK_API czk_status czk_cuda_msm_g2_run(czk_cuda_msm *m, czk_g2 *out, const uint64_t *scalars, size_t n, unsigned flags,
+                                      void *stream);
+/* Window size used for n points (the environment variable CZK_CUDA_MSM_WINDOW overrides it, for tuning). */
+CZK_API unsigned czk_cuda_msm_window_bits(size_t n);
+
+/* ------------------------------------------------------------------------------------------------ NTT */
+typedef struct czk_cuda_ntt czk_cuda_ntt;
+
+/* A plan for domains 2^1 .. 2^log_n_max (log_n_max <= 28): twiddle tables for omega_{2^log_n_max} of the given
+ * convention and its inverse, and power tables of the coset shift g (NULL: czk_fr_coset_generator(), i.e. 7),
+ * all computed on the device on `stream`. Domain 2^k uses omega_{2^k} = omega_{2^log_n_max}^(2^(log_n_max-k)). */
+CZK_API czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, czk_fr_roots roots,
+                                   const czk_fr *coset_shift, void *stream);
+CZK_API void czk_cuda_ntt_free(czk_cuda_ntt *p);
+
+typedef enum czk_cuda_ntt_dir {
+  CZK_CUDA_NTT_FORWARD = 0,       /* X_k = sum_i x_i w^(ik) */
+  CZK_CUDA_NTT_INVERSE = 1,       /* x_i = n^-1 sum_k X_k w^(-ik) */
+  CZK_CUDA_NTT_COSET_FORWARD = 2, /* X_k = sum_i (g^i x_i) w^(ik)  (evaluations on the coset g*H) */
+  CZK_CUDA_NTT_COSET_INVERSE = 3, /* x_i = g^-i n^-1 sum_k X_k w^(-ik) */
+} czk_cuda_ntt_dir;
+
+/* In place on d_data (2^log_n Montgomery czk_fr on the device), natural order in and out. Asynchronous. */
+CZK_API czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned log_n, czk_cuda_ntt_dir dir,
+                                   void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,125 @@
+/* device.cu: device discovery, streams, memory and copies for the C API (include/czk/cuda.h), and the field
+ * self-test kernel used by tests/cuda (czk__cuda_test_field). Every CUDA call is checked (CZK_CU). */
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "cuda/cuda_internal.h"
+#include "cuda/ff.cuh"
+
+extern "C" bool czk_cuda_available(void) { return true; }
+
+extern "C" czk_status czk_cuda_device_count(int *count) {
+  if (!count) return CZK_ERR_INVALID_ARG;
+  *count = 0;
+  cudaError_t e = cudaGetDeviceCount(count);
+  if (e != cudaSuccess || *count == 0) {
+    cudaGetLastError(); /* clear the sticky "no device" error */
+    *count = 0;
+    return CZK_ERR_NO_DEVICE;
+  }
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_set_device(int device) {
+  CZK_CU(cudaSetDevice(device));
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_device_describe(int device, char *buf, size_t len) {
+  if (!buf || !len) return CZK_ERR_INVALID_ARG;
+  cudaDeviceProp pr;
+  CZK_CU(cudaGetDeviceProperties(&pr, device));
+  snprintf(buf, len, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %d MiB", pr.name, pr.major, pr.minor, pr.multiProcessorCount,
+           (double)pr.totalGlobalMem / (1024.0 * 1024 * 1024), pr.l2CacheSize >> 20);
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_stream_create(void **stream) {
+  if (!stream) return CZK_ERR_INVALID_ARG;
+  cudaStream_t s;
+  CZK_CU(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  *stream = s;
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_stream_destroy(void *stream) {
+  CZK_CU(cudaStreamDestroy((cudaStream_t)stream));
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_stream_sync(void *stream) {
+  CZK_CU(cudaStreamSynchronize((cudaStream_t)stream));
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_malloc(void **dptr, size_t bytes) {
+  if (!dptr) return CZK_ERR_INVALID_ARG;
+  CZK_CU(cudaMalloc(dptr, bytes));
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_free(void *dptr) {
+  CZK_CU(cudaFree(dptr));
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_host_alloc(void **hptr, size_t bytes) {
+  if (!hptr) return CZK_ERR_INVALID_ARG;
+  CZK_CU(cudaMallocHost(hptr, bytes));
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_host_free(void *hptr) {
+  CZK_CU(cudaFreeHost(hptr));
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_memcpy_htod(void *dst, const void *src, size_t bytes, void *stream) {
+  CZK_CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
+  return CZK_OK;
+}
+extern "C" czk_status czk_cuda_memcpy_dtoh(void *dst, const void *src, size_t bytes, void *stream) {
+  CZK_CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
+  return CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ self-test */
+static __device__ __forceinline__ void fp2_inv_t(fp2_t *r, const fp2_t *a) {
+  fp_t t0, t1;
+  fp_sqr(&t0, &a->c0);
+  fp_sqr(&t1, &a->c1);
+  fp_add(&t0, &t0, &t1);
+  fp_inv(&t0, &t0);
+  fp_mul(&r->c0, &a->c0, &t0);
+  fp_mul(&t1, &a->c1, &t0);
+  fp_neg(&r->c1, &t1);
+}
+__global__ void test_field_kernel(int op, void *out, const void *a, const void *b, size_t n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  switch (op) {
+    case 0: fp_mul((fp_t *)out + i, (const fp_t *)a + i, (const fp_t *)b + i); break;
+    case 1: fp_add((fp_t *)out + i, (const fp_t *)a + i, (const fp_t *)b + i); break;
+    case 2: fp_sub((fp_t *)out + i, (const fp_t *)a + i, (const fp_t *)b + i); break;
+    case 3: fr_mul((fr_t *)out + i, (const fr_t *)a + i, (const fr_t *)b + i); break;
+    case 4: fr_add((fr_t *)out + i, (const fr_t *)a + i, (const fr_t *)b + i); break;
+    case 5: fr_sub((fr_t *)out + i, (const fr_t *)a + i, (const fr_t *)b + i); break;
+    case 6: fp2_mul((fp2_t *)out + i, (const fp2_t *)a + i, (const fp2_t *)b + i); break;
+    case 7: fp2_sqr((fp2_t *)out + i, (const fp2_t *)a + i); break;
+    case 8: fp_inv((fp_t *)out + i, (const fp_t *)a + i); break;
+    case 9: fp2_inv_t((fp2_t *)out + i, (const fp2_t *)a + i); break;
+    default: break;
+  }
+}
+
+extern "C" czk_status czk__cuda_test_field(int op, void *out, const void *a, const void *b, size_t n) {
+  size_t es = (op <= 2 || op == 8) ? 48 : op <= 5 ? 32 : 96;
+  void *d[3] = {NULL, NULL, NULL};
+  czk_status s = CZK_OK;
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i < 3 && e == cudaSuccess; i++) e = cudaMalloc(&d[i], n * es);
+  if (e == cudaSuccess) e = cudaMemcpy(d[1], a, n * es, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess && b) e = cudaMemcpy(d[2], b, n * es, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) e = cudaMemset(d[0], 0xA5, n * es); /* poison */
+  if (e == cudaSuccess) {
+    test_field_kernel<<<(unsigned)((n + 127) / 128), 128>>>(op, d[0], d[1], d[2], n);
+    e = cudaGetLastError();
+  }
+  if (e == cudaSuccess) e = cudaMemcpy(out, d[0], n * es, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    czk_log_write(CZK_LOG_ERROR, "cuda", "test_field: %s", cudaGetErrorString(e));
+    s = CZK_ERR_DEVICE;
+  }
+  for (int i = 0; i < 3; i++) cudaFree(d[i]);
+  return s;
+}

@@ -1,0 +1,225 @@
+/* ff.cuh: BLS12-381 finite-field arithmetic on the GPU: Fp (381-bit, 12x32-bit limbs), Fr (255-bit, 8x32-bit
+ * limbs) and Fp2 = Fp[u]/(u^2+1).
+ *
+ * Representation: Montgomery form, R = 2^384 (Fp) / 2^256 (Fr), little-endian 32-bit limbs. A czk_fp (6x64-bit LE
+ * limbs) has exactly the bytes of an fp_t on a little-endian host, so host arrays are copied to the device as-is.
+ * Invariant: every value produced here is fully reduced (< modulus), so equality and zero tests are limb tests and
+ * results are byte-identical to the CPU library's.
+ *
+ * Multiplication: CIOS Montgomery (Koc et al.), per outer limb b_i two carry chains for a*b_i (lo then hi halves,
+ * PTX mad.lo.cc / madc.hi.cc), m = t0*n0, two chains for m*p, then a one-limb shift; final conditional subtraction.
+ * Op count per product: N*(4N+3) 32-bit multiply-adds (N = 12: 612, N = 8: 280) + 2N for the final subtraction.
+ * Bound: t < 2m at every iteration (m < 2^(32N-1)), so the running value fits N+1 limbs and no carry leaves limb N.
+ * Carry-chain asm statements follow each other without intervening C arithmetic (the CC flag lives between them). */
+#ifndef CZK_CUDA_FF_CUH
+#define CZK_CUDA_FF_CUH
+
+#include <stdint.h>
+
+#define CZK_D static __device__ __forceinline__
+#define CZK_HD static __host__ __device__ __forceinline__
+
+typedef struct fp_t {
+  uint32_t v[12];
+} fp_t;
+typedef struct fr_t {
+  uint32_t v[8];
+} fr_t;
+typedef struct fp2_t {
+  fp_t c0, c1;
+} fp2_t;
+
+static __constant__ const uint32_t FP_P[12] = {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu,
+                                               0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu, 0x64774b84u,
+                                               0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
+static __constant__ const uint32_t FP_ONE[12] = {0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu,
+                                                 0x53c758bau, 0x5f489857u, 0x70525745u, 0x77ce5853u,
+                                                 0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u};
+#define FP_N0 0xfffcfffdu
+static __constant__ const uint32_t FR_P[8] = {0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u,
+                                              0x09a1d805u, 0x3339d808u, 0x299d7d48u, 0x73eda753u};
+static __constant__ const uint32_t FR_ONE[8] = {0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau,
+                                                0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu, 0x1824b159u};
+#define FR_N0 0xffffffffu
+
+/* ---------------------------------------------------------------- generic N-limb helpers (N compile-time) */
+
+/* r = a*b*2^(-32N) mod p, fully reduced; r may alias a or b. */
+CZK_D void mont_mul_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p, uint32_t n0,
+                      const int N) {
+  uint32_t t[13];
+#pragma unroll
+  for (int j = 0; j < 13; j++) t[j] = 0;
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    uint32_t bi = b[i];
+    /* t += a*bi: low halves into t[0..N-1] (+carry into t[N]), high halves into t[1..N] */
+    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));
+#pragma unroll
+    for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));
+    asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));
+#pragma unroll
+    for (int j = 1; j < N - 1; j++) asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));
+    asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a[N - 1]), "r"(bi));
+    /* t += m*p, making t[0] zero */
+    uint32_t m = t[0] * n0;
+    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(p[0]));
+#pragma unroll
+    for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(p[j]));
+    asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(p[0]));
+#pragma unroll
+    for (int j = 1; j < N - 1; j++) asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(p[j]));
+    asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(p[N - 1]));
+#pragma unroll
+    for (int j = 0; j < N; j++) t[j] = t[j + 1];
+    t[N] = 0;
+  }
+  /* t < 2p: subtract p once if needed */
+  uint32_t s[12], bw;
+  asm("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(p[0]));
+#pragma unroll
+  for (int j = 1; j < N; j++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(p[j]));
+  asm("subc.u32 %0, 0, 0;" : "=r"(bw));
+#pragma unroll
+  for (int j = 0; j < N; j++) r[j] = bw ? t[j] : s[j];
+}
+
+/* r = a + b mod p (a, b < p; 2p < 2^(32N)). */
+CZK_D void mod_add_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p, const int N) {
+  uint32_t t[12], s[12], bw;
+  asm("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
+#pragma unroll
+  for (int j = 1; j < N; j++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
+  asm("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(p[0]));
+#pragma unroll
+  for (int j = 1; j < N; j++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(p[j]));
+  asm("subc.u32 %0, 0, 0;" : "=r"(bw));
+#pragma unroll
+  for (int j = 0; j < N; j++) r[j] = bw ? t[j] : s[j];
+}
+
+/* r = a - b mod p. */
+CZK_D void mod_sub_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p, const int N) {
+  uint32_t t[12], bw;
+  asm("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
+#pragma unroll
+  for (int j = 1; j < N; j++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
+  asm("subc.u32 %0, 0, 0;" : "=r"(bw));
+  uint32_t q[12];
+#pragma unroll
+  for (int j = 0; j < N; j++) q[j] = p[j] & bw;
+  asm("add.cc.u32 %0, %1, %2;" : "=r"(r[0]) : "r"(t[0]), "r"(q[0]));
+#pragma unroll
+  for (int j = 1; j < N; j++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(r[j]) : "r"(t[j]), "r"(q[j]));
+  asm("addc.u32 %0, 0, 0;" : "=r"(bw)); /* drop the final carry (consumes CC) */
+}
+
+CZK_D bool is_zero_n(const uint32_t *a, const int N) {
+  uint32_t acc = 0;
+#pragma unroll
+  for (int j = 0; j < N; j++) acc |= a[j];
+  return acc == 0;
+}
+CZK_D bool eq_n(const uint32_t *a, const uint32_t *b, const int N) {
+  uint32_t acc = 0;
+#pragma unroll
+  for (int j = 0; j < N; j++) acc |= a[j] ^ b[j];
+  return acc == 0;
+}
+
+/* ---------------------------------------------------------------- Fp */
+CZK_D void fp_mul(fp_t *r, const fp_t *a, const fp_t *b) { mont_mul_n(r->v, a->v, b->v, FP_P, FP_N0, 12); }
+CZK_D void fp_sqr(fp_t *r, const fp_t *a) { mont_mul_n(r->v, a->v, a->v, FP_P, FP_N0, 12); }
+CZK_D void fp_add(fp_t *r, const fp_t *a, const fp_t *b) { mod_add_n(r->v, a->v, b->v, FP_P, 12); }
+CZK_D void fp_sub(fp_t *r, const fp_t *a, const fp_t *b) { mod_sub_n(r->v, a->v, b->v, FP_P, 12); }
+CZK_D void fp_dbl(fp_t *r, const fp_t *a) { mod_add_n(r->v, a->v, a->v, FP_P, 12); }
+CZK_D bool fp_is_zero(const fp_t *a) { return is_zero_n(a->v, 12); }
+CZK_D bool fp_eq(const fp_t *a, const fp_t *b) { return eq_n(a->v, b->v, 12); }
+CZK_D void fp_set_zero(fp_t *r) {
+#pragma unroll
+  for (int j = 0; j < 12; j++) r->v[j] = 0;
+}
+CZK_D void fp_set_one(fp_t *r) {
+#pragma unroll
+  for (int j = 0; j < 12; j++) r->v[j] = FP_ONE[j];
+}
+CZK_D void fp_neg(fp_t *r, const fp_t *a) {
+  fp_t z;
+  fp_set_zero(&z);
+  fp_sub(r, &z, a);
+}
+/* a^(p-2) (Fermat inversion; 0 -> 0). ~380 squarings + ~190 multiplications; public data only (not a hot path). */
+CZK_D void fp_inv(fp_t *r, const fp_t *a) {
+  const uint32_t e[12] = {0xffffaaa9u, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u,
+                          0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
+  fp_t acc;
+  fp_set_one(&acc);
+  for (int i = 380; i >= 0; i--) {
+    fp_sqr(&acc, &acc);
+    if ((e[i >> 5] >> (i & 31)) & 1) fp_mul(&acc, &acc, a);
+  }
+  *r = acc;
+}
+
+/* ---------------------------------------------------------------- Fr */
+CZK_D void fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { mont_mul_n(r->v, a->v, b->v, FR_P, FR_N0, 8); }
+CZK_D void fr_add(fr_t *r, const fr_t *a, const fr_t *b) { mod_add_n(r->v, a->v, b->v, FR_P, 8); }
+CZK_D void fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { mod_sub_n(r->v, a->v, b->v, FR_P, 8); }
+/* Montgomery -> canonical integer: a * 1 * R^-1. */
+CZK_D void fr_from_mont(fr_t *r, const fr_t *a) {
+  const uint32_t one[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+  mont_mul_n(r->v, a->v, one, FR_P, FR_N0, 8);
+}
+
+/* ---------------------------------------------------------------- Fp2 = Fp[u]/(u^2+1) */
+/* Karatsuba: 3 Fp mul + 5 add/sub. */
+CZK_D void fp2_mul(fp2_t *r, const fp2_t *a, const fp2_t *b) {
+  fp_t t0, t1, s0, s1;
+  fp_mul(&t0, &a->c0, &b->c0);
+  fp_mul(&t1, &a->c1, &b->c1);
+  fp_add(&s0, &a->c0, &a->c1);
+  fp_add(&s1, &b->c0, &b->c1);
+  fp_mul(&s0, &s0, &s1);
+  fp_sub(&r->c0, &t0, &t1);
+  fp_sub(&s0, &s0, &t0);
+  fp_sub(&r->c1, &s0, &t1);
+}
+/* (a0+a1)(a0-a1) + 2 a0 a1 u: 2 Fp mul. */
+CZK_D void fp2_sqr(fp2_t *r, const fp2_t *a) {
+  fp_t s, d, m;
+  fp_add(&s, &a->c0, &a->c1);
+  fp_sub(&d, &a->c0, &a->c1);
+  fp_mul(&m, &a->c0, &a->c1);
+  fp_mul(&r->c0, &s, &d);
+  fp_dbl(&r->c1, &m);
+}
+CZK_D void fp2_add(fp2_t *r, const fp2_t *a, const fp2_t *b) {
+  fp_add(&r->c0, &a->c0, &b->c0);
+  fp_add(&r->c1, &a->c1, &b->c1);
+}
+CZK_D void fp2_sub(fp2_t *r, const fp2_t *a, const fp2_t *b) {
+  fp_sub(&r->c0, &a->c0, &b->c0);
+  fp_sub(&r->c1, &a->c1, &b->c1);
+}
+CZK_D void fp2_dbl(fp2_t *r, const fp2_t *a) {
+  fp_dbl(&r->c0, &a->c0);
+  fp_dbl(&r->c1, &a->c1);
+}
+CZK_D void fp2_neg(fp2_t *r, const fp2_t *a) {
+  fp_neg(&r->c0, &a->c0);
+  fp_neg(&r->c1, &a->c1);
+}
+CZK_D bool fp2_is_zero(const fp2_t *a) { return fp_is_zero(&a->c0) && fp_is_zero(&a->c1); }
+CZK_D bool fp2_eq(const fp2_t *a, const fp2_t *b) { return fp_eq(&a->c0, &b->c0) && fp_eq(&a->c1, &b->c1); }
+CZK_D void fp2_set_zero(fp2_t *r) {
+  fp_set_zero(&r->c0);
+  fp_set_zero(&r->c1);
+}
+CZK_D void fp2_set_one(fp2_t *r) {
+  fp_set_one(&r->c0);
+  fp_set_zero(&r->c1);
+}
+
+#endif

@@ -1,0 +1,361 @@
+/* msm.cu: Pippenger multi-scalar multiplication over BLS12-381 G1 and G2 on the GPU (API in include/czk/cuda.h).
+ *
+ * Pipeline per call (all on the caller's stream):
+ *   1. digits: scalar -> W = ceil(256/c) signed c-bit digits d_j in [-2^(c-1), 2^(c-1)] (carry propagated; since
+ *      s < 2^255 the top window never overflows); emits (key, value) = (j*2^(c-1) + |d|-1, index | sign<<31), or the
+ *      sentinel key for d = 0.                                                                   n*W pairs
+ *   2. CUB radix sort of the pairs on ceil(log2(W*2^(c-1)+1)) key bits.
+ *   3. segmented bucket accumulation (msm_impl.cuh): ~n*W mixed XYZZ additions (8M + 2S each), load-balanced.
+ *   4. bucket reduction: running sums (2 XYZZ additions per bucket) + per-window tree.
+ *   5. the W window sums are copied to pinned host memory and combined by a host function enqueued on the stream
+ *      (sum_j 2^(cj) S_j: W*c doublings, done on the host because a single GPU thread is latency-bound there).
+ * Work: about n*W*10 Fp multiplications (G1) or n*W*30 (G2, Fp2 = 3 Fp mul); c from czk_cuda_msm_window_bits. */
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda/cuda_internal.h"
+#include "cuda/ff.cuh"
+
+struct czk_cuda_msm {
+  int group; /* 1 or 2 */
+  int device;
+  size_t cap; /* number of bases */
+  size_t aff_size, xyzz_size;
+  void *d_bases;
+  bool own_bases;
+  uint32_t l1, lk; /* chunk lengths of the accumulation levels */
+  /* scratch, grown on demand */
+  uint32_t *d_scalars;
+  size_t scalars_cap;
+  uint32_t *d_keys[2], *d_vals[2];
+  size_t pairs_cap;
+  void *d_sort_tmp;
+  size_t sort_tmp_cap;
+  void *d_buckets;
+  size_t buckets_cap;
+  uint32_t *d_rkeys[2];
+  void *d_rpts[2];
+  size_t rec_cap[2], rkey_cap[2];
+  void *d_seg;
+  size_t seg_cap;
+  void *d_win;
+  void *h_win; /* pinned, 64 window sums */
+  /* host-callback context of the call in flight */
+  void *out;
+  uint32_t cb_W, cb_c;
+};
+
+static uint32_t msm_seg_size(uint32_t c, uint32_t W) {
+  uint64_t total = (uint64_t)W << (c - 1);
+  uint32_t S = 1;
+  while (total / S > (1u << 17) && S < (1u << (c - 1))) S *= 2;
+  return S;
+}
+
+#define EC_F fp
+#define EC_G g1
+#include "cuda/ec.cuh"
+#include "cuda/msm_impl.cuh"
+#undef EC_F
+#undef EC_G
+#define EC_F fp2
+#define EC_G g2
+#include "cuda/ec.cuh"
+#include "cuda/msm_impl.cuh"
+#undef EC_F
+#undef EC_G
+
+/* ------------------------------------------------------------------------------------------------ digits */
+__global__ void msm_digits(const uint32_t *__restrict__ scalars, size_t n, uint32_t c, uint32_t W, int mont,
+                           uint32_t *keys, uint32_t *vals) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  fr_t s;
+  const uint4 *src = (const uint4 *)(scalars + 8 * i);
+  uint4 lo = src[0], hi = src[1];
+  s.v[0] = lo.x, s.v[1] = lo.y, s.v[2] = lo.z, s.v[3] = lo.w;
+  s.v[4] = hi.x, s.v[5] = hi.y, s.v[6] = hi.z, s.v[7] = hi.w;
+  if (mont) fr_from_mont(&s, &s);
+  const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1, sentinel = (uint32_t)W << (c - 1);
+  uint32_t carry = 0;
+  for (uint32_t w = 0; w < W; w++) {
+    uint32_t bit = w * c, word = bit >> 5, sh = bit & 31;
+    uint32_t v = 0;
+    if (word < 8) {
+      v = s.v[word] >> sh;
+      if (sh + c > 32 && word + 1 < 8) v |= s.v[word + 1] << (32 - sh);
+    }
+    uint32_t d = (v & mask) + carry;
+    uint32_t key, val = (uint32_t)i;
+    if (d > half) {
+      d = (1u << c) - d; /* digit -(2^c - d), carry 1 */
+      carry = 1;
+      val |= 0x80000000u;
+    } else {
+      carry = 0;
+    }
+    key = d ? w * half + d - 1 : sentinel;
+    keys[(size_t)w * n + i] = key;
+    vals[(size_t)w * n + i] = val;
+  }
+}
+
+/* ------------------------------------------------------------------------------------------------ host glue */
+extern "C" unsigned czk_cuda_msm_window_bits(size_t n) {
+  const char *env = getenv("CZK_CUDA_MSM_WINDOW");
+  if (env && *env) {
+    long v = strtol(env, NULL, 10);
+    if (v >= 2 && v <= 24) return (unsigned)v;
+  }
+  unsigned lg = 0;
+  while (lg < 63 && ((size_t)1 << (lg + 1)) <= n) lg++;
+  int c = (int)lg - 4;
+  if (c < 4) c = 4;
+  if (c > 22) c = 22;
+  return (unsigned)c;
+}
+
+static czk_status grow(void **p, size_t *cap, size_t need) {
+  if (*cap >= need) return CZK_OK;
+  if (*p) CZK_CU(cudaFree(*p));
+  *p = NULL;
+  *cap = 0;
+  CZK_CU(cudaMalloc(p, need));
+  *cap = need;
+  return CZK_OK;
+}
+
+static czk_status msm_new(czk_cuda_msm **out, int group, const void *bases, size_t n, bool on_device,
+                          cudaStream_t st) {
+  *out = NULL;
+  if (n == 0 || n >= (1ull << 31)) return CZK_ERR_INVALID_ARG;
+  czk_cuda_msm *m = (czk_cuda_msm *)calloc(1, sizeof *m);
+  if (!m) return CZK_ERR_NOMEM;
+  m->group = group;
+  m->cap = n;
+  m->aff_size = group == 1 ? sizeof(g1_aff_t) : sizeof(g2_aff_t);
+  m->xyzz_size = group == 1 ? sizeof(g1_xyzz_t) : sizeof(g2_xyzz_t);
+  m->l1 = 64;
+  m->lk = 16;
+  const char *env = getenv("CZK_CUDA_MSM_CHUNK");
+  if (env && atoi(env) >= 4 && atoi(env) <= 4096) m->l1 = (uint32_t)atoi(env);
+  czk_status s = CZK_OK;
+  cudaError_t e = cudaGetDevice(&m->device);
+  if (e == cudaSuccess) e = cudaMallocHost(&m->h_win, 64 * m->xyzz_size);
+  if (e == cudaSuccess) e = cudaMalloc(&m->d_win, 64 * m->xyzz_size);
+  if (e == cudaSuccess && on_device) {
+    m->d_bases = (void *)bases;
+  } else if (e == cudaSuccess) {
+    e = cudaMalloc(&m->d_bases, n * m->aff_size);
+    if (e == cudaSuccess) {
+      m->own_bases = true;
+      e = cudaMemcpyAsync(m->d_bases, bases, n * m->aff_size, cudaMemcpyHostToDevice, st);
+    }
+  }
+  if (e != cudaSuccess) {
+    czk_log_write(CZK_LOG_ERROR, "cuda", "msm_new(n=%zu): %s", n, cudaGetErrorString(e));
+    s = e == cudaErrorMemoryAllocation ? CZK_ERR_NOMEM : CZK_ERR_DEVICE;
+    czk_cuda_msm_free(m);
+    return s;
+  }
+  *out = m;
+  return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_msm_g1_new(czk_cuda_msm **out, const czk_g1_affine *bases, size_t n, void *stream) {
+  if (!out || !bases) return CZK_ERR_INVALID_ARG;
+  return msm_new(out, 1, bases, n, false, (cudaStream_t)stream);
+}
+extern "C" czk_status czk_cuda_msm_g2_new(czk_cuda_msm **out, const czk_g2_affine *bases, size_t n, void *stream) {
+  if (!out || !bases) return CZK_ERR_INVALID_ARG;
+  return msm_new(out, 2, bases, n, false, (cudaStream_t)stream);
+}
+extern "C" czk_status czk_cuda_msm_g1_new_device(czk_cuda_msm **out, const void *d_bases, size_t n) {
+  if (!out || !d_bases) return CZK_ERR_INVALID_ARG;
+  return msm_new(out, 1, d_bases, n, true, 0);
+}
+extern "C" czk_status czk_cuda_msm_g2_new_device(czk_cuda_msm **out, const void *d_bases, size_t n) {
+  if (!out || !d_bases) return CZK_ERR_INVALID_ARG;
+  return msm_new(out, 2, d_bases, n, true, 0);
+}
+extern "C" const void *czk_cuda_msm_bases(const czk_cuda_msm *m) { return m ? m->d_bases : NULL; }
+
+extern "C" void czk_cuda_msm_free(czk_cuda_msm *m) {
+  if (!m) return;
+  /* frees are best effort; cudaFree synchronizes, so nothing in flight is cut short */
+  if (m->own_bases) cudaFree(m->d_bases);
+  cudaFree(m->d_scalars);
+  for (int i = 0; i < 2; i++) {
+    cudaFree(m->d_keys[i]);
+    cudaFree(m->d_vals[i]);
+    cudaFree(m->d_rkeys[i]);
+    cudaFree(m->d_rpts[i]);
+  }
+  cudaFree(m->d_sort_tmp);
+  cudaFree(m->d_buckets);
+  cudaFree(m->d_seg);
+  cudaFree(m->d_win);
+  cudaFreeHost(m->h_win);
+  free(m);
+}
+
+/* Host function on the stream: combine the window sums (in m->h_win) into *m->out. */
+static void CUDART_CB msm_finish_g1(void *arg) {
+  czk_cuda_msm *m = (czk_cuda_msm *)arg;
+  const czk_g1_xyzz *win = (const czk_g1_xyzz *)m->h_win;
+  czk_g1 acc, t;
+  memset(&acc, 0, sizeof acc);
+  for (uint32_t w = m->cb_W; w-- > 0;) {
+    for (uint32_t i = 0; i < m->cb_c; i++) czk__cr_g1_dbl(&acc, &acc);
+    czk__cr_g1_from_xyzz(&t, &win[w]);
+    czk__cr_g1_add(&acc, &acc, &t);
+  }
+  *(czk_g1 *)m->out = acc;
+}
+static void CUDART_CB msm_finish_g2(void *arg) {
+  czk_cuda_msm *m = (czk_cuda_msm *)arg;
+  const czk_g2_xyzz *win = (const czk_g2_xyzz *)m->h_win;
+  czk_g2 acc, t;
+  memset(&acc, 0, sizeof acc);
+  for (uint32_t w = m->cb_W; w-- > 0;) {
+    for (uint32_t i = 0; i < m->cb_c; i++) czk__cr_g2_dbl(&acc, &acc);
+    czk__cr_g2_from_xyzz(&t, &win[w]);
+    czk__cr_g2_add(&acc, &acc, &t);
+  }
+  *(czk_g2 *)m->out = acc;
+}
+
+static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t *scalars, size_t n, unsigned flags,
+                          cudaStream_t st) {
+  if (!m || !out || (!scalars && n) || m->group != group) return CZK_ERR_INVALID_ARG;
+  if (n > m->cap) return CZK_ERR_SIZE_MISMATCH;
+  if (n == 0) {
+    memset(out, 0, group == 1 ? sizeof(czk_g1) : sizeof(czk_g2));
+    return CZK_OK;
+  }
+  const uint32_t c = czk_cuda_msm_window_bits(n);
+  const uint32_t W = (256 + c - 1) / c;
+  const uint32_t nb = 1u << (c - 1);
+  const uint32_t sentinel = W * nb;
+  int bits = 1;
+  while (bits < 32 && (1ull << bits) <= sentinel) bits++;
+  const size_t N = n * (size_t)W;
+
+  /* scratch */
+  const uint32_t *d_sc = (const uint32_t *)scalars;
+  if (!(flags & CZK_CUDA_SCALARS_DEVICE)) {
+    CZK_TRY(grow((void **)&m->d_scalars, &m->scalars_cap, n * 32));
+    CZK_CU(cudaMemcpyAsync(m->d_scalars, scalars, n * 32, cudaMemcpyHostToDevice, st));
+    d_sc = m->d_scalars;
+  }
+  if (m->pairs_cap < N * 4) {
+    for (int i = 0; i < 2; i++) {
+      CZK_CU(cudaFree(m->d_keys[i]));
+      CZK_CU(cudaFree(m->d_vals[i]));
+      m->d_keys[i] = m->d_vals[i] = NULL;
+    }
+    m->pairs_cap = 0;
+    for (int i = 0; i < 2; i++) {
+      CZK_CU(cudaMalloc((void **)&m->d_keys[i], N * 4));
+      CZK_CU(cudaMalloc((void **)&m->d_vals[i], N * 4));
+    }
+    m->pairs_cap = N * 4;
+  }
+  size_t tmp = 0;
+  CZK_CU(cub::DeviceRadixSort::SortPairs(NULL, tmp, m->d_keys[0], m->d_keys[1], m->d_vals[0], m->d_vals[1],
+                                         (int64_t)N, 0, bits, st));
+  CZK_TRY(grow(&m->d_sort_tmp, &m->sort_tmp_cap, tmp));
+  CZK_TRY(grow(&m->d_buckets, &m->buckets_cap, (size_t)W * nb * m->xyzz_size));
+  size_t r1 = 2 * ((N + m->l1 - 1) / m->l1);
+  size_t r2 = 2 * ((r1 + m->lk - 1) / m->lk);
+  CZK_TRY(grow((void **)&m->d_rkeys[0], &m->rkey_cap[0], r1 * 4));
+  CZK_TRY(grow(&m->d_rpts[0], &m->rec_cap[0], r1 * m->xyzz_size));
+  CZK_TRY(grow((void **)&m->d_rkeys[1], &m->rkey_cap[1], r2 * 4));
+  CZK_TRY(grow(&m->d_rpts[1], &m->rec_cap[1], r2 * m->xyzz_size));
+  uint32_t S = msm_seg_size(c, W);
+  CZK_TRY(grow(&m->d_seg, &m->seg_cap, (size_t)W * (nb / S) * m->xyzz_size));
+
+  /* 1-2: digits and sort */
+  msm_digits<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d_sc, n, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0,
+                                                           m->d_keys[0], m->d_vals[0]);
+  CZK_CU(cudaGetLastError());
+  CZK_CU(cub::DeviceRadixSort::SortPairs(m->d_sort_tmp, tmp, m->d_keys[0], m->d_keys[1], m->d_vals[0], m->d_vals[1],
+                                         (int64_t)N, 0, bits, st));
+  /* 3-5 */
+  if (group == 1)
+    CZK_TRY(g1_msm_launch_acc(m, N, c, W, sentinel, st));
+  else
+    CZK_TRY(g2_msm_launch_acc(m, N, c, W, sentinel, st));
+  m->out = out;
+  m->cb_W = W;
+  m->cb_c = c;
+  CZK_CU(cudaLaunchHostFunc(st, group == 1 ? msm_finish_g1 : msm_finish_g2, m));
+  return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_msm_g1_run(czk_cuda_msm *m, czk_g1 *out, const uint64_t *scalars, size_t n,
+                                          unsigned flags, void *stream) {
+  return msm_run(m, 1, out, scalars, n, flags, (cudaStream_t)stream);
+}
+extern "C" czk_status czk_cuda_msm_g2_run(czk_cuda_msm *m, czk_g2 *out, const uint64_t *scalars, size_t n,
+                                          unsigned flags, void *stream) {
+  return msm_run(m, 2, out, scalars, n, flags, (cudaStream_t)stream);
+}
+
+/* ------------------------------------------------------------------------------------------------ bench helper */
+/* Affine sum of two distinct, non-opposite affine points: lambda = (y2-y1)/(x2-x1). */
+#define GEN_KERNEL(G, F)                                                                                              \
+  __global__ void G##_gen_bases(G##_aff_t *out, size_t n, const G##_aff_t *A, size_t na, const G##_aff_t *B,       \
+                                size_t nb) {                                                                          \
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;                                                         \
+    if (i >= n) return;                                                                                               \
+    G##_aff_t a = A[i % na], b = B[(i / na) % nb], r;                                                                 \
+    F##_t dx, dy, l, t;                                                                                               \
+    F##_sub(&dx, &b.x, &a.x);                                                                                         \
+    F##_sub(&dy, &b.y, &a.y);                                                                                         \
+    F##_inv(&dx, &dx);                                                                                                \
+    F##_mul(&l, &dy, &dx);                                                                                            \
+    F##_sqr(&t, &l);                                                                                                  \
+    F##_sub(&t, &t, &a.x);                                                                                            \
+    F##_sub(&r.x, &t, &b.x);                                                                                          \
+    F##_sub(&t, &a.x, &r.x);                                                                                          \
+    F##_mul(&t, &l, &t);                                                                                              \
+    F##_sub(&r.y, &t, &a.y);                                                                                          \
+    out[i] = r;                                                                                                       \
+  }
+
+/* Fp2 inverse: (a0 - a1 u) / (a0^2 + a1^2). */
+static __device__ __forceinline__ void fp2_inv(fp2_t *r, const fp2_t *a) {
+  fp_t t0, t1;
+  fp_sqr(&t0, &a->c0);
+  fp_sqr(&t1, &a->c1);
+  fp_add(&t0, &t0, &t1);
+  fp_inv(&t0, &t0);
+  fp_mul(&r->c0, &a->c0, &t0);
+  fp_mul(&t1, &a->c1, &t0);
+  fp_neg(&r->c1, &t1);
+}
+GEN_KERNEL(g1, fp)
+GEN_KERNEL(g2, fp2)
+
+extern "C" czk_status czk__cuda_gen_bases(int g, void *d_out, size_t n, const void *h_a, size_t na, const void *h_b,
+                                          size_t nb, void *stream) {
+  cudaStream_t st = (cudaStream_t)stream;
+  size_t as = g == 1 ? sizeof(g1_aff_t) : sizeof(g2_aff_t);
+  void *dA = NULL, *dB = NULL;
+  CZK_CU(cudaMallocAsync(&dA, na * as, st));
+  CZK_CU(cudaMallocAsync(&dB, nb * as, st));
+  CZK_CU(cudaMemcpyAsync(dA, h_a, na * as, cudaMemcpyHostToDevice, st));
+  CZK_CU(cudaMemcpyAsync(dB, h_b, nb * as, cudaMemcpyHostToDevice, st));
+  unsigned blocks = (unsigned)((n + 127) / 128);
+  if (g == 1)
+    g1_gen_bases<<<blocks, 128, 0, st>>>((g1_aff_t *)d_out, n, (const g1_aff_t *)dA, na, (const g1_aff_t *)dB, nb);
+  else
+    g2_gen_bases<<<blocks, 128, 0, st>>>((g2_aff_t *)d_out, n, (const g2_aff_t *)dA, na, (const g2_aff_t *)dB, nb);
+  CZK_CU(cudaGetLastError());
+  CZK_CU(cudaFreeAsync(dA, st));
+  CZK_CU(cudaFreeAsync(dB, st));
+  return CZK_OK;
+}

@@ -1,0 +1,321 @@
+/* test_cuda.c: GPU kernels against the host reference (src/cuda/cuda_ref.c) on seeded random inputs:
+ * Fp/Fr/Fp2 arithmetic (incl. 0, 1, -1), MSM over G1 and G2 (random points, points at infinity, repeated and opposite
+ * points, zero and extreme scalars, one huge bucket, several window sizes and chunk lengths, scalars from host and
+ * device, canonical and Montgomery), and the NTT (both root conventions, forward / inverse / coset, sizes 2^0..2^16).
+ * Exits 77 (skipped) when CUDA is not built or no GPU is present. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "czk_test.h"
+
+#ifndef CZK_HAVE_CUDA
+int main(void) {
+  fprintf(stderr, "test_cuda: CUDA not built, skipping\n");
+  return 77;
+}
+#else
+#include "cuda/cuda_internal.h"
+
+static czk_test_rng rng;
+
+static void rand_fp(czk_fp *r) {
+  uint64_t raw[6];
+  czk_test_rng_bytes(&rng, raw, sizeof raw);
+  raw[5] &= 0x0fffffffffffffffULL; /* < p */
+  czk__cr_fp_from_raw(r, raw);
+}
+static void rand_fr(czk_fr *r) {
+  uint64_t raw[4];
+  czk_test_rng_bytes(&rng, raw, sizeof raw);
+  czk__cr_fr_raw_reduce(raw);
+  czk__cr_fr_from_raw(r, raw);
+}
+static void rand_scalar(uint64_t s[4]) {
+  czk_test_rng_bytes(&rng, s, 32);
+  czk__cr_fr_raw_reduce(s);
+}
+
+static void test_field(void) {
+  enum { N = 2048 };
+  czk_fp *a = calloc(N * 2, sizeof(czk_fp)), *b = calloc(N * 2, sizeof(czk_fp));
+  czk_fp *o = calloc(N * 2, sizeof(czk_fp)), *e = calloc(N * 2, sizeof(czk_fp));
+  for (int i = 0; i < 2 * N; i++) {
+    rand_fp(&a[i]);
+    rand_fp(&b[i]);
+  }
+  /* edge values: 0, 1, -1 */
+  czk_fp one, zero, m1;
+  memset(&zero, 0, sizeof zero);
+  czk__cr_fp_one(&one);
+  czk__cr_fp_sub(&m1, &zero, &one);
+  a[0] = zero, a[1] = one, a[2] = m1, a[3] = m1, b[0] = m1, b[1] = m1, b[2] = m1, b[3] = one, b[4] = zero;
+  for (int op = 0; op <= 2; op++) {
+    CHECK(czk__cuda_test_field(op, o, a, b, N) == CZK_OK);
+    for (int i = 0; i < N; i++) {
+      if (op == 0) czk__cr_fp_mul(&e[i], &a[i], &b[i]);
+      if (op == 1) czk__cr_fp_add(&e[i], &a[i], &b[i]);
+      if (op == 2) czk__cr_fp_sub(&e[i], &a[i], &b[i]);
+    }
+    CHECK_MSG(memcmp(o, e, N * sizeof(czk_fp)) == 0, "fp op %d", op);
+  }
+  CHECK(czk__cuda_test_field(8, o, a, NULL, 64) == CZK_OK);
+  for (int i = 0; i < 64; i++) czk__cr_fp_inv(&e[i], &a[i]);
+  CHECK_MSG(memcmp(o, e, 64 * sizeof(czk_fp)) == 0, "fp inv");
+  /* Fr: reuse the buffers (32-byte elements) */
+  czk_fr *fa = (czk_fr *)a, *fb = (czk_fr *)b, *fo = (czk_fr *)o, *fe = (czk_fr *)e;
+  for (int i = 0; i < N; i++) {
+    rand_fr(&fa[i]);
+    rand_fr(&fb[i]);
+  }
+  czk_fr frz, fr1, frm1;
+  memset(&frz, 0, sizeof frz);
+  czk__cr_fr_one(&fr1);
+  czk__cr_fr_sub(&frm1, &frz, &fr1);
+  fa[0] = frz, fa[1] = fr1, fa[2] = frm1, fb[0] = frm1, fb[1] = frm1, fb[2] = frm1, fb[3] = frz;
+  for (int op = 3; op <= 5; op++) {
+    CHECK(czk__cuda_test_field(op, fo, fa, fb, N) == CZK_OK);
+    for (int i = 0; i < N; i++) {
+      if (op == 3) czk__cr_fr_mul(&fe[i], &fa[i], &fb[i]);
+      if (op == 4) czk__cr_fr_add(&fe[i], &fa[i], &fb[i]);
+      if (op == 5) czk__cr_fr_sub(&fe[i], &fa[i], &fb[i]);
+    }
+    CHECK_MSG(memcmp(fo, fe, N * sizeof(czk_fr)) == 0, "fr op %d", op);
+  }
+  /* Fp2 */
+  czk_fp2 *pa = (czk_fp2 *)a, *pb = (czk_fp2 *)b, *po = (czk_fp2 *)o, *pe = (czk_fp2 *)e;
+  for (int i = 0; i < N; i++) {
+    rand_fp(&pa[i].c0), rand_fp(&pa[i].c1), rand_fp(&pb[i].c0), rand_fp(&pb[i].c1);
+  }
+  CHECK(czk__cuda_test_field(6, po, pa, pb, N) == CZK_OK);
+  for (int i = 0; i < N; i++) czk__cr_fp2_mul(&pe[i], &pa[i], &pb[i]);
+  CHECK_MSG(memcmp(po, pe, N * sizeof(czk_fp2)) == 0, "fp2 mul");
+  CHECK(czk__cuda_test_field(7, po, pa, NULL, N) == CZK_OK);
+  for (int i = 0; i < N; i++) czk__cr_fp2_mul(&pe[i], &pa[i], &pa[i]);
+  CHECK_MSG(memcmp(po, pe, N * sizeof(czk_fp2)) == 0, "fp2 sqr");
+  CHECK(czk__cuda_test_field(9, po, pa, NULL, 32) == CZK_OK);
+  for (int i = 0; i < 32; i++) czk__cr_fp2_inv(&pe[i], &pa[i]);
+  CHECK_MSG(memcmp(po, pe, 32 * sizeof(czk_fp2)) == 0, "fp2 inv");
+  free(a), free(b), free(o), free(e);
+}
+
+/* Bases P_i = P_{i-1} + Q with random start and step (affine, host), plus infinity / repeated / opposite points. */
+#define MAKE_BASES(G, AT, JT)                                                                                         \
+  static AT *G##_bases(size_t n) {                                                                                    \
+    JT g, p, q, *j = malloc(n * sizeof(JT));                                                                          \
+    AT *a = malloc(n * sizeof(AT));                                                                                   \
+    uint64_t k[4];                                                                                                    \
+    czk__cr_##G##_generator(&g);                                                                                      \
+    rand_scalar(k);                                                                                                   \
+    czk__cr_##G##_mul(&p, &g, k, 4);                                                                                  \
+    rand_scalar(k);                                                                                                   \
+    czk__cr_##G##_mul(&q, &g, k, 4);                                                                                  \
+    for (size_t i = 0; i < n; i++) {                                                                                  \
+      j[i] = p;                                                                                                       \
+      czk__cr_##G##_add(&p, &p, &q);                                                                                  \
+    }                                                                                                                 \
+    czk__cr_##G##_batch_to_affine(a, j, n);                                                                           \
+    free(j);                                                                                                          \
+    if (n > 20) {                                                                                                     \
+      memset(&a[3], 0, sizeof(AT));            /* infinity */                                                         \
+      a[10] = a[5], a[11] = a[5], a[12] = a[5]; /* repeated */                                                        \
+      a[13] = a[6];                                                                                                   \
+      czk__cr_fp_sub((czk_fp *)&a[13].y, &(czk_fp){{0}}, (const czk_fp *)&a[6].y); /* -P (c0 of y for g2: below) */  \
+    }                                                                                                                 \
+    return a;                                                                                                         \
+  }
+MAKE_BASES(g1, czk_g1_affine, czk_g1)
+MAKE_BASES(g2, czk_g2_affine, czk_g2)
+
+static void fix_g2_neg(czk_g2_affine *a, size_t n) {
+  if (n > 20) {
+    czk_fp z;
+    memset(&z, 0, sizeof z);
+    czk__cr_fp_sub(&a[13].y.c0, &z, &a[6].y.c0);
+    czk__cr_fp_sub(&a[13].y.c1, &z, &a[6].y.c1);
+  }
+}
+
+static void make_scalars(uint64_t *s, size_t n, int kind) {
+  for (size_t i = 0; i < n; i++) rand_scalar(s + 4 * i);
+  if (kind == 1) { /* one huge bucket: all equal */
+    for (size_t i = 1; i < n; i++) memcpy(s + 4 * i, s, 32);
+    return;
+  }
+  if (n > 20) {
+    memset(s + 4 * 1, 0, 32);                                      /* zero */
+    memcpy(s + 4 * 2, (const uint64_t[4]){0xffffffff00000000ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                                           0x73eda753299d7d48ULL},
+           32);                                                    /* r - 1 */
+    memcpy(s + 4 * 4, (const uint64_t[4]){1, 0, 0, 0}, 32);        /* 1 */
+    memcpy(s + 4 * 7, (const uint64_t[4]){~0ULL, ~0ULL, ~0ULL, 0x3fffffffffffffffULL}, 32); /* 2^254 - 1 */
+    memcpy(s + 4 * 8, (const uint64_t[4]){0x8000800080008000ULL, 0x8000800080008000ULL, 0x8000800080008000ULL,
+                                           0x0000800080008000ULL},
+           32);                                                    /* digits at the signed edge */
+  }
+}
+
+static void test_msm_g1(size_t n, int kind, const char *window, unsigned flags) {
+  if (window) setenv("CZK_CUDA_MSM_WINDOW", window, 1);
+  else unsetenv("CZK_CUDA_MSM_WINDOW");
+  czk_g1_affine *bases = g1_bases(n);
+  uint64_t *sc = malloc(n * 32);
+  make_scalars(sc, n, kind);
+  czk_g1 want, got;
+  czk__cr_g1_msm(&want, bases, sc, n);
+  void *st = NULL;
+  CHECK(czk_cuda_stream_create(&st) == CZK_OK);
+  czk_cuda_msm *m = NULL;
+  CHECK(czk_cuda_msm_g1_new(&m, bases, n, st) == CZK_OK);
+  const uint64_t *arg = sc;
+  void *d_sc = NULL;
+  if (flags & CZK_CUDA_SCALARS_MONT) /* convert to Montgomery on the host first */
+    for (size_t i = 0; i < n; i++) czk__cr_fr_from_raw((czk_fr *)(sc + 4 * i), sc + 4 * i);
+  if (flags & CZK_CUDA_SCALARS_DEVICE) {
+    CHECK(czk_cuda_malloc(&d_sc, n * 32) == CZK_OK);
+    CHECK(czk_cuda_memcpy_htod(d_sc, sc, n * 32, st) == CZK_OK);
+    arg = d_sc;
+  }
+  memset(&got, 0x5a, sizeof got);
+  CHECK(czk_cuda_msm_g1_run(m, &got, arg, n, flags, st) == CZK_OK);
+  CHECK(czk_cuda_stream_sync(st) == CZK_OK);
+  CHECK_MSG(czk__cr_g1_eq(&got, &want), "g1 msm n=%zu kind=%d window=%s flags=%u", n, kind, window ? window : "auto",
+            flags);
+  if (d_sc) czk_cuda_free(d_sc);
+  czk_cuda_msm_free(m);
+  czk_cuda_stream_destroy(st);
+  free(bases), free(sc);
+}
+
+static void test_msm_g2(size_t n, int kind, const char *window) {
+  if (window) setenv("CZK_CUDA_MSM_WINDOW", window, 1);
+  else unsetenv("CZK_CUDA_MSM_WINDOW");
+  czk_g2_affine *bases = g2_bases(n);
+  fix_g2_neg(bases, n);
+  uint64_t *sc = malloc(n * 32);
+  make_scalars(sc, n, kind);
+  czk_g2 want, got;
+  czk__cr_g2_msm(&want, bases, sc, n);
+  czk_cuda_msm *m = NULL;
+  CHECK(czk_cuda_msm_g2_new(&m, bases, n, NULL) == CZK_OK);
+  memset(&got, 0x5a, sizeof got);
+  CHECK(czk_cuda_msm_g2_run(m, &got, sc, n, 0, NULL) == CZK_OK);
+  CHECK(czk_cuda_stream_sync(NULL) == CZK_OK);
+  CHECK_MSG(czk__cr_g2_eq(&got, &want), "g2 msm n=%zu kind=%d window=%s", n, kind, window ? window : "auto");
+  czk_cuda_msm_free(m);
+  free(bases), free(sc);
+}
+
+static void test_ref_sanity(void) {
+  czk_g1 g, t;
+  czk_g2 h, u;
+  czk_g1_affine ga;
+  czk_g2_affine ha;
+  const uint64_t r[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
+  czk__cr_g1_generator(&g);
+  czk__cr_g2_generator(&h);
+  czk__cr_g1_to_affine(&ga, &g);
+  czk__cr_g2_to_affine(&ha, &h);
+  CHECK(czk__cr_g1_affine_on_curve(&ga));
+  CHECK(czk__cr_g2_affine_on_curve(&ha));
+  czk__cr_g1_mul(&t, &g, r, 4);
+  czk__cr_g2_mul(&u, &h, r, 4);
+  CHECK(czk__cr_fp_is_zero(&t.z));
+  CHECK(czk__cr_fp_is_zero(&u.z.c0) && czk__cr_fp_is_zero(&u.z.c1));
+  /* host Pippenger vs naive sum on a few points */
+  czk_g1_affine *b = g1_bases(9);
+  uint64_t sc[9 * 4];
+  make_scalars(sc, 9, 0);
+  czk_g1 acc, p, m;
+  memset(&acc, 0, sizeof acc);
+  for (int i = 0; i < 9; i++) {
+    czk__cr_g1_from_affine(&p, &b[i]);
+    czk__cr_g1_mul(&p, &p, sc + 4 * i, 4);
+    czk__cr_g1_add(&acc, &acc, &p);
+  }
+  czk__cr_g1_msm(&m, b, sc, 9);
+  CHECK(czk__cr_g1_eq(&acc, &m));
+  free(b);
+}
+
+static void test_ntt(czk_fr_roots roots) {
+  const unsigned maxlog = 16;
+  czk_cuda_ntt *p = NULL;
+  CHECK(czk_cuda_ntt_new(&p, maxlog, roots, NULL, NULL) == CZK_OK);
+  if (!p) return;
+  size_t nmax = (size_t)1 << maxlog;
+  czk_fr *x = malloc(nmax * sizeof(czk_fr)), *y = malloc(nmax * sizeof(czk_fr)), *z = malloc(nmax * sizeof(czk_fr));
+  void *d = NULL;
+  CHECK(czk_cuda_malloc(&d, nmax * sizeof(czk_fr)) == CZK_OK);
+  czk_fr g, gi;
+  czk__cr_fr_from_u64(&g, 7);
+  czk__cr_fr_inv(&gi, &g);
+  const unsigned logs[] = {0, 1, 2, 3, 5, 9, 10, 11, 13, 16};
+  for (size_t li = 0; li < CZK_ARRAY_LEN(logs); li++) {
+    unsigned L = logs[li];
+    size_t n = (size_t)1 << L;
+    czk_fr w, wi, ninv, nn;
+    czk__cr_fr_root(&w, L, roots);
+    czk__cr_fr_inv(&wi, &w);
+    czk__cr_fr_from_u64(&nn, n);
+    czk__cr_fr_inv(&ninv, &nn);
+    for (int dir = 0; dir < 4; dir++) {
+      for (size_t i = 0; i < n; i++) rand_fr(&x[i]);
+      /* expected */
+      memcpy(y, x, n * sizeof(czk_fr));
+      if (dir == 2) {
+        czk_fr gp;
+        czk__cr_fr_one(&gp);
+        for (size_t i = 0; i < n; i++) czk__cr_fr_mul(&y[i], &y[i], &gp), czk__cr_fr_mul(&gp, &gp, &g);
+      }
+      czk__cr_ntt(y, L, (dir & 1) ? &wi : &w);
+      if (dir & 1) {
+        czk_fr gp;
+        czk__cr_fr_one(&gp);
+        for (size_t i = 0; i < n; i++) {
+          czk__cr_fr_mul(&y[i], &y[i], &ninv);
+          if (dir == 3) czk__cr_fr_mul(&y[i], &y[i], &gp), czk__cr_fr_mul(&gp, &gp, &gi);
+        }
+      }
+      CHECK(czk_cuda_memcpy_htod(d, x, n * sizeof(czk_fr), NULL) == CZK_OK);
+      CHECK(czk_cuda_ntt_run(p, (czk_fr *)d, L, (czk_cuda_ntt_dir)dir, NULL) == CZK_OK);
+      CHECK(czk_cuda_memcpy_dtoh(z, d, n * sizeof(czk_fr), NULL) == CZK_OK);
+      CHECK(czk_cuda_stream_sync(NULL) == CZK_OK);
+      CHECK_MSG(memcmp(y, z, n * sizeof(czk_fr)) == 0, "ntt roots=%d log=%u dir=%d", (int)roots, L, dir);
+    }
+  }
+  czk_cuda_free(d);
+  czk_cuda_ntt_free(p);
+  free(x), free(y), free(z);
+}
+
+int main(void) {
+  int ndev = 0;
+  if (czk_cuda_device_count(&ndev) != CZK_OK || ndev == 0) {
+    fprintf(stderr, "test_cuda: no CUDA device, skipping\n");
+    return 77;
+  }
+  char desc[200];
+  if (czk_cuda_device_describe(0, desc, sizeof desc) == CZK_OK) fprintf(stderr, "test_cuda: %s\n", desc);
+  czk_test_rng_seed(&rng, 20240611);
+  test_ref_sanity();
+  test_field();
+  test_msm_g1(1, 0, NULL, 0);
+  test_msm_g1(7, 0, NULL, 0);
+  test_msm_g1(3000, 0, NULL, 0);
+  test_msm_g1(3000, 0, "5", CZK_CUDA_SCALARS_DEVICE);
+  test_msm_g1(3000, 0, "13", CZK_CUDA_SCALARS_MONT);
+  test_msm_g1(3000, 0, "16", CZK_CUDA_SCALARS_MONT | CZK_CUDA_SCALARS_DEVICE);
+  test_msm_g1(3000, 1, NULL, 0); /* every digit in one bucket per window */
+  setenv("CZK_CUDA_MSM_CHUNK", "4", 1); /* many accumulation levels */
+  test_msm_g1(4096, 0, "6", 0);
+  test_msm_g1(2000, 1, NULL, 0);
+  unsetenv("CZK_CUDA_MSM_CHUNK");
+  test_msm_g2(300, 0, NULL);
+  test_msm_g2(300, 1, "7");
+  unsetenv("CZK_CUDA_MSM_WINDOW");
+  test_ntt(CZK_ROOTS_BELLMAN);
+  test_ntt(CZK_ROOTS_SNARKJS);
+  return czk_test_done("test_cuda");
+}
+#endif
