@@ -7,7 +7,8 @@
 # Montgomery constants (R = 2^(64*N), R^2, R^3, n0 = -m^-1 mod 2^64), exponents used by inversion / sqrt / Legendre,
 # the 2-adic roots of unity of Fr for both conventions (bellman 7^t, snarkjs 5^t; checked against the published
 # values), and the Frobenius coefficients of the tower Fp2 = Fp[u]/(u^2+1), Fp6 = Fp2[v]/(v^3-(u+1)),
-# Fp12 = Fp6[w]/(w^2-v).  Values stored "mont" are a*R mod m; "raw" values are plain little-endian limbs.
+# Fp12 = Fp6[w]/(w^2-v), and the safegcd inversion constants (signed-62 modulus, m^-1 mod 2^62, batch count).
+# Values stored "mont" are a*R mod m; "raw" values are plain little-endian limbs.
 import sys
 
 P = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
@@ -50,7 +51,35 @@ def field_block(tag, m, n):
     emit("CZK__%s_M_MINUS_2" % T, m - 2, n, "m-2, Fermat inversion exponent (raw)")
     emit("CZK__%s_M_MINUS_1_HALF" % T, (m - 1) // 2, n, "(m-1)/2, Legendre exponent and lexicographic bound (raw)")
     emit("CZK__%s_MINUS_ONE" % T, (m - 1) * R % m, n, "-1 in Montgomery form")
+    safegcd_block(T, m, n, R)
     return R
+
+
+def s62(v, L):
+    """v >= 0 as L signed-62 limbs (little-endian, each in [0, 2^62))."""
+    assert 0 <= v < 1 << (62 * L - 1)
+    return [(v >> (62 * i)) & ((1 << 62) - 1) for i in range(L)]
+
+
+def safegcd_block(T, m, n, R):
+    # Bernstein-Yang inversion (src/field/safegcd.h): the modulus in signed-62 limbs, m^-1 mod 2^62, R^2 mod m
+    # (the start value e that makes the output Montgomery) and the number of 62-step batches. The hddivsteps bound
+    # for 0 <= g <= f <= M is floor((3787 log2(M) + 2166) / 1644) (github.com/sipa/safegcd-bounds, checked by
+    # computer for all M <= 2^3805).
+    L = (m.bit_length() + 1 + 61) // 62
+    import math
+    lg = math.log2(m)
+    lo = (3787 * lg + 2166) / 1644
+    assert abs(lo - round(lo)) > 1e-3  # far from an integer boundary: the float floor is exact
+    steps = int(lo)
+    batches = (steps + 61) // 62
+    out.append("/* %s for Bernstein-Yang inversion: %d signed-62 limbs; hddivsteps bound %d -> %d batches of 62 */"
+               % (T.lower(), L, steps, batches))
+    out.append("#define CZK__%s_SG_LIMBS %d" % (T, L))
+    out.append("#define CZK__%s_SG_BATCHES %d" % (T, batches))
+    out.append("#define CZK__%s_SG_MOD {%s}" % (T, ", ".join("0x%016xLL" % w for w in s62(m, L))))
+    out.append("#define CZK__%s_SG_MINV 0x%016xULL /* m^-1 mod 2^62 */" % (T, pow(m, -1, 1 << 62)))
+    out.append("#define CZK__%s_SG_R2 {%s} /* R^2 mod m */" % (T, ", ".join("0x%016xLL" % w for w in s62(R * R % m, L))))
 
 
 def mont(v, m, R):

@@ -23,6 +23,12 @@
 #define CZK__FP_M_MINUS_1_HALF {0xdcff7fffffffd555ULL, 0x0f55ffff58a9ffffULL, 0xb39869507b587b12ULL, 0xb23ba5c279c2895fULL, 0x258dd3db21a5d66bULL, 0x0d0088f51cbff34dULL}
 /* -1 in Montgomery form */
 #define CZK__FP_MINUS_ONE {0x43f5fffffffcaaaeULL, 0x32b7fff2ed47fffdULL, 0x07e83a49a2e99d69ULL, 0xeca8f3318332bb7aULL, 0xef148d1ea0f4c069ULL, 0x040ab3263eff0206ULL}
+/* fp for Bernstein-Yang inversion: 7 signed-62 limbs; hddivsteps bound 878 -> 15 batches of 62 */
+#define CZK__FP_SG_LIMBS 7
+#define CZK__FP_SG_BATCHES 15
+#define CZK__FP_SG_MOD {0x39feffffffffaaabLL, 0x3aaffffac54ffffeLL, 0x330d2a0f6b0f6241LL, 0x1dd2e13ce144afd9LL, 0x1ba7b6434bacd764LL, 0x0447a8e5ff9a692cLL, 0x00000000000001a0LL}
+#define CZK__FP_SG_MINV 0x360c000300030003ULL /* m^-1 mod 2^62 */
+#define CZK__FP_SG_R2 {0x34df1f341c341746LL, 0x29db9a98274413c7LL, 0x1e5476c4c95b6d50LL, 0x3ae22a64e760f023LL, 0x393e85b519952d67LL, 0x223f964b2b8eaa69LL, 0x0000000000000119LL} /* R^2 mod m */
 /* (p+1)/4, sqrt exponent for p = 3 mod 4 (raw) */
 #define CZK__FP_P_PLUS_1_QUARTER {0xee7fbfffffffeaabULL, 0x07aaffffac54ffffULL, 0xd9cc34a83dac3d89ULL, 0xd91dd2e13ce144afULL, 0x92c6e9ed90d2eb35ULL, 0x0680447a8e5ff9a6ULL}
 /* (p-3)/4, Fp2 sqrt (Adj-Rodriguez-Henriquez Alg. 9) (raw) */
@@ -44,6 +50,12 @@
 #define CZK__FR_M_MINUS_1_HALF {0x7fffffff80000000ULL, 0xa9ded2017fff2dffULL, 0x199cec0404d0ec02ULL, 0x39f6d3a994cebea4ULL}
 /* -1 in Montgomery form */
 #define CZK__FR_MINUS_ONE {0xfffffffd00000003ULL, 0xfb38ec08fffb13fcULL, 0x99ad88181ce5880fULL, 0x5bc8f5f97cd877d8ULL}
+/* fr for Bernstein-Yang inversion: 5 signed-62 limbs; hddivsteps bound 588 -> 10 batches of 62 */
+#define CZK__FR_SG_LIMBS 5
+#define CZK__FR_SG_BATCHES 10
+#define CZK__FR_SG_MOD {0x3fffffff00000001LL, 0x0ef6900bfff96ffbLL, 0x339d80809a1d8055LL, 0x3b69d4ca675f520cLL, 0x0000000000000073LL}
+#define CZK__FR_SG_MINV 0x0000000100000001ULL /* m^-1 mod 2^62 */
+#define CZK__FR_SG_R2 {0x0999e990f3f29c6dLL, 0x2db3b72e1e49708fLL, 0x1d314967254398f2LL, 0x12367667d67fc441LL, 0x0000000000000007LL} /* R^2 mod m */
 #define CZK__FR_TWO_ADICITY 32
 /* t = (r-1)/2^32, odd (raw) */
 #define CZK__FR_T {0xfffe5bfeffffffffULL, 0x09a1d80553bda402ULL, 0x299d7d483339d808ULL, 0x0000000073eda753ULL}

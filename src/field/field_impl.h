@@ -7,13 +7,15 @@
  *   FINT(x)       an internal file-local name (fp_##x)
  *   FDEC          the size of the decimal buffer of to_dec (120 / 80)
  *   FASM_MUL      the mulx/adx multiplication of mont_x86_64.c (used when czk__field_adx is set)
- *   and the constant arrays k_mod, k_n0, k_one, k_r2, k_r3, k_two64, k_m_minus_2, k_half_m (see constants.h).
+ *   and the constant arrays k_mod, k_n0, k_one, k_r2, k_two64, k_half_m, and for inversion k_sg_mod, k_sg_r2,
+ *   k_sg_minv, k_sg_limbs, k_sg_batches (see constants.h and safegcd.h).
  * It defines every operation common to both fields (arithmetic, inversion, batch inversion, pow, Legendre,
  * comparisons, raw/byte/string conversions). Invariant: every FT value is fully reduced, in Montgomery form.
  *
- * Costs (M = field multiplication, S = squaring): inv = Fermat a^(m-2) with 4-bit fixed windows:
- * ~log2(m) S + log2(m)/4 M (public exponent: the schedule never depends on a). inv_vartime = binary extended
- * Euclid (~2 log2(m) shift/subtract rounds) + 1 M. batch_inv(n) = 3(n-1) M + 1 inv. legendre = a^((m-1)/2). */
+ * Costs (M = field multiplication, S = squaring): inv = constant-time Bernstein-Yang safegcd (safegcd.h: 15 batches
+ * of 62 divsteps for Fp, 10 for Fr, each batch ~8 L + 2 word multiplications for the matrix), inv_vartime = the
+ * variable-time safegcd (stops when g = 0). batch_inv(n) = 3(n-1) M + 1 inv. legendre = a^((m-1)/2) with 4-bit
+ * fixed windows (~log2(m) S + log2(m)/4 M). */
 
 /* ------------------------------------------------------------------ core arithmetic */
 
@@ -115,11 +117,6 @@ static void FINT(pow)(FT *r, const FT *a, const uint64_t *e, size_t n) {
 
 void FNAME(pow_vartime)(FT *r, const FT *a, const uint64_t *exp, size_t exp_limbs) { FINT(pow)(r, a, exp, exp_limbs); }
 
-void FNAME(inv)(FT *r, const FT *a) {
-  static const uint64_t e[FN] = k_m_minus_2_init;
-  FINT(pow)(r, a, e, FN); /* 0^(m-2) = 0 */
-}
-
 int FNAME(legendre)(const FT *a) {
   static const uint64_t e[FN] = k_half_m_init;
   FT t;
@@ -129,72 +126,16 @@ int FNAME(legendre)(const FT *a) {
   return one - (1 - one - zero); /* 1, 0 or -1 */
 }
 
-/* ------------------------------------------------------------------ variable-time inversion */
+/* ------------------------------------------------------------------ inversion (safegcd.h) */
 
-CZK__INLINE int FINT(limbs_is_one)(const uint64_t *x) {
-  uint64_t d = x[0] ^ 1;
-  for (int i = 1; i < FN; i++)
-    d |= x[i];
-  return d == 0;
-}
-CZK__INLINE void FINT(limbs_shr1)(uint64_t *x) {
-  for (int i = 0; i < FN - 1; i++)
-    x[i] = (x[i] >> 1) | (x[i + 1] << 63);
-  x[FN - 1] >>= 1;
-}
-/* x = x/2 mod m for x < m (m odd) */
-CZK__INLINE void FINT(limbs_half_mod)(uint64_t *x) {
-  if (x[0] & 1) {
-    uint64_t c = 0;
-    for (int i = 0; i < FN; i++) {
-      czk__u128 s = (czk__u128)x[i] + k_mod[i] + c;
-      x[i] = (uint64_t)s;
-      c = (uint64_t)(s >> 64);
-    }
-    /* spare top bit: no carry out */
-  }
-  FINT(limbs_shr1)(x);
-}
-/* x -= y (as integers, x >= y) */
-CZK__INLINE void FINT(limbs_sub)(uint64_t *x, const uint64_t *y) {
-  uint64_t borrow = 0;
-  for (int i = 0; i < FN; i++) {
-    czk__u128 d = (czk__u128)x[i] - y[i] - borrow;
-    x[i] = (uint64_t)d;
-    borrow = (uint64_t)(d >> 64) & 1;
-  }
+/* Bernstein-Yang with e = R^2 at the start: for the Montgomery input a = xR the output is a^-1 R^2 = x^-1 R, the
+ * Montgomery form of x^-1, with no fix-up multiplication. 0 maps to 0. */
+void FNAME(inv)(FT *r, const FT *a) {
+  czk__sg_inv(r->l, a->l, k_sg_mod, k_sg_minv, k_sg_r2, k_sg_batches, FN, k_sg_limbs);
 }
 
-/* Binary extended Euclid (Hankerson-Menezes-Vanstone Alg. 2.22) on the Montgomery representation x = a*R:
- * yields x^-1 = a^-1 R^-1; one Montgomery multiplication by R^3 gives a^-1 R. Invariants: u*x1 = v*x2 = ... */
 void FNAME(inv_vartime)(FT *r, const FT *a) {
-  if (FNAME(is_zero)(a)) {
-    *r = FNAME(zero_v);
-    return;
-  }
-  uint64_t u[FN], v[FN], x1[FN] = {1}, x2[FN] = {0};
-  memcpy(u, a->l, sizeof u);
-  memcpy(v, k_mod, sizeof v);
-  while (!FINT(limbs_is_one)(u) && !FINT(limbs_is_one)(v)) {
-    while (!(u[0] & 1)) {
-      FINT(limbs_shr1)(u);
-      FINT(limbs_half_mod)(x1);
-    }
-    while (!(v[0] & 1)) {
-      FINT(limbs_shr1)(v);
-      FINT(limbs_half_mod)(x2);
-    }
-    if (!czk__limbs_lt(u, v, FN)) {
-      FINT(limbs_sub)(u, v);
-      czk__mont_sub(x1, x1, x2, k_mod, FN);
-    } else {
-      FINT(limbs_sub)(v, u);
-      czk__mont_sub(x2, x2, x1, k_mod, FN);
-    }
-  }
-  FT t;
-  memcpy(t.l, FINT(limbs_is_one)(u) ? x1 : x2, sizeof t.l);
-  czk__mont_mul(r->l, t.l, k_r3, k_mod, k_n0, FN);
+  czk__sg_inv_var(r->l, a->l, k_sg_mod, k_sg_minv, k_sg_r2, FN, k_sg_limbs);
 }
 
 czk_status FNAME(batch_inv)(FT *r, const FT *a, size_t n, FT *scratch) {

@@ -11,14 +11,18 @@
 #include "field/constants.h"
 #include "field/field_internal.h"
 #include "field/mont.h"
+#include "field/safegcd.h"
 
 static const uint64_t k_mod[6] = CZK__FP_MOD;
 static const uint64_t k_n0 = CZK__FP_N0;
 static const uint64_t k_r2[6] = CZK__FP_R2;
-static const uint64_t k_r3[6] = CZK__FP_R3;
 static const uint64_t k_two64[6] = CZK__FP_TWO64;
+static const int64_t k_sg_mod[CZK__FP_SG_LIMBS] = CZK__FP_SG_MOD;
+static const int64_t k_sg_r2[CZK__FP_SG_LIMBS] = CZK__FP_SG_R2;
+#define k_sg_minv CZK__FP_SG_MINV
+#define k_sg_limbs CZK__FP_SG_LIMBS
+#define k_sg_batches CZK__FP_SG_BATCHES
 #define k_one_init CZK__FP_ONE
-#define k_m_minus_2_init CZK__FP_M_MINUS_2
 #define k_half_m_init CZK__FP_M_MINUS_1_HALF
 
 const uint64_t czk_fp_modulus[6] = CZK__FP_MOD;
