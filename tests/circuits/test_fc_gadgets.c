@@ -4,7 +4,7 @@
  * it unsatisfied. Counts (VECTORS.md, bellpepper / neptune / storage-proofs-core tests): SHA-256 compression 25,840,
  * SHA-256 of 512 bits 44,874, Poseidon 311 / 377 / 505 / 598 / 761 / 1,009 / 1,385 (Standard) and 367 / 433 / 565 /
  * 821 / 1,069 / 1,445 (Strengthened), hash_md over 71 elements 2,770, PoR circuits (1,887 for binary Poseidon with 3
- * inputs, and the other shapes of por_circuit.rs). */
+ * inputs, and the other shapes of por_circuit.rs; with the argument `full`, the SHA-256 PoR circuits). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -613,8 +613,13 @@ static void test_multipack(void) {
   czk_witness_free(&w);
 }
 
-int main(void) {
+/* `test_fc_gadgets` runs the quick set; `test_fc_gadgets full` the SHA-256 PoR circuits (272k constraints each). */
+int main(int argc, char **argv) {
   czk_test_rng_seed(&g_rng, 0xf11ec011);
+  if (argc > 1 && strcmp(argv[1], "full") == 0) {
+    test_por_sha256();
+    return czk_test_done("test_fc_gadgets full");
+  }
   test_booleans();
   test_uint32();
   test_numbers();
@@ -623,6 +628,5 @@ int main(void) {
   test_sha256_gadget();
   test_poseidon_gadget();
   test_por();
-  test_por_sha256();
   return czk_test_done("test_fc_gadgets");
 }
