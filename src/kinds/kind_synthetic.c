@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "circuits/synthetic.h"
+#include "czk/backend.h"
 #include "czk/groth16.h"
 #include "czk/kinds.h"
 #include "czk/log.h"
@@ -174,7 +175,11 @@ static czk_status syn_prove_start(void *user, const czk_engine_device_ctx *dev, 
   CZK_TRY(get_shape(u, &shape));
   czk_groth16_job *job;
   /* prove_start consumes the assignment's arrays; the engine still owns (and will free) the struct itself */
-  czk_status st = czk_groth16_prove_start(&job, sk->pk, shape, (czk_groth16_assignment *)synth, u->pool);
+  /* a device backend (czk/backend.h) when the engine gives one, else the CPU prover */
+  czk_status st = dev && dev->backend
+                      ? czk_groth16_prove_start_on(&job, (czk_backend *)dev->backend, sk->pk, shape,
+                                                   (czk_groth16_assignment *)synth, u->pool)
+                      : czk_groth16_prove_start(&job, sk->pk, shape, (czk_groth16_assignment *)synth, u->pool);
   if (st != CZK_OK) return st;
   *pending = job;
   return CZK_OK;
