@@ -89,11 +89,4 @@ static inline czk_status czk__enforce_free(czk_cs *cs, const char *name, czk__gl
   return st;
 }
 
-static inline void czk__fr_from_bit(czk_fr *r, bool v) {
-  if (v)
-    czk_fr_set_one(r);
-  else
-    czk_fr_set_zero(r);
-}
-
 #endif
