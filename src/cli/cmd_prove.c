@@ -57,7 +57,14 @@ static int write_outputs(const char *proof_path, const char *public_path, const 
 
 int czk_cmd_prove(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--kind") == 0 || strncmp(argv[i], "--kind=", 7) == 0) return czk__cmd_prove_remote(argc, argv);
+    if (strcmp(argv[i], "--kind") == 0 || strncmp(argv[i], "--kind=", 7) == 0) {
+#if CZK_HAVE_API
+      return czk__cmd_prove_remote(argc, argv);
+#else
+      fprintf(stderr, "czk prove: this czk was built without the daemon client (gRPC); see scripts/deps.sh\n");
+      return 1;
+#endif
+    }
   if (czk_cli_wants_help(argc, argv)) {
     usage(stdout);
     return 0;
