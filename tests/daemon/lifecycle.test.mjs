@@ -272,7 +272,7 @@ test('czk bench single/batch/stress against a daemon, and --spawn', async () => 
   assert.ok(wall > 1.5 && busy > 0 && busy <= wall, stress.stdout);
   // busy % and the idle causes account for the wall time (rounding to 0.1 each)
   assert.ok(Math.abs(pctBusy + idle.reduce((a, b) => a + b, 0) - 100) < 2, stress.stdout);
-  assert.match(stress.stderr, /\] submitted \d+ +done \d+ +failed 0 +in flight \d+ +GPU busy/);
+  assert.match(stress.stderr, /\] submitted \d+ +done \d+ +failed 0 +in flight \d+ +device busy/);
   // a size the daemon does not serve (2^30): PreloadSRS fails, exit code 1
   const bad = run(['bench', 'single', '--addr', d.addr, '-n', '1', '--log2', '30']);
   assert.equal(bad.status, 1);
