@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "czk/log.h"
@@ -285,9 +286,17 @@ void czk_rpc_server_stop(czk_rpc_server *s) {
   pthread_cond_broadcast(&s->cv);
   pthread_mutex_unlock(&s->mu);
   grpc_server_shutdown_and_notify(s->server, s->cq, k_shutdown_tag);
-  grpc_server_cancel_all_calls(s->server);
   pthread_join(s->accept_thread, NULL);
-  /* wait for call threads (their calls were cancelled, so their batches complete) */
+  /* Calls in flight get a grace period to send their replies (the engine was shut down first, so blocked awaits have
+   * returned); whatever is still open after it is cancelled, which completes its batches. */
+  struct timespec dl;
+  clock_gettime(CLOCK_REALTIME, &dl);
+  dl.tv_sec += 2;
+  pthread_mutex_lock(&s->mu);
+  while (s->live_calls > 0)
+    if (pthread_cond_timedwait(&s->cv, &s->mu, &dl) != 0) break;
+  pthread_mutex_unlock(&s->mu);
+  grpc_server_cancel_all_calls(s->server);
   pthread_mutex_lock(&s->mu);
   while (s->live_calls > 0) pthread_cond_wait(&s->cv, &s->mu);
   pthread_mutex_unlock(&s->mu);
