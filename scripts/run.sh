@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# run.sh: the main job for a newcomer on a fresh Debian machine: install dependencies, build czk (with the CUDA
-# backend when nvcc is present), then run the main job.
+# run.sh: the main job for a newcomer on a fresh Debian machine: install dependencies, build czk, then run
+# `czk demo`: a daemon on its embedded default configuration proving a demo workload through its gRPC API (on the GPU
+# when one is present, else on the CPU), every proof verified, device busy % printed, the timeline written to
+# czk-timeline.html. Extra arguments go to `czk demo` (czk demo --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-release -j"$(nproc)"
-CZK=build-release/src/cli/czk
-if "$CZK" --help | grep -q '^  demo '; then
-  exec "$CZK" demo "$@"
+# CUDA: build for this machine's GPU when there is one (the fat binary for every supported card is the default of a
+# plain CMake configure: -DCZK_CUDA_ARCHS=...); without a GPU the CUDA backend is left out of this build.
+cuda_args=(-DCZK_CUDA=OFF)
+if command -v nvidia-smi >/dev/null 2>&1 && cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1) \
+   && [ -n "$cc" ]; then
+  cuda_args=(-DCZK_CUDA=AUTO "-DCZK_CUDA_ARCHS=${cc/./}-real")
 fi
-exec "$CZK" bench field "$@"
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}" >/dev/null
+cmake --build build-release -j"$(nproc)"
+exec build-release/src/cli/czk demo "$@"
