@@ -263,7 +263,199 @@ def gen_asm():
         e('".text\\n"')
         return L
 
+    def prologue(L, name):
+        e = L.append
+        e('".text\\n"')
+        e('".p2align 4\\n"')
+        e('".globl %s\\n"' % name)
+        e('".hidden %s\\n"' % name)
+        e('".type %s, @function\\n"' % name)
+        e('"%s:\\n"' % name)
+        for r in ("rbx", "rbp", "r12", "r13", "r14", "r15"):
+            e('"  pushq %%%s\\n"' % r)
+
+    def epilogue(L, name):
+        e = L.append
+        for r in ("r15", "r14", "r13", "r12", "rbp", "rbx"):
+            e('"  popq %%%s\\n"' % r)
+        e('"  ret\\n"')
+        e('".size %s, .-%s\\n"' % (name, name))
+
+    def fn_mulw(name, n):
+        # r[2n] = a[n] * b[n], schoolbook rows: t += a*b[i] (low halves on OF, high halves on CF), then the lowest
+        # word of t is final and stored; n^2 mulx. SysV: f(uint64_t r[2n], const uint64_t a[n], const uint64_t b[n]);
+        # r must not alias a or b (it is written row by row).
+        L = []
+        e = L.append
+        prologue(L, name)
+        e('"  movq %rdx, %rcx\\n"')
+        t = ["%r8", "%r9", "%r10", "%r11", "%r12", "%r13", "%r14"][: n + 1]
+        h = ["%rbx", "%rbp"]
+        for i in range(n):
+            if i == 0:
+                e('"  movq (%rcx), %rdx\\n"')
+                e('"  mulxq (%%rsi), %s, %s\\n"' % (t[0], t[1]))
+                for j in range(1, n):
+                    e('"  mulxq %d(%%rsi), %%rax, %s\\n"' % (8 * j, t[j + 1]))
+                    e('"  %s %%rax, %s\\n"' % ("addq" if j == 1 else "adcq", t[j]))
+                e('"  adcq $0, %s\\n"' % t[n])
+            else:
+                e('"  movq %d(%%rcx), %%rdx\\n"' % (8 * i))
+                e('"  xorl %eax, %eax\\n"')
+                e('"  mulxq (%%rsi), %%rax, %s\\n"' % h[0])
+                e('"  adoxq %%rax, %s\\n"' % t[0])
+                for j in range(1, n):
+                    hi = t[n] if j == n - 1 else h[j % 2]
+                    e('"  mulxq %d(%%rsi), %%rax, %s\\n"' % (8 * j, hi))
+                    e('"  adoxq %%rax, %s\\n"' % t[j])
+                    e('"  adcxq %s, %s\\n"' % (h[(j - 1) % 2], t[j]))
+                e('"  movl $0, %eax\\n"')
+                e('"  adoxq %%rax, %s\\n"' % t[n])
+                e('"  adcxq %%rax, %s\\n"' % t[n])
+            e('"  movq %s, %d(%%rdi)\\n"' % (t[0], 8 * i))
+            t = t[1:] + t[:1]
+        for j in range(n):
+            e('"  movq %s, %d(%%rdi)\\n"' % (t[j], 8 * (n + j)))
+        epilogue(L, name)
+        return L
+
+    def fn_redc(name, m, n):
+        # r[n] = w * 2^(-64n) mod m for w[2n] < m * 2^(64n), fully reduced. The n reduction steps run on the low half
+        # only: (w_lo + q m) / 2^(64n) < m + 1 needs no extra word; then + w_hi (< m) and one masked subtraction.
+        # n^2 + n multiplications. SysV: f(uint64_t r[n], const uint64_t w[2n]); r may alias w.
+        n0 = (-pow(m, -1, 1 << 64)) % (1 << 64)
+        L = []
+        e = L.append
+        lab_p = "%s_p" % name
+        lab_n0 = "%s_n0" % name
+
+        def Pm(j):
+            return "%d+%s(%%rip)" % (8 * j, lab_p)
+
+        prologue(L, name)
+        t = ["%r8", "%r9", "%r10", "%r11", "%r12", "%r13"][:n]
+        h = ["%rbx", "%rbp"]
+        for j in range(n):
+            e('"  movq %d(%%rsi), %s\\n"' % (8 * j, t[j]))
+        for i in range(n):
+            e('"  movq %s, %%rdx\\n"' % t[0])
+            e('"  imulq %s(%%rip), %%rdx\\n"' % lab_n0)
+            e('"  xorl %eax, %eax\\n"')
+            e('"  mulxq %s, %%rax, %s\\n"' % (Pm(0), h[0]))
+            e('"  adcxq %s, %%rax\\n"' % t[0])  # low word becomes 0; CF = carry
+            for j in range(1, n):
+                e('"  mulxq %s, %%rax, %s\\n"' % (Pm(j), h[j % 2]))
+                e('"  adcxq %%rax, %s\\n"' % t[j])
+                e('"  adoxq %s, %s\\n"' % (h[(j - 1) % 2], t[j]))
+            # new top word: last high half + both carries (the old t0 register is free)
+            e('"  movl $0, %eax\\n"')
+            e('"  movq %s, %s\\n"' % (h[(n - 1) % 2], t[0]))
+            e('"  adcxq %%rax, %s\\n"' % t[0])
+            e('"  adoxq %%rax, %s\\n"' % t[0])
+            t = t[1:] + t[:1]
+        # + w_hi
+        for j in range(n):
+            e('"  %s %d(%%rsi), %s\\n"' % ("addq" if j == 0 else "adcq", 8 * (n + j), t[j]))
+        s = ["%rax", "%rdx", "%rbx", "%rbp", "%rcx", "%r14"][:n]
+        for j in range(n):
+            e('"  movq %s, %s\\n"' % (t[j], s[j]))
+            e('"  %s %s, %s\\n"' % ("subq" if j == 0 else "sbbq", Pm(j), s[j]))
+        for j in range(n):
+            e('"  cmovcq %s, %s\\n"' % (t[j], s[j]))
+        for j in range(n):
+            e('"  movq %s, %d(%%rdi)\\n"' % (s[j], 8 * j))
+        epilogue(L, name)
+        e('".section .rodata\\n"')
+        e('".p2align 3\\n"')
+        e('"%s:\\n"' % lab_p)
+        for w in limbs(m, n):
+            e('"  .quad 0x%016x\\n"' % w)
+        e('"%s:\\n"' % lab_n0)
+        e('"  .quad 0x%016x\\n"' % n0)
+        e('".text\\n"')
+        return L
+
+    def fn_redc2(name, m):
+        # Two independent Montgomery reductions (6 limbs), interleaved step by step so that their serial chains
+        # (q_i depends on the previous step) overlap: r0 = redc(w0), r1 = redc(w1), as fn_redc. One high-half
+        # register per chain suffices by adding the previous high half (OF chain) before the next mulx overwrites
+        # it. SysV: f(uint64_t r0[6], const uint64_t w0[12], uint64_t r1[6], const uint64_t w1[12]); r_k may alias w_k.
+        n = 6
+        n0 = (-pow(m, -1, 1 << 64)) % (1 << 64)
+        L = []
+        e = L.append
+        lab_p = "%s_p" % name
+        lab_n0 = "%s_n0" % name
+
+        def Pm(j):
+            return "%d+%s(%%rip)" % (8 * j, lab_p)
+
+        prologue(L, name)
+        e('"  subq $88, %rsp\\n"')
+        for k, r in enumerate(("rdi", "rsi", "rdx", "rcx")):
+            e('"  movq %%%s, %d(%%rsp)\\n"' % (r, 8 * k))
+        A = ["%r8", "%r9", "%r10", "%r11", "%r12", "%r13"]
+        B = ["%r14", "%r15", "%rbx", "%rbp", "%rsi", "%rdi"]
+        for j in range(n):
+            e('"  movq %d(%%rsi), %s\\n"' % (8 * j, A[j]))
+        for j in range(n):
+            e('"  movq %d(%%rcx), %s\\n"' % (8 * j, B[j]))
+
+        def step(t):
+            e('"  movq %s, %%rdx\\n"' % t[0])
+            e('"  imulq %s(%%rip), %%rdx\\n"' % lab_n0)
+            e('"  xorl %eax, %eax\\n"')
+            e('"  mulxq %s, %%rax, %%rcx\\n"' % Pm(0))
+            e('"  adcxq %s, %%rax\\n"' % t[0])
+            for j in range(1, n):
+                e('"  adoxq %%rcx, %s\\n"' % t[j])
+                e('"  mulxq %s, %%rax, %%rcx\\n"' % Pm(j))
+                e('"  adcxq %%rax, %s\\n"' % t[j])
+            e('"  movl $0, %eax\\n"')
+            e('"  adcxq %rax, %rcx\\n"')
+            e('"  adoxq %rax, %rcx\\n"')
+            e('"  movq %%rcx, %s\\n"' % t[0])
+            return t[1:] + t[:1]
+
+        for i in range(n):
+            A = step(A)
+            B = step(B)
+        for j in range(n):  # spill chain B
+            e('"  movq %s, %d(%%rsp)\\n"' % (B[j], 32 + 8 * j))
+
+        def finish(t, tmp, wslot, rslot):
+            e('"  movq %d(%%rsp), %%rax\\n"' % wslot)
+            for j in range(n):
+                e('"  %s %d(%%rax), %s\\n"' % ("addq" if j == 0 else "adcq", 8 * (n + j), t[j]))
+            for j in range(n):
+                e('"  movq %s, %s\\n"' % (t[j], tmp[j]))
+                e('"  %s %s, %s\\n"' % ("subq" if j == 0 else "sbbq", Pm(j), tmp[j]))
+            for j in range(n):
+                e('"  cmovcq %s, %s\\n"' % (t[j], tmp[j]))
+            e('"  movq %d(%%rsp), %%rax\\n"' % rslot)
+            for j in range(n):
+                e('"  movq %s, %d(%%rax)\\n"' % (tmp[j], 8 * j))
+
+        tmp = ["%r14", "%r15", "%rbx", "%rbp", "%rsi", "%rdi"]
+        finish(A, tmp, 8, 0)
+        Bl = ["%r8", "%r9", "%r10", "%r11", "%r12", "%r13"]
+        for j in range(n):
+            e('"  movq %d(%%rsp), %s\\n"' % (32 + 8 * j, Bl[j]))
+        finish(Bl, tmp, 24, 16)
+        e('"  addq $88, %rsp\\n"')
+        epilogue(L, name)
+        e('".section .rodata\\n"')
+        e('".p2align 3\\n"')
+        e('"%s:\\n"' % lab_p)
+        for w in limbs(m, n):
+            e('"  .quad 0x%016x\\n"' % w)
+        e('"%s:\\n"' % lab_n0)
+        e('"  .quad 0x%016x\\n"' % n0)
+        e('".text\\n"')
+        return L
+
     body = fn("czk__fp_mul_adx", P, 6) + fn("czk__fr_mul_adx", Q, 4)
+    body += fn_mulw("czk__fp_mulw_adx", 6) + fn_redc("czk__fp_redc_adx", P, 6) + fn_redc2("czk__fp_redc2_adx", P)
     lines = [
         "/* mont_x86_64.c: GENERATED by tools/gen_constants.py -- do not edit.",
         " * Rerun:  python3 tools/gen_constants.py src/field",
@@ -274,7 +466,11 @@ def gen_asm():
         " * instead of moved, then one masked (cmov) subtraction of m. 2N^2 + N mulx, no branches, no secret-dependent",
         " * memory access. SysV ABI: void f(uint64_t r[N], const uint64_t a[N], const uint64_t b[N]); r may alias a or b",
         " * (written last). Used only when the CPU reports BMI2 and ADX (czk__field_adx, set at load time; the portable",
-        " * C path of mont.h stays the reference and is tested against it). */",
+        " * C path of mont.h stays the reference and is tested against it).",
+        " * Also for the lazily reduced tower (fp2.c, fp12.c): czk__fp_mulw_adx, the 12-limb product a*b (36 mulx), and",
+        " * czk__fp_redc_adx, Montgomery reduction of a 12-limb w < p*2^384 (reduction steps on the low half, which",
+        " * stays below 2^384, then + high half and one masked subtraction; 42 multiplications), and czk__fp_redc2_adx,",
+        " * two independent reductions interleaved step by step (their serial q_i chains overlap). */",
         "#include \"field/field_internal.h\"",
         "",
         "#if CZK__FIELD_ASM",

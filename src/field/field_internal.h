@@ -11,6 +11,12 @@
 extern int czk__field_adx;
 void czk__fp_mul_adx(uint64_t r[6], const uint64_t a[6], const uint64_t b[6]);
 void czk__fr_mul_adx(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]);
+/* r = a*b as 12 limbs, no reduction (r must not alias a or b); a*b < p*2^384 is what redc accepts. */
+void czk__fp_mulw_adx(uint64_t r[12], const uint64_t a[6], const uint64_t b[6]);
+/* r = w * 2^-384 mod p, fully reduced, for w < p*2^384 (r may alias w). */
+void czk__fp_redc_adx(uint64_t r[6], const uint64_t w[12]);
+/* r0 = redc(w0), r1 = redc(w1), interleaved (about the latency of one); r_k may alias w_k. */
+void czk__fp_redc2_adx(uint64_t r0[6], const uint64_t w0[12], uint64_t r1[6], const uint64_t w1[12]);
 #else
 #define CZK__FIELD_ASM 0
 #endif

@@ -18,6 +18,13 @@ static czk_fp rand_fp(void) {
   czk_test_rng_bytes(&g_rng, b, sizeof b);
   czk_fp r;
   czk_fp_from_bytes_wide_le(&r, b, sizeof b);
+  /* sometimes the Montgomery limbs are p-1 or p-2 (the largest representable values): they stress the carries
+   * and bounds of the lazily reduced (wide) tower arithmetic */
+  unsigned k = (unsigned)(czk_test_rng_next(&g_rng) % 8);
+  if (k < 2) {
+    memcpy(r.l, czk_fp_modulus, sizeof r.l);
+    r.l[0] -= 1 + k; /* p = ...aaab: no borrow */
+  }
   return r;
 }
 static czk_fp2 rand_fp2(void) {
