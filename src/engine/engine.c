@@ -4,9 +4,9 @@
  * Partition lifecycle: SYNTH_QUEUED (synth heap, no memory) -> DISPATCHED (reservation held, in the channel) -> SYNTH
  * -> GPU_QUEUED (GPU heap) -> PROVING (a/b/c released after prove_start) -> FINALIZE -> ENDED. Every partition reaches
  * part_end() exactly once, which frees its synthesis output, releases whatever the reservation still holds (each
- * category exactly once), drops its key reference and counts it against the job; the last one completes the job and
- * wakes every waiter. A stopped job (failed or cancelled) loses its queued partitions at once; running partitions
- * see job->stop at the next stage boundary.
+ * category exactly once), drops its key reference and counts it against the job; the last one frees the job's parsed
+ * input, then completes the job and wakes every waiter. A stopped job (failed or cancelled) loses its queued partitions
+ * at once; running partitions see job->stop at the next stage boundary.
  * Ordering: both heaps order by (priority desc, job seq asc, partition asc); keys are unique because (seq, part) is.
  * Dispatcher: waits (on e->disp_cv, under e->mu) for a free synthesis slot and a non-empty queue, then tries to reserve
  * the head; when it does not fit it evicts unused keys (LRU) or waits; every budget release, queue push, slot return
@@ -200,28 +200,32 @@ static void part_end(czk_engine *e, epart *p) {
     p->key = NULL;
   }
   void *parsed = NULL;
-  bool completed = false;
   pthread_mutex_lock(&e->mu);
   p->stage = PS_ENDED;
   k->in_progress--;
   j->synth_ns += p->synth_ns;
   j->kernel_ns += p->kernel_ns;
   j->srs_load_ns += p->key_load_ns;
-  if (--j->parts_left == 0) {
+  bool last = --j->parts_left == 0;
+  if (last) {
     parsed = j->parsed;
     j->parsed = NULL;
-    job_complete_locked(e, j);
-    completed = true;
   }
   pthread_mutex_unlock(&e->mu);
+  if (!last) return;
+  /* The parsed input is freed (outside the lock) before the job completes, so that a woken waiter sees a job that
+   * holds nothing. In between, parts_left == 0 and !done: job_stop_locked and cancel treat the job as finished. */
   if (parsed && k->k.parsed_free) k->k.parsed_free(k->k.user, parsed);
-  if (completed) czk__devices_recause(e);
+  pthread_mutex_lock(&e->mu);
+  job_complete_locked(e, j);
+  pthread_mutex_unlock(&e->mu);
+  czk__devices_recause(e);
 }
 
 /* Under e->mu: mark j stopped with `st` (first cause wins); drop its queued partitions (no memory held) and move its
  * GPU-queued partitions to *gpu_drop (the caller ends them after unlocking). */
 static void job_stop_locked(czk_engine *e, ejob *j, czk_status st, uint32_t part, const char *why, epart **gpu_drop) {
-  if (j->done || atomic_load(&j->stop)) return;
+  if (j->done || j->parts_left == 0 || atomic_load(&j->stop)) return; /* parts_left 0: completing in part_end */
   j->status = st;
   j->failed_part = part;
   snprintf(j->error, sizeof j->error, "%s", why);
@@ -985,7 +989,9 @@ czk_status czk_engine_cancel(czk_engine *e, uint64_t job_id, bool *was_running) 
   epart *drop = NULL;
   pthread_mutex_lock(&e->mu);
   ejob *j = find_job(e, job_id);
-  czk_status st = !j ? CZK_ERR_NOT_FOUND : (j->done || atomic_load(&j->stop)) ? CZK_ERR_STATE : CZK_OK;
+  czk_status st = !j                                                       ? CZK_ERR_NOT_FOUND
+                   : (j->done || j->parts_left == 0 || atomic_load(&j->stop)) ? CZK_ERR_STATE
+                                                                               : CZK_OK;
   if (st == CZK_OK) {
     bool running = false;
     for (uint32_t i = 0; i < j->nparts; i++) running |= j->parts[i].stage != PS_SYNTH_QUEUED;
