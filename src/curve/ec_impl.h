@@ -21,7 +21,8 @@
  *   Jacobian, P1 + P2:  U1 = X1 Z2^2, U2 = X2 Z1^2, S1 = Y1 Z2^3, S2 = Y2 Z1^3, zz = Z1 Z2,
  *                       H = U2 - U1, R = S2 - S1;  if H = R = 0: H = 2 S1, R = 3 U1^2
  *                       X3 = R^2 - H^2 (U1 + U2),  Y3 = R (H^2 U1 - X3) - H^3 S1,  Z3 = H zz
- *                       (14M + 5S; mixed with Z2 = 1: 9M + 4S; P = -Q gives H = 0, R != 0, so Z3 = 0)
+ *                       (13M + 4S (+1S for the doubling slope); mixed with Z2 = 1: 7M + 4S (+1S) as in
+ *                       madd-2007-bl, Z3 from a squaring; P = -Q gives H = 0, R != 0, so Z3 = 0)
  *   XYZZ, P1 + P2:      U1 = X1 ZZ2, U2 = X2 ZZ1, S1 = Y1 ZZZ2, S2 = Y2 ZZZ1, P = U2 - U1, R = S2 - S1;
  *                       if P = R = 0: P = 2 S1, R = 3 U1^2, and the PPP term of X3 is dropped
  *                       PP = P^2, PPP = P PP, Q = U1 PP, X3 = R^2 - PPP - 2Q, Y3 = R (Q - X3) - S1 PPP,
@@ -193,29 +194,48 @@ void EC_FN(dbl)(EC_JAC *r, const EC_JAC *p) {
 }
 
 /* Shared tail of the unified additions: given U1, U2, S1, S2 (Jacobian-scaled to a common zz) and zz, writes
- * the sum (or the double when the points coincide) to r. */
+ * the sum (or the double when the points coincide) to r:  H = U2 - U1, R = S2 - S1 (doubling: H = 2 S1, R = 3 U1^2),
+ *   HH = H^2, HHH = H HH, V = HH U1,  X3 = R^2 - HHH - 2V,  Y3 = R (V - X3) - S1 HHH,  Z3 = H zz
+ * (X3 = R^2 - HH (U1 + U2) since H = U2 - U1; in the doubling case the HHH term is dropped: X3 = R^2 - 2 HH U1).
+ * With zzsq = zz^2 known (mixed addition: zz = Z1, zzsq = Z1Z1) the multiplication H zz is replaced by a squaring,
+ * (zz + H)^2 - zzsq - HH = 2 H zz, and the result is the same point scaled by 2 (madd-2007-bl): HH -> I = 4 HH,
+ * HHH -> J = H I, V = U1 I, R -> 2R, Y3 = 2R (V - X3) - 2 S1 J. Cost: 5M + 3S, or 4M + 4S with zzsq (+1S for the
+ * doubling slope U1^2). */
 static void jac_add_tail(EC_JAC *r, const EC_FE *u1, const EC_FE *u2, const EC_FE *s1, const EC_FE *s2,
-                         const EC_FE *zz) {
-  EC_FE h, rr, hd, rd, sx, hh, hhh, t;
+                         const EC_FE *zz, const EC_FE *zzsq) {
+  EC_FE h, rr, hd, rd, hh, hhh, v, t, zero;
   FE(sub)(&h, u2, u1);
   FE(sub)(&rr, s2, s1);
   bool d = FE(is_zero)(&h) & FE(is_zero)(&rr);
-  FE(add)(&sx, u1, u2);
   FE(dbl)(&hd, s1);
   FE(sqr)(&rd, u1);
   fe_mul3(&rd, &rd);
   FE(cmov)(&h, &h, &hd, d);
   FE(cmov)(&rr, &rr, &rd, d);
   FE(sqr)(&hh, &h);
-  FE(mul)(&hhh, &hh, &h);
-  FE(mul)(&r->z, &h, zz);
-  FE(mul)(&t, &hh, &sx);
+  if (zzsq) {
+    FE(add)(&t, zz, &h);
+    FE(sqr)(&t, &t);
+    FE(sub)(&t, &t, zzsq);
+    FE(sub)(&r->z, &t, &hh); /* 2 H zz */
+    FE(dbl)(&hh, &hh);
+    FE(dbl)(&hh, &hh); /* I = 4 HH */
+    FE(dbl)(&rr, &rr);
+  } else {
+    FE(mul)(&r->z, &h, zz);
+  }
+  FE(mul)(&hhh, &hh, &h); /* HHH (or J) */
+  FE(mul)(&v, &hh, u1);
+  fe_zero(&zero);
+  FE(cmov)(&t, &hhh, &zero, d);
   FE(sqr)(&r->x, &rr);
   FE(sub)(&r->x, &r->x, &t);
-  FE(mul)(&t, &hh, u1);
-  FE(sub)(&t, &t, &r->x);
+  FE(sub)(&r->x, &r->x, &v);
+  FE(sub)(&r->x, &r->x, &v);
+  FE(sub)(&t, &v, &r->x);
   FE(mul)(&t, &t, &rr);
   FE(mul)(&hhh, &hhh, s1);
+  if (zzsq) FE(dbl)(&hhh, &hhh); /* 2 S1 J */
   FE(sub)(&r->y, &t, &hhh);
 }
 
@@ -232,7 +252,7 @@ void EC_FN(add)(EC_JAC *r, const EC_JAC *p, const EC_JAC *q) {
   FE(mul)(&s2, &s2, &z1z1);
   FE(mul)(&zz, &p->z, &q->z);
   EC_JAC out, pp = *p, qq = *q;
-  jac_add_tail(&out, &u1, &u2, &s1, &s2, &zz);
+  jac_add_tail(&out, &u1, &u2, &s1, &s2, &zz, NULL);
   jac_cmov(&out, &out, &qq, pi);
   jac_cmov(r, &out, &pp, qi);
 }
@@ -246,7 +266,7 @@ void EC_FN(add_affine)(EC_JAC *r, const EC_JAC *p, const EC_AFF *q) {
   FE(mul)(&s2, &s2, &z1z1);
   EC_JAC out, pp = *p, qj;
   EC_FN(from_affine)(&qj, q);
-  jac_add_tail(&out, &pp.x, &u2, &pp.y, &s2, &pp.z);
+  jac_add_tail(&out, &pp.x, &u2, &pp.y, &s2, &pp.z, &z1z1);
   jac_cmov(&out, &out, &qj, pi);
   jac_cmov(r, &out, &pp, qi);
 }
