@@ -9,48 +9,10 @@
  * .wtns (version 2): section 1 { u32 n8 = 32; r; u32 nWitness } (exactly 40 bytes), section 2 nWitness x 32 bytes
  * (standard form < r); w[0] must be 1.
  * Reading is two passes over section 2 (count, then fill): O(terms) plus a sort per row. */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cs/circom_internal.h"
-
-/* ------------------------------------------------------------------------------------------------ file mapping */
-czk_status czk__file_map_open(czk__file_map *m, const char *path) {
-  m->data = NULL;
-  m->len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? CZK_ERR_NOT_FOUND : CZK_ERR_IO;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return CZK_ERR_IO;
-  }
-  if (st.st_size == 0) {
-    close(fd);
-    return CZK_OK;
-  }
-  if ((uint64_t)st.st_size > SIZE_MAX) {
-    close(fd);
-    return CZK_ERR_LIMIT;
-  }
-  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED) return errno == ENOMEM ? CZK_ERR_NOMEM : CZK_ERR_IO;
-  m->data = p;
-  m->len = (size_t)st.st_size;
-  return CZK_OK;
-}
-
-void czk__file_map_close(czk__file_map *m) {
-  if (m->data) munmap((void *)m->data, m->len);
-  m->data = NULL;
-  m->len = 0;
-}
 
 /* ------------------------------------------------------------------------------------------------ binfile */
 czk_status czk__binfile_parse(czk__binfile *bf, const uint8_t *buf, size_t len, const char magic[4],

@@ -1,5 +1,5 @@
 /* circom_internal.h: helpers shared by the circom/snarkjs readers (src/cs/circom*.c, src/groth16/zkey*.c,
- * src/groth16/snarkjs*.c): read-only file mapping, the iden3 binfile container, a bounds-checked cursor.
+ * src/groth16/snarkjs*.c): the iden3 binfile container, a bounds-checked cursor (file mapping: core/mapfile.h).
  *
  * Container: magic[4] | u32 version | u32 nSections | nSections x { u32 id | u64 size | body[size] } (little-endian).
  * czk__binfile_parse accepts a buffer only when the table lies inside it, the sections tile it exactly (no trailing
@@ -9,18 +9,10 @@
 
 #include <string.h>
 
+#include "core/mapfile.h"
 #include "czk/circom.h"
 
 #define CZK__BINFILE_MAX_ID 15
-
-typedef struct czk__file_map {
-  const uint8_t *data;
-  size_t len;
-} czk__file_map;
-
-/* Maps path read-only (private mapping). An empty file maps to {NULL, 0}. */
-czk_status czk__file_map_open(czk__file_map *m, const char *path);
-void czk__file_map_close(czk__file_map *m);
 
 typedef struct czk__binsec {
   const uint8_t *p; /* NULL when absent */

@@ -10,15 +10,11 @@
  * n_aux and strictly increasing per row; values canonical and non-zero; n_constraints = n_user_constraints + n_inputs
  * and the last n_inputs rows are exactly `input_i * 0 = 0`.
  * Mat-vec cost: one Fr multiplication + addition per non-zero (skipped multiplication for coefficient 1). */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "core/mapfile.h"
 #include "cs/cs_internal.h"
 
 #define R1CS_MAGIC "CZKR1CS"
@@ -63,7 +59,8 @@ static czk_status compute_densities(czk_r1cs *r) {
 void czk_r1cs_free(czk_r1cs *r) {
   if (!r) return;
   if (r->mapped) {
-    munmap(r->mem, r->mem_len);
+    czk__file_map m = {r->mem, r->mem_len};
+    czk__file_map_close(&m);
   } else {
     czk_csr *m[3] = {&r->a, &r->b, &r->c};
     for (int k = 0; k < 3; k++) {
@@ -223,24 +220,16 @@ static czk_status validate_csr(const czk_csr *m, uint32_t rows, uint32_t n_vars)
 
 czk_status czk_r1cs_load(czk_r1cs **out, const char *path) {
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? CZK_ERR_NOT_FOUND : CZK_ERR_IO;
-  struct stat sb;
-  if (fstat(fd, &sb) != 0) {
-    close(fd);
-    return CZK_ERR_IO;
-  }
-  uint64_t len = (uint64_t)sb.st_size;
+  czk__file_map fm;
+  CZK_TRY(czk__file_map_open(&fm, path));
+  uint64_t len = fm.len;
   if (len < R1CS_HDR) {
-    close(fd);
+    czk__file_map_close(&fm);
     return CZK_ERR_TRUNCATED;
   }
-  void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED) return CZK_ERR_IO;
   czk_status st = CZK_OK;
   r1cs_hdr h;
-  memcpy(&h, map, sizeof h);
+  memcpy(&h, fm.data, sizeof h);
   uint64_t off[3][3], total = 0;
   if (memcmp(h.magic, R1CS_MAGIC, 8) != 0 || h.bom != 0x01020304u)
     st = CZK_ERR_FORMAT;
@@ -259,11 +248,11 @@ czk_status czk_r1cs_load(czk_r1cs **out, const char *path) {
     if (!r) st = CZK_ERR_NOMEM;
   }
   if (st != CZK_OK) {
-    munmap(map, (size_t)len);
+    czk__file_map_close(&fm);
     return st;
   }
-  r->mem = map;
-  r->mem_len = (size_t)len;
+  r->mem = (void *)fm.data; /* read-only mapping; r1cs_free unmaps it */
+  r->mem_len = fm.len;
   r->mapped = true;
   r->n_inputs = h.n_inputs;
   r->n_aux = h.n_aux;
@@ -271,7 +260,7 @@ czk_status czk_r1cs_load(czk_r1cs **out, const char *path) {
   r->n_user_constraints = h.n_user_constraints;
   r->log_domain = log2_ceil(h.n_constraints);
   czk_csr *m[3] = {&r->a, &r->b, &r->c};
-  uint8_t *base = map;
+  uint8_t *base = r->mem;
   for (int k = 0; k < 3 && st == CZK_OK; k++) {
     m[k]->row_ptr = (uint64_t *)(base + off[k][0]);
     m[k]->col = (uint32_t *)(base + off[k][1]);

@@ -2,20 +2,13 @@
 #ifndef CZK_GROTH16_INTERNAL_H
 #define CZK_GROTH16_INTERNAL_H
 
+#include "core/mapfile.h"
 #include "czk/groth16.h"
 
 #define CZK__VK_FIXED 864u /* 3 G1 + 3 G2 uncompressed points before the ic count */
 
 uint32_t czk__be32(const uint8_t *p);
 void czk__put_be32(uint8_t *p, uint32_t v);
-
-/* A read-only file mapping (an empty file maps to p = NULL, len = 0). */
-typedef struct czk__map {
-  const uint8_t *p;
-  size_t len;
-} czk__map;
-czk_status czk__map_file(czk__map *m, const char *path);
-void czk__unmap(czk__map *m);
 
 /* The NTT domain of the pk (size n_h + 1), created by czk_groth16_pk_prepare; NULL before. */
 struct czk_ntt_domain;

@@ -9,52 +9,21 @@
  * at infinity (bellperson: PointIsAtInfinity); after a successful prepare the mapping is released.
  * Thread safety: prepare is idempotent; concurrent callers wait on a condition variable while one decodes (no lock
  * held across the decoding). */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "czk/ntt.h"
 #include "groth16/groth16_internal.h"
-
-czk_status czk__map_file(czk__map *m, const char *path) {
-  memset(m, 0, sizeof *m);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? CZK_ERR_NOT_FOUND : CZK_ERR_IO;
-  struct stat sb;
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    close(fd);
-    return CZK_ERR_IO;
-  }
-  if (sb.st_size == 0) {
-    close(fd);
-    return CZK_OK;
-  }
-  void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED) return CZK_ERR_IO;
-  m->p = p;
-  m->len = (size_t)sb.st_size;
-  return CZK_OK;
-}
-
-void czk__unmap(czk__map *m) {
-  if (m->p) munmap((void *)m->p, m->len);
-  memset(m, 0, sizeof *m);
-}
 
 enum { Q_H, Q_L, Q_A, Q_B1, Q_B2, Q_N };
 
 typedef enum { PREP_NONE, PREP_RUNNING, PREP_DONE } prep_state;
 
 struct czk_groth16_pk {
-  czk__map map;
+  czk__file_map map;
   czk_groth16_vk vk;
   size_t n[Q_N];
   size_t off[Q_N]; /* offset of the first point of each query */
@@ -75,16 +44,16 @@ czk_status czk_groth16_pk_open(czk_groth16_pk **out, const char *path) {
   *out = NULL;
   czk_groth16_pk *pk = calloc(1, sizeof *pk);
   if (!pk) return CZK_ERR_NOMEM;
-  czk_status st = czk__map_file(&pk->map, path);
+  czk_status st = czk__file_map_open(&pk->map, path);
   size_t pos = 0;
-  if (st == CZK_OK) st = czk_groth16_vk_parse(&pk->vk, pk->map.p, pk->map.len, &pos);
+  if (st == CZK_OK) st = czk_groth16_vk_parse(&pk->vk, pk->map.data, pk->map.len, &pos);
   for (int q = 0; q < Q_N && st == CZK_OK; q++) {
     size_t psz = q == Q_B2 ? 192 : 96;
     if (pk->map.len - pos < 4) {
       st = CZK_ERR_TRUNCATED;
       break;
     }
-    uint32_t n = czk__be32(pk->map.p + pos);
+    uint32_t n = czk__be32(pk->map.data + pos);
     pos += 4;
     if ((uint64_t)n * psz > pk->map.len - pos) {
       st = CZK_ERR_TRUNCATED;
@@ -99,7 +68,7 @@ czk_status czk_groth16_pk_open(czk_groth16_pk **out, const char *path) {
   if (st == CZK_OK && (pk->n[Q_A] < pk->vk.n_ic || pk->n[Q_B1] != pk->n[Q_B2])) st = CZK_ERR_SIZE_MISMATCH;
   if (st != CZK_OK) {
     czk_groth16_vk_free(&pk->vk);
-    czk__unmap(&pk->map);
+    czk__file_map_close(&pk->map);
     free(pk);
     return st;
   }
@@ -112,7 +81,7 @@ czk_status czk_groth16_pk_open(czk_groth16_pk **out, const char *path) {
 void czk_groth16_pk_close(czk_groth16_pk *pk) {
   if (!pk) return;
   czk_groth16_vk_free(&pk->vk);
-  czk__unmap(&pk->map);
+  czk__file_map_close(&pk->map);
   for (int q = 0; q < 4; q++) free(pk->g1[q]);
   free(pk->b_g2);
   czk_ntt_domain_free(pk->domain);
@@ -186,7 +155,7 @@ static czk_status decode_all(czk_groth16_pk *pk, czk_pool *pool) {
       pk->b_g2 = dst;
     else
       pk->g1[q] = dst;
-    dec_ctx c = {pk->map.p + pk->off[q], dst, g2, 0};
+    dec_ctx c = {pk->map.data + pk->off[q], dst, g2, 0};
     czk_pool_parallel_for(pool, n, 256, dec_chunk, &c);
     int st = atomic_load(&c.status);
     if (st != 0) return (czk_status)st;
@@ -216,7 +185,7 @@ czk_status czk_groth16_pk_prepare(czk_groth16_pk *pk, czk_pool *pool) {
     czk_ntt_domain_free(pk->domain);
     pk->domain = NULL;
   } else {
-    czk__unmap(&pk->map); /* everything needed now lives in the decoded arrays and the vk */
+    czk__file_map_close(&pk->map); /* everything needed now lives in the decoded arrays and the vk */
   }
 
   pthread_mutex_lock(&pk->mu);

@@ -115,15 +115,15 @@ czk_status czk_groth16_vk_write(const czk_groth16_vk *vk, const char *path) {
 
 czk_status czk_groth16_vk_read(czk_groth16_vk *vk, const char *path, bool allow_trailing) {
   memset(vk, 0, sizeof *vk);
-  czk__map m;
-  CZK_TRY(czk__map_file(&m, path));
+  czk__file_map m;
+  CZK_TRY(czk__file_map_open(&m, path));
   size_t used = 0;
-  czk_status st = czk_groth16_vk_parse(vk, m.p, m.len, &used);
+  czk_status st = czk_groth16_vk_parse(vk, m.data, m.len, &used);
   if (st == CZK_OK && !allow_trailing && used != m.len) {
     czk_groth16_vk_free(vk);
     st = CZK_ERR_FORMAT;
   }
-  czk__unmap(&m);
+  czk__file_map_close(&m);
   return st;
 }
 
