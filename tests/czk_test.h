@@ -8,15 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int czk_test_failures;
-static int czk_test_checks;
+/* Atomic: tests CHECK from several threads (client threads, waiters); a plain int raced (TSan, test_rpc). */
+static _Atomic int czk_test_failures;
+static _Atomic int czk_test_checks;
 
 #define CHECK(cond)                                                                                                   \
   do {                                                                                                                \
     czk_test_checks++;                                                                                                \
     if (!(cond)) {                                                                                                    \
-      czk_test_failures++;                                                                                            \
-      if (czk_test_failures <= 50) fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);           \
+      if (++czk_test_failures <= 50) fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
     }                                                                                                                 \
   } while (0)
 
@@ -24,8 +24,7 @@ static int czk_test_checks;
   do {                                                                                                                \
     czk_test_checks++;                                                                                                \
     if (!(cond)) {                                                                                                    \
-      czk_test_failures++;                                                                                            \
-      if (czk_test_failures <= 50) {                                                                                  \
+      if (++czk_test_failures <= 50) {                                                                                \
         fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);                                      \
         fprintf(stderr, __VA_ARGS__);                                                                                 \
         fputc('\n', stderr);                                                                                          \
@@ -37,7 +36,7 @@ static int czk_test_checks;
 
 /* Exit code: 0 when every check passed. */
 static inline int czk_test_done(const char *name) {
-  fprintf(stderr, "%s: %d checks, %d failures\n", name, czk_test_checks, czk_test_failures);
+  fprintf(stderr, "%s: %d checks, %d failures\n", name, (int)czk_test_checks, (int)czk_test_failures);
   return czk_test_failures ? 1 : 0;
 }
 
