@@ -322,10 +322,12 @@ static void cyc_sqr_compressed(fp12_cmp *c) {
   cyc_minus(&c->z3, &t2);
 }
 
-/* r[i] = decompress(c[i]) for i < n (n <= 64), one batched inversion. Returns false when some c[i] has z2 = 0 but
+#define CYC_BATCH 8
+
+/* r[i] = decompress(c[i]) for i < n (n <= CYC_BATCH), one batched inversion. Returns false when some c[i] has z2 = 0 but
  * is not all zero (r is then unspecified). Constant-time in the values (the flag is accumulated, not branched on). */
 static bool cyc_decompress_n(czk_fp12 *r, const fp12_cmp *c, size_t n) {
-  czk_fp2 num[64], den[64], scratch[64], t, u;
+  czk_fp2 num[CYC_BATCH], den[CYC_BATCH], scratch[CYC_BATCH], t, u;
   bool bad = false;
   for (size_t i = 0; i < n; i++) {
     czk_fp2_sqr(&t, &c[i].z5);
@@ -371,21 +373,30 @@ bool czk__fp12_cyclotomic_pow_u64(czk_fp12 *r, const czk_fp12 *a, uint64_t e) {
     czk_fp12_set_one(r);
     return true;
   }
-  fp12_cmp c = {a->c1.c0, a->c0.c2, a->c0.c1, a->c1.c2}, saved[64];
-  czk_fp12 g[64];
+  /* saved powers are decompressed CYC_BATCH at a time (|x| of BLS12-381 has 6 bits set: one batch) */
+  fp12_cmp c = {a->c1.c0, a->c0.c2, a->c0.c1, a->c1.c2}, saved[CYC_BATCH];
+  czk_fp12 g[CYC_BATCH], acc;
+  bool have = false, ok = true;
   size_t n = 0;
   int top = 63 - __builtin_clzll(e);
   for (int j = 0; j <= top; j++) { /* c = a^(2^j) */
     if (j > 0) cyc_sqr_compressed(&c);
     if ((e >> j) & 1) saved[n++] = c;
+    if (n == CYC_BATCH || (j == top && n > 0)) {
+      ok &= cyc_decompress_n(g, saved, n);
+      size_t i = 0;
+      if (!have) {
+        acc = (e & 1) ? *a : g[0]; /* first batch: g[0] is a^(2^0) = a when bit 0 is set */
+        i = 1;
+        have = true;
+      }
+      for (; i < n; i++)
+        czk_fp12_mul(&acc, &acc, &g[i]);
+      n = 0;
+    }
   }
-  if (!cyc_decompress_n(g, saved, n)) return false;
-  if ((e & 1) != 0) g[0] = *a; /* a itself needs no decompression */
-  czk_fp12 acc = g[0];
-  for (size_t i = 1; i < n; i++)
-    czk_fp12_mul(&acc, &acc, &g[i]);
   *r = acc;
-  return true;
+  return ok;
 }
 
 void czk_fp12_inv(czk_fp12 *r, const czk_fp12 *a) {
