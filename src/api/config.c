@@ -1,11 +1,11 @@
 /* config.c: the daemon configuration table (config.h) and its parsers/printers. */
 #include "api/config.h"
 
+#include "core/units.h"
 #include "czk/log.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,57 +40,6 @@ static const char *type_name(cfg_type t) {
   return "?";
 }
 
-bool czk_parse_size(const char *s, uint64_t *out) {
-  if (!s) return false;
-  while (isspace((unsigned char)*s)) s++;
-  if (!isdigit((unsigned char)*s)) return false;
-  errno = 0;
-  char *end;
-  double v = strtod(s, &end);
-  if (errno || end == s || v < 0) return false;
-  while (isspace((unsigned char)*end)) end++;
-  static const struct {
-    const char *unit;
-    double mult;
-  } units[] = {{"", 1},     {"B", 1},      {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-               {"TiB", 1099511627776.0}, {"K", 1e3}, {"KB", 1e3}, {"M", 1e6}, {"MB", 1e6},
-               {"G", 1e9},  {"GB", 1e9},  {"T", 1e12},     {"TB", 1e12}};
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-    size_t ul = strlen(units[i].unit);
-    if (strncmp(end, units[i].unit, ul) == 0) {
-      const char *rest = end + ul;
-      while (isspace((unsigned char)*rest)) rest++;
-      if (*rest) continue;
-      double r = v * units[i].mult;
-      if (r >= 18446744073709551616.0) return false;
-      if (units[i].mult == 1 && floor(v) != v) return false;
-      *out = (uint64_t)r;
-      return true;
-    }
-  }
-  return false;
-}
-
-bool czk_parse_duration_ms(const char *s, uint64_t *out) {
-  if (!s) return false;
-  while (isspace((unsigned char)*s)) s++;
-  if (!isdigit((unsigned char)*s)) return false;
-  errno = 0;
-  char *end;
-  double v = strtod(s, &end);
-  if (errno || end == s || v < 0) return false;
-  double mult;
-  if (*end == 0 || strcmp(end, "s") == 0) mult = 1000;
-  else if (strcmp(end, "ms") == 0) mult = 1;
-  else if (strcmp(end, "m") == 0) mult = 60000;
-  else if (strcmp(end, "h") == 0) mult = 3600000;
-  else return false;
-  double r = v * mult;
-  if (r >= 1.8e19) return false;
-  *out = (uint64_t)r;
-  return true;
-}
-
 static czk_status set_entry(czk_config *c, size_t i, const char *value, char *err, size_t errlen) {
   const cfg_entry *e = &k_table[i];
   char *base = (char *)c + e->off;
@@ -107,7 +56,7 @@ static czk_status set_entry(czk_config *c, size_t i, const char *value, char *er
       *(uint64_t *)base = 0;
       return CZK_OK;
     }
-    if (!czk_parse_size(value, (uint64_t *)base)) {
+    if (!czk__parse_size(value, (uint64_t *)base)) {
       snprintf(err, errlen, "%s: '%s' is not a size (e.g. 64GiB, 512MiB, 1000000)", e->key, value);
       return CZK_ERR_CONFIG;
     }
@@ -139,7 +88,7 @@ static czk_status set_entry(czk_config *c, size_t i, const char *value, char *er
     }
     return CZK_OK;
   case T_DUR:
-    if (!czk_parse_duration_ms(value, (uint64_t *)base)) {
+    if (!czk__parse_duration_ms(value, (uint64_t *)base)) {
       snprintf(err, errlen, "%s: '%s' is not a duration (e.g. 30s, 500ms, 2m)", e->key, value);
       return CZK_ERR_CONFIG;
     }

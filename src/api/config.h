@@ -69,9 +69,6 @@ void czk_config_print_help(FILE *out);
 /* Markdown table of all keys (docs/config.md is checked against it by a test). */
 void czk_config_print_markdown(FILE *out);
 
-/* Parse "64GiB", "512MiB", "1000", "1.5GB"; false on junk or overflow. */
-bool czk_parse_size(const char *s, uint64_t *out);
-/* Parse "30s", "500ms", "2m", "1h", "10" (seconds); result in milliseconds. */
-bool czk_parse_duration_ms(const char *s, uint64_t *out);
+/* Sizes and durations in the table are parsed by core/units.h (czk__parse_size, czk__parse_duration_ms). */
 
 #endif

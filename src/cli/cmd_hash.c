@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/units.h"
 #include "czk/filecoin.h"
 
 static void print_hex(FILE *out, const uint8_t *b, size_t n) {
@@ -39,24 +40,6 @@ static size_t read_full(FILE *f, uint8_t *buf, size_t n) {
   return got;
 }
 
-/* "2048", "2KiB", "32GiB", "512MiB", "8MiB": a byte count (binary units only). */
-static bool parse_size(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s) return false;
-  unsigned shift = 0;
-  if (*end == 0 || strcmp(end, "B") == 0) shift = 0;
-  else if (strcmp(end, "KiB") == 0) shift = 10;
-  else if (strcmp(end, "MiB") == 0) shift = 20;
-  else if (strcmp(end, "GiB") == 0) shift = 30;
-  else if (strcmp(end, "TiB") == 0) shift = 40;
-  else return false;
-  if (shift && v > (UINT64_MAX >> shift)) return false;
-  *out = (uint64_t)v << shift;
-  return true;
-}
-
 /* ------------------------------------------------------------------------------------------------ comm-d */
 static int comm_d_usage(FILE *out) {
   fprintf(out, "usage: czk hash comm-d [--sector-size SIZE] FILE\n\n"
@@ -72,7 +55,7 @@ static int cmd_comm_d(int argc, char **argv) {
   const char *path = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--sector-size") == 0 && i + 1 < argc) {
-      if (!parse_size(argv[++i], &sector) || sector < 128 || (sector & (sector - 1))) {
+      if (!czk__parse_size(argv[++i], &sector) || sector < 128 || (sector & (sector - 1))) {
         fprintf(stderr, "czk hash comm-d: bad --sector-size '%s' (a power of two >= 128, e.g. 2KiB)\n", argv[i]);
         return 2;
       }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "api/config.h"
+#include "core/units.h"
 #include "czk_test.h"
 
 static char *slurp(const char *path) {
@@ -22,20 +23,20 @@ static char *slurp(const char *path) {
 
 int main(void) {
   uint64_t v;
-  CHECK(czk_parse_size("64GiB", &v) && v == 64ull << 30);
-  CHECK(czk_parse_size("512MiB", &v) && v == 512ull << 20);
-  CHECK(czk_parse_size("1.5GiB", &v) && v == 3ull << 29);
-  CHECK(czk_parse_size("1000", &v) && v == 1000);
-  CHECK(czk_parse_size("2GB", &v) && v == 2000000000ull);
-  CHECK(!czk_parse_size("12 parsecs", &v));
-  CHECK(!czk_parse_size("-1GiB", &v));
-  CHECK(!czk_parse_size("99999999999TiB", &v));
-  CHECK(!czk_parse_size("", &v));
-  CHECK(czk_parse_duration_ms("30s", &v) && v == 30000);
-  CHECK(czk_parse_duration_ms("250ms", &v) && v == 250);
-  CHECK(czk_parse_duration_ms("2m", &v) && v == 120000);
-  CHECK(czk_parse_duration_ms("7", &v) && v == 7000);
-  CHECK(!czk_parse_duration_ms("soon", &v));
+  CHECK(czk__parse_size("64GiB", &v) && v == 64ull << 30);
+  CHECK(czk__parse_size("512MiB", &v) && v == 512ull << 20);
+  CHECK(czk__parse_size("1.5GiB", &v) && v == 3ull << 29);
+  CHECK(czk__parse_size("1000", &v) && v == 1000);
+  CHECK(czk__parse_size("2GB", &v) && v == 2000000000ull);
+  CHECK(!czk__parse_size("12 parsecs", &v));
+  CHECK(!czk__parse_size("-1GiB", &v));
+  CHECK(!czk__parse_size("99999999999TiB", &v));
+  CHECK(!czk__parse_size("", &v));
+  CHECK(czk__parse_duration_ms("30s", &v) && v == 30000);
+  CHECK(czk__parse_duration_ms("250ms", &v) && v == 250);
+  CHECK(czk__parse_duration_ms("2m", &v) && v == 120000);
+  CHECK(czk__parse_duration_ms("7", &v) && v == 7000);
+  CHECK(!czk__parse_duration_ms("soon", &v));
 
   czk_config c;
   char err[512];

@@ -1,6 +1,11 @@
-/* test_core.c: status strings from the X-macro list, logger levels and sinks. */
+/* test_core.c: status strings from the X-macro list, logger levels and sinks, size/duration parsing (core/units.h),
+ * the read-only file mapping (core/mapfile.h). */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/mapfile.h"
+#include "core/units.h"
 #include "czk/log.h"
 #include "czk/status.h"
 #include "czk_test.h"
@@ -13,7 +18,55 @@ static void capture(void *user, czk_log_level level, const char *component, cons
   snprintf(g_last, sizeof g_last, "%s|%s|%s", czk_log_level_str(level), component, msg);
 }
 
+static void test_units(void) {
+  uint64_t v = 7;
+  CHECK(czk__parse_size("2KiB", &v) && v == 2048);
+  CHECK(czk__parse_size(" 32 GiB ", &v) && v == 32ull << 30);
+  CHECK(czk__parse_size("18446744073709551615", &v) && v == UINT64_MAX); /* exact, not through a double */
+  CHECK(czk__parse_size("9007199254740993B", &v) && v == 9007199254740993ull);
+  CHECK(czk__parse_size("0.5KiB", &v) && v == 512);
+  CHECK(czk__parse_size("1.5GiB", &v) && v == 3ull << 29);
+  CHECK(czk__parse_size("16777215TiB", &v) && v == 16777215ull << 40);
+  v = 7;
+  CHECK(!czk__parse_size("16777216TiB", &v) && v == 7); /* 2^64: overflow, *out untouched */
+  CHECK(!czk__parse_size("18446744073709551616", &v));
+  CHECK(!czk__parse_size("1.5", &v));  /* a fraction of a byte */
+  CHECK(!czk__parse_size("1.KiB", &v)); /* no digits after the point */
+  CHECK(!czk__parse_size("-2048", &v));
+  CHECK(!czk__parse_size("+2048", &v));
+  CHECK(!czk__parse_size("2KiBx", &v));
+  CHECK(!czk__parse_size("2 Ki B", &v));
+  CHECK(!czk__parse_size("KiB", &v));
+  CHECK(!czk__parse_size(NULL, &v) && v == 7);
+  CHECK(czk__parse_duration_ms("1.5s", &v) && v == 1500);
+  CHECK(czk__parse_duration_ms("0.5ms", &v) && v == 0);
+  CHECK(czk__parse_duration_ms("1h", &v) && v == 3600000);
+  CHECK(!czk__parse_duration_ms("1d", &v));
+  CHECK(!czk__parse_duration_ms("18446744073709551615s", &v));
+}
+
+static void test_mapfile(void) {
+  char path[] = "/tmp/czk-test-map-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  czk__file_map m = {(const uint8_t *)"x", 1};
+  CHECK(czk__file_map_open(&m, path) == CZK_OK && m.data == NULL && m.len == 0); /* empty file */
+  CHECK(write(fd, "hello map", 9) == 9);
+  close(fd);
+  CHECK(czk__file_map_open(&m, path) == CZK_OK && m.len == 9 && m.data && memcmp(m.data, "hello map", 9) == 0);
+  czk__file_map_close(&m);
+  CHECK(m.data == NULL && m.len == 0);
+  czk__file_map_close(&m); /* idempotent */
+  unlink(path);
+  CHECK(czk__file_map_open(&m, path) == CZK_ERR_NOT_FOUND && m.data == NULL);
+  CHECK(czk__file_map_open(&m, "/tmp") == CZK_ERR_IO); /* not a regular file */
+  CHECK(czk__file_map_open(&m, NULL) == CZK_ERR_INVALID_ARG);
+}
+
 int main(void) {
+  test_units();
+  test_mapfile();
   CHECK(strcmp(czk_status_str(CZK_OK), "ok") == 0);
   CHECK(strcmp(czk_status_name(CZK_ERR_NOT_ON_CURVE), "CZK_ERR_NOT_ON_CURVE") == 0);
   CHECK(strcmp(czk_status_str((czk_status)9999), "unknown status") == 0);
