@@ -250,7 +250,9 @@ static int cmd_tree(int argc, char **argv) {
   const char *path = NULL;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--arity") == 0 && i + 1 < argc) {
-      arity = (unsigned)strtoul(argv[++i], NULL, 10);
+      char *end;
+      unsigned long v = strtoul(argv[++i], &end, 10);
+      arity = *end ? 0 : (unsigned)v; /* "8x" is not 8 */
       if (arity != 2 && arity != 4 && arity != 8 && arity != 16) {
         fprintf(stderr, "czk hash tree: --arity must be 2, 4, 8 or 16\n");
         return 2;
