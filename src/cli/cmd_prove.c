@@ -30,7 +30,9 @@ static int write_outputs(const char *proof_path, const char *public_path, const 
   uint8_t enc[CZK_GROTH16_PROOF_BYTES];
   czk_groth16_proof_encode(enc, p);
   FILE *f = fopen(proof_path, "wb");
-  if (!f || fwrite(enc, 1, sizeof enc, f) != sizeof enc || fclose(f) != 0) {
+  bool ok = f && fwrite(enc, 1, sizeof enc, f) == sizeof enc;
+  if (f && fclose(f) != 0) ok = false; /* closed also when the write failed */
+  if (!ok) {
     fprintf(stderr, "czk prove: cannot write %s\n", proof_path);
     return 1;
   }
