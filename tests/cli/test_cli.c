@@ -1,0 +1,404 @@
+/* test_cli.c: black-box tests of the `czk` executable (path in argv[1]): exit codes, stdout and stderr.
+ *   czk hash comm-d    : comm_d of the all-zero 2 KiB sector (2032 zero bytes unpadded) and 128 B sector (127 bytes)
+ *                        equal the values in fixtures/filecoin/VECTORS.md, from a file and from stdin; a short file
+ *                        with --sector-size 2KiB gives the 2 KiB zero-sector value (zero fill);
+ *   czk hash poseidon  : MerkleTree digests of [0..arity-1] (Standard and Strengthened) and ConstantLength(4) equal
+ *                        poseidon-vectors.json (bytes = the 4 little-endian limbs), decimal and 0x-hex inputs agree;
+ *   czk hash sha256    : SHA-256("abc") (FIPS 180-2 example) and its Filecoin truncation (top two bits cleared);
+ *   bad input          : malformed numbers, non-canonical elements, bad sizes, a missing file, a file too large for
+ *                        the sector: non-zero exit, nothing on stdout, an error naming the problem on stderr;
+ *   setup/prove/verify : synthetic 2^4 circuit: keys, proof and public inputs written, `czk verify` prints OK; a
+ *                        flipped proof byte, a changed public input, another witness's public inputs and a truncated
+ *                        proof all exit 1.
+ * Every run also checks that stderr holds no sanitizer report (an ASan/UBSan abort exits non-zero too, which must not
+ * pass for an expected rejection). Work files live in a fresh mkdtemp directory that is removed at the end. */
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "czk_test.h"
+
+extern char **environ;
+
+static const char *g_czk;
+static char g_dir[64];
+
+typedef struct run_result {
+  int rc; /* exit status, or 128 + signal */
+  char out[16384];
+  char err[16384];
+} run_result;
+
+static void path_in(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", g_dir, name); }
+
+static void slurp(const char *path, char *buf, size_t cap) {
+  buf[0] = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return;
+  size_t n = fread(buf, 1, cap - 1, f);
+  buf[n] = 0;
+  fclose(f);
+}
+
+static bool write_file(const char *path, const void *data, size_t n) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return false;
+  bool ok = fwrite(data, 1, n, f) == n;
+  return fclose(f) == 0 && ok;
+}
+
+/* Runs czk with args (NULL-terminated, without argv[0]); stdin from in_path (or /dev/null). */
+static void run(run_result *r, const char *in_path, const char *const *args) {
+  char outp[128], errp[128];
+  path_in(outp, sizeof outp, "stdout.txt");
+  path_in(errp, sizeof errp, "stderr.txt");
+  const char *argv[32];
+  int n = 0;
+  argv[n++] = g_czk;
+  for (; *args && n < 31; args++) argv[n++] = *args;
+  argv[n] = NULL;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, in_path ? in_path : "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid;
+  int st = 0;
+  r->rc = -1;
+  if (posix_spawn(&pid, g_czk, &fa, NULL, (char *const *)argv, environ) == 0 && waitpid(pid, &st, 0) == pid)
+    r->rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  posix_spawn_file_actions_destroy(&fa);
+  slurp(outp, r->out, sizeof r->out);
+  slurp(errp, r->err, sizeof r->err);
+  CHECK_MSG(!strstr(r->err, "Sanitizer") && !strstr(r->err, "runtime error:"), "czk %s: sanitizer report:\n%s",
+            args[0] ? args[0] : "", r->err);
+}
+
+#define RUN(r, in, ...) run((r), (in), (const char *const[]){__VA_ARGS__, NULL})
+
+/* An expected failure: non-zero exit `rc` (or any non-zero when rc < 0), empty stdout, stderr containing `msg`. */
+static void expect_fail(const run_result *r, int rc, const char *msg, const char *what) {
+  CHECK_MSG(rc < 0 ? r->rc != 0 : r->rc == rc, "%s: exit %d (want %d)", what, r->rc, rc);
+  CHECK_MSG(r->out[0] == 0, "%s: stdout not empty: %s", what, r->out);
+  CHECK_MSG(strstr(r->err, msg) != NULL, "%s: stderr lacks '%s': %s", what, msg, r->err);
+}
+
+static void hex32(char out[67], const uint8_t b[32]) {
+  out[0] = '0';
+  out[1] = 'x';
+  for (int i = 0; i < 32; i++) snprintf(out + 2 + 2 * i, 3, "%02x", b[i]);
+}
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *b = NULL;
+  long n = -1;
+  if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+  if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n + 1)) && fread(b, 1, (size_t)n, f) == (size_t)n)
+    b[n] = 0;
+  else {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  return b;
+}
+
+/* ------------------------------------------------------------------------------------------------ comm-d */
+/* The "- <label>: [..32 decimal bytes..]" or "- <label>: <64 hex> (hex)" line of VECTORS.md, as 0x-hex. */
+static bool vectors_comm_d(const char *md, const char *label, char want[67]) {
+  char key[32];
+  snprintf(key, sizeof key, "- %s: ", label);
+  const char *p = strstr(md, key);
+  if (!p) return false;
+  p += strlen(key);
+  uint8_t b[32];
+  if (*p == '[') {
+    for (int i = 0; i < 32; i++) {
+      char *end;
+      unsigned long v = strtoul(p + 1, &end, 10);
+      if (end == p + 1 || v > 255 || *end != (i == 31 ? ']' : ',')) return false;
+      b[i] = (uint8_t)v;
+      p = end;
+    }
+  } else {
+    for (int i = 0; i < 32; i++) {
+      unsigned v;
+      if (sscanf(p + 2 * i, "%2x", &v) != 1) return false;
+      b[i] = (uint8_t)v;
+    }
+  }
+  hex32(want, b);
+  return true;
+}
+
+static void test_comm_d(void) {
+  char *md = read_text(czk_test_shared_path("fixtures/filecoin/VECTORS.md"));
+  CHECK_MSG(md != NULL, "cannot read VECTORS.md");
+  if (!md) return;
+  char want2k[67], want128[67], got[80];
+  CHECK(vectors_comm_d(md, "2 KiB", want2k));
+  CHECK(vectors_comm_d(md, "128 B", want128));
+  free(md);
+  static uint8_t zeros[4096];
+  char z2032[128], z127[128], z2033[128];
+  path_in(z2032, sizeof z2032, "zero2032.bin");
+  path_in(z127, sizeof z127, "zero127.bin");
+  path_in(z2033, sizeof z2033, "zero2033.bin");
+  CHECK(write_file(z2032, zeros, 2032) && write_file(z127, zeros, 127) && write_file(z2033, zeros, 2033));
+  run_result r;
+  RUN(&r, NULL, "hash", "comm-d", z2032);
+  snprintf(got, sizeof got, "%s\n", want2k);
+  CHECK_MSG(r.rc == 0 && strcmp(r.out, got) == 0, "comm-d 2032 zeros: rc %d out %s want %s", r.rc, r.out, want2k);
+  RUN(&r, z2032, "hash", "comm-d", "-"); /* stdin */
+  CHECK_MSG(r.rc == 0 && strcmp(r.out, got) == 0, "comm-d stdin: rc %d out %s", r.rc, r.out);
+  RUN(&r, NULL, "hash", "comm-d", "--sector-size", "2KiB", z127); /* zero fill to the sector */
+  CHECK_MSG(r.rc == 0 && strcmp(r.out, got) == 0, "comm-d 127 B in 2KiB: rc %d out %s", r.rc, r.out);
+  RUN(&r, NULL, "hash", "comm-d", z127);
+  snprintf(got, sizeof got, "%s\n", want128);
+  CHECK_MSG(r.rc == 0 && strcmp(r.out, got) == 0, "comm-d 127 zeros: rc %d out %s want %s", r.rc, r.out, want128);
+  RUN(&r, NULL, "hash", "comm-d", z2033); /* one byte more: the next sector size, another root */
+  CHECK(r.rc == 0 && strncmp(r.out, want2k, 66) != 0 && strlen(r.out) == 67);
+
+  /* bad input */
+  RUN(&r, NULL, "hash", "comm-d", "--sector-size", "2KiB", z2033);
+  expect_fail(&r, 1, "holds more than the 2048-byte sector", "comm-d too large");
+  RUN(&r, NULL, "hash", "comm-d", "--sector-size", "3KiB", z127);
+  expect_fail(&r, 2, "bad --sector-size '3KiB'", "comm-d 3KiB");
+  RUN(&r, NULL, "hash", "comm-d", "--sector-size", "2KB!", z127);
+  expect_fail(&r, 2, "bad --sector-size '2KB!'", "comm-d 2KB!");
+  RUN(&r, NULL, "hash", "comm-d", "--sector-size", "-2048", z127);
+  expect_fail(&r, 2, "bad --sector-size", "comm-d -2048");
+  char missing[128];
+  path_in(missing, sizeof missing, "no-such-file.bin");
+  RUN(&r, NULL, "hash", "comm-d", missing);
+  expect_fail(&r, 1, "cannot open", "comm-d missing file");
+  CHECK(strstr(r.err, "no-such-file.bin") != NULL);
+  RUN(&r, NULL, "hash", "comm-d");
+  expect_fail(&r, 2, "usage: czk hash comm-d", "comm-d no file");
+}
+
+/* ------------------------------------------------------------------------------------------------ poseidon */
+/* The 4 limbs of `arity` in `section` of poseidon-vectors.json as the 32 little-endian bytes in 0x-hex. */
+static bool json_digest_hex(const char *json, const char *section, unsigned arity, char want[67]) {
+  char key[64];
+  snprintf(key, sizeof key, "\"%s\"", section);
+  const char *s = strstr(json, key);
+  if (!s) return false;
+  const char *end = strchr(s + strlen(key), '}');
+  snprintf(key, sizeof key, "\"%u\": [", arity);
+  const char *p = strstr(s, key);
+  if (!p || (end && p > end)) return false;
+  p += strlen(key);
+  uint8_t b[32];
+  for (int i = 0; i < 4; i++) {
+    p = strstr(p, "\"0x");
+    if (!p) return false;
+    uint64_t limb = strtoull(p + 1, NULL, 16);
+    for (int k = 0; k < 8; k++) b[8 * i + k] = (uint8_t)(limb >> (8 * k));
+    p += 3;
+  }
+  hex32(want, b);
+  return true;
+}
+
+static void test_poseidon(void) {
+  char *json = read_text(czk_test_shared_path("fixtures/filecoin/poseidon-vectors.json"));
+  CHECK_MSG(json != NULL, "cannot read poseidon-vectors.json");
+  if (!json) return;
+  static const char *const k_el[8] = {"0", "1", "2", "3", "4", "5", "6", "7"};
+  static const unsigned k_ar[] = {2, 4, 8};
+  run_result r;
+  char want[67];
+  for (int strength = 0; strength < 2; strength++)
+    for (size_t ai = 0; ai < sizeof k_ar / sizeof k_ar[0]; ai++) {
+      unsigned a = k_ar[ai];
+      const char *args[16];
+      int n = 0;
+      args[n++] = "hash";
+      args[n++] = "poseidon";
+      if (strength) {
+        args[n++] = "--strength";
+        args[n++] = "strengthened";
+      }
+      for (unsigned i = 0; i < a; i++) args[n++] = k_el[i];
+      args[n] = NULL;
+      run(&r, NULL, args);
+      const char *sec = strength ? "merkle_tree_strengthened" : "merkle_tree_standard";
+      CHECK(json_digest_hex(json, sec, a, want));
+      CHECK_MSG(r.rc == 0 && strncmp(r.out, want, 66) == 0 && r.out[66] == '\n', "poseidon %s %u: rc %d out %s want %s",
+                sec, a, r.rc, r.out, want);
+    }
+  /* ConstantLength(4) over [0,1,2,3] with the arity-2 constants (a sponge of two absorptions) */
+  CHECK(json_digest_hex(json, "constant_length_4_standard", 2, want));
+  RUN(&r, NULL, "hash", "poseidon", "--arity", "2", "--type", "constant-length", "0", "1", "2", "3");
+  CHECK_MSG(r.rc == 0 && strncmp(r.out, want, 66) == 0, "poseidon constant-length: rc %d out %s want %s", r.rc, r.out,
+            want);
+  /* 0x-hex inputs give the same digest and decimal line as decimal ones */
+  RUN(&r, NULL, "hash", "poseidon", "0", "1");
+  run_result r2;
+  RUN(&r2, NULL, "hash", "poseidon", "0x0", "0x01");
+  CHECK(r.rc == 0 && r2.rc == 0 && strcmp(r.out, r2.out) == 0);
+  const char *nl = strchr(r.out, '\n');
+  CHECK(nl && nl[1] >= '1' && nl[1] <= '9'); /* second line: the digest in decimal */
+  free(json);
+
+  /* bad input */
+  RUN(&r, NULL, "hash", "poseidon", "0", "12x");
+  expect_fail(&r, 2, "element '12x'", "poseidon 12x");
+  RUN(&r, NULL, "hash", "poseidon", "0", "0xg1");
+  expect_fail(&r, 2, "element '0xg1'", "poseidon 0xg1");
+  RUN(&r, NULL, "hash", "poseidon", "0", "");
+  expect_fail(&r, 2, "element ''", "poseidon empty element");
+  /* r itself is not a canonical field element */
+  RUN(&r, NULL, "hash", "poseidon", "0",
+      "52435875175126190479447740508185965837690552500527637822603658699938581184513");
+  expect_fail(&r, 2, "element '5243", "poseidon r");
+  RUN(&r, NULL, "hash", "poseidon", "--arity", "3x", "0", "1", "2");
+  expect_fail(&r, 2, "bad --arity '3x'", "poseidon arity 3x");
+  RUN(&r, NULL, "hash", "poseidon", "--arity", "0", "0");
+  expect_fail(&r, 2, "bad --arity '0'", "poseidon arity 0");
+  RUN(&r, NULL, "hash", "poseidon", "--arity", "4", "0", "1");
+  expect_fail(&r, 1, "takes exactly 4 elements (got 2)", "poseidon arity mismatch");
+  RUN(&r, NULL, "hash", "poseidon", "--type", "custom:0", "0", "1");
+  expect_fail(&r, 2, "bad custom id", "poseidon custom:0");
+  RUN(&r, NULL, "hash", "poseidon");
+  expect_fail(&r, 2, "usage: czk hash poseidon", "poseidon no elements");
+}
+
+/* ------------------------------------------------------------------------------------------------ sha256, tree */
+static void test_sha256_tree(void) {
+  char abc[128];
+  path_in(abc, sizeof abc, "abc.txt");
+  CHECK(write_file(abc, "abc", 3));
+  run_result r;
+  RUN(&r, NULL, "hash", "sha256", abc);
+  /* FIPS 180-2 appendix B.1; Filecoin's Sha256Function clears the two top bits of the last byte (0xad -> 0x2d) */
+  CHECK_MSG(r.rc == 0 && strcmp(r.out, "sha256    0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n"
+                                       "fc-sha256 0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f200152d\n") == 0,
+            "sha256 abc: rc %d out %s", r.rc, r.out);
+  run_result r2;
+  RUN(&r2, abc, "hash", "sha256", "-");
+  CHECK(r2.rc == 0 && strcmp(r.out, r2.out) == 0);
+  char missing[128];
+  path_in(missing, sizeof missing, "missing.txt");
+  RUN(&r, NULL, "hash", "sha256", missing);
+  expect_fail(&r, 1, "cannot open", "sha256 missing file");
+  RUN(&r, NULL, "hash", "sha256");
+  expect_fail(&r, 2, "usage: czk hash sha256", "sha256 no file");
+
+  /* tree: 8 leaves [0..7] under arity 8 is one Poseidon MerkleTree hash of [0..7] */
+  uint8_t leaves[8 * 32] = {0};
+  for (int i = 0; i < 8; i++) leaves[32 * i] = (uint8_t)i;
+  char lp[128];
+  path_in(lp, sizeof lp, "leaves.bin");
+  CHECK(write_file(lp, leaves, sizeof leaves));
+  RUN(&r, NULL, "hash", "tree", lp);
+  RUN(&r2, NULL, "hash", "poseidon", "0", "1", "2", "3", "4", "5", "6", "7");
+  CHECK_MSG(r.rc == 0 && r2.rc == 0 && strcmp(r.out, r2.out) == 0, "tree vs poseidon: %s / %s", r.out, r2.out);
+  RUN(&r, NULL, "hash", "tree", "--arity", "8x", lp);
+  expect_fail(&r, 2, "--arity must be 2, 4, 8 or 16", "tree arity 8x");
+  CHECK(write_file(lp, leaves, 33));
+  RUN(&r, NULL, "hash", "tree", lp);
+  expect_fail(&r, 1, "not a multiple of 32 bytes", "tree 33 bytes");
+  RUN(&r, NULL, "hash", "nope");
+  expect_fail(&r, 2, "unknown 'nope'", "hash nope");
+}
+
+/* ------------------------------------------------------------------------------------------------ setup/prove/verify */
+static void test_prove_verify(void) {
+  char params[128], vk[128], shape[128], proof[128], pub[128], proof2[128], pub2[128], bad[128];
+  path_in(params, sizeof params, "k4.params");
+  path_in(vk, sizeof vk, "k4.vk");
+  path_in(shape, sizeof shape, "k4.r1cs");
+  path_in(proof, sizeof proof, "proof.bin");
+  path_in(pub, sizeof pub, "public.json");
+  path_in(proof2, sizeof proof2, "proof2.bin");
+  path_in(pub2, sizeof pub2, "public2.json");
+  path_in(bad, sizeof bad, "bad.bin");
+  run_result r;
+  RUN(&r, NULL, "setup", "4", params, vk, "--shape", shape);
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "synthetic 2^4"), "setup: rc %d out %s err %s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "prove", params, "4", "7", proof, pub);
+  CHECK_MSG(r.rc == 0, "prove: rc %d err %s", r.rc, r.err);
+  RUN(&r, NULL, "prove", params, "4", "8", proof2, pub2, "--shape", shape);
+  CHECK_MSG(r.rc == 0, "prove --shape: rc %d err %s", r.rc, r.err);
+  RUN(&r, NULL, "verify", vk, pub, proof);
+  CHECK_MSG(r.rc == 0 && strcmp(r.out, "OK\n") == 0, "verify: rc %d out %s err %s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "verify", vk, pub2, proof2);
+  CHECK_MSG(r.rc == 0 && strcmp(r.out, "OK\n") == 0, "verify 2: rc %d out %s err %s", r.rc, r.out, r.err);
+
+  /* tampered proofs: every byte position class (A, B, C) flipped in its low bit */
+  uint8_t p[192];
+  FILE *f = fopen(proof, "rb");
+  CHECK(f && fread(p, 1, sizeof p, f) == sizeof p);
+  if (f) fclose(f);
+  static const size_t k_pos[] = {47, 100, 191};
+  for (size_t i = 0; i < sizeof k_pos / sizeof k_pos[0]; i++) {
+    p[k_pos[i]] ^= 1;
+    CHECK(write_file(bad, p, sizeof p));
+    p[k_pos[i]] ^= 1;
+    RUN(&r, NULL, "verify", vk, pub, bad);
+    CHECK_MSG(r.rc == 1 && r.out[0] == 0 && r.err[0] != 0, "tampered byte %zu: rc %d out %s", k_pos[i], r.rc, r.out);
+  }
+  /* a proof that does not match the public inputs */
+  RUN(&r, NULL, "verify", vk, pub2, proof);
+  CHECK_MSG(r.rc == 1 && r.out[0] == 0, "mismatched public inputs: rc %d", r.rc);
+  /* a changed public input: the first digit run of public.json + 1 in its last digit */
+  char *text = read_text(pub);
+  CHECK(text != NULL);
+  if (text) {
+    char *q = strchr(text, '"');
+    char *e = q ? strchr(q + 1, '"') : NULL;
+    CHECK(e != NULL && e > q + 1);
+    if (e && e > q + 1) {
+      e[-1] = e[-1] == '9' ? '8' : (char)(e[-1] + 1);
+      CHECK(write_file(bad, text, strlen(text)));
+      RUN(&r, NULL, "verify", vk, bad, proof);
+      CHECK_MSG(r.rc == 1 && r.out[0] == 0, "changed public input: rc %d", r.rc);
+    }
+    free(text);
+  }
+  /* truncated proof, malformed public inputs, missing key */
+  CHECK(write_file(bad, p, 191));
+  RUN(&r, NULL, "verify", vk, pub, bad);
+  expect_fail(&r, 1, "expected a 192-byte proof", "truncated proof");
+  CHECK(write_file(bad, "[\"12a\"]", 7));
+  RUN(&r, NULL, "verify", vk, bad, proof);
+  expect_fail(&r, 1, "bad.bin", "malformed public inputs");
+  char missing[128];
+  path_in(missing, sizeof missing, "missing.vk");
+  RUN(&r, NULL, "verify", missing, pub, proof);
+  expect_fail(&r, 1, "missing.vk", "missing vk");
+  RUN(&r, NULL, "prove", params, "5", "7", proof2, pub2); /* key for 2^4, circuit 2^5 */
+  CHECK_MSG(r.rc != 0 && r.err[0] != 0, "prove with the wrong k: rc %d", r.rc);
+  RUN(&r, NULL, "prove", params, "4", "7x", proof2, pub2);
+  expect_fail(&r, 2, "bad <k> or <seed>", "prove seed 7x");
+  RUN(&r, NULL, "setup", "99", params, vk);
+  expect_fail(&r, 2, "k must be an integer", "setup k 99");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_cli <path of the czk executable>\n");
+    return 2;
+  }
+  g_czk = argv[1];
+  snprintf(g_dir, sizeof g_dir, "/tmp/czk-test-cli-XXXXXX");
+  if (!mkdtemp(g_dir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  test_comm_d();
+  test_poseidon();
+  test_sha256_tree();
+  test_prove_verify();
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  if (system(cmd) != 0) fprintf(stderr, "test_cli: could not remove %s\n", g_dir);
+  return czk_test_done("test_cli");
+}
