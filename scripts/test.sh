@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # test.sh: build czk and run every CTest test (quick, full, oracle; gpu tests skip where no GPU is present),
-# then the same quick tests under AddressSanitizer + UndefinedBehaviorSanitizer, then the engine tests under
-# ThreadSanitizer. Installs missing dependencies first (scripts/deps.sh).
+# then the same quick tests under AddressSanitizer + UndefinedBehaviorSanitizer, then the engine, pool and gRPC
+# transport tests under ThreadSanitizer. Installs missing dependencies first (scripts/deps.sh). Prints the seconds
+# each phase took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+t_phase=$SECONDS
+phase() { # phase <name>: print the seconds since the previous phase ended
+  echo "test.sh: phase '$1' took $((SECONDS - t_phase)) s"
+  t_phase=$SECONDS
+}
 bash scripts/deps.sh
+phase deps
 J=$(nproc)
 # CUDA (when nvcc is present) is compiled for one architecture here to keep the test build short; the fat binary is
 # built by scripts/run.sh and release builds.
@@ -13,14 +20,21 @@ ARCHS="${CZK_TEST_CUDA_ARCHS:-90-real}"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA_ARCHS="$ARCHS" >/dev/null
 cmake --build build -j"$J"
 (cd build && ctest --output-on-failure -j"$J")
+phase "build + all tests"
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZK_SANITIZE=ON -DCZK_CUDA=OFF >/dev/null
 cmake --build build-asan -j"$J"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$J" -L quick)
+phase "asan+ubsan quick"
 
 if [ -d tests/engine ]; then
+  # only the threaded tests' targets (engine, budget, pool, gRPC transport): the rest is not run under TSan
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZK_TSAN=ON -DCZK_CUDA=OFF >/dev/null
-  cmake --build build-tsan -j"$J"
-  (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j"$J" -R 'engine|pool')
+  tsan_targets="test_engine test_engine_budget test_pool"
+  grep -q "test_rpc" build-tsan/CTestTestfile.cmake build-tsan/tests/api/CTestTestfile.cmake 2>/dev/null &&
+    tsan_targets="$tsan_targets test_rpc"
+  cmake --build build-tsan -j"$J" --target $tsan_targets
+  (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j"$J" -R 'engine|pool|rpc')
 fi
+phase "tsan (engine, pool, rpc)"
 echo "test.sh: all tests passed"
