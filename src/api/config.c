@@ -1,4 +1,9 @@
-/* config.c: the daemon configuration table (config.h) and its parsers/printers. */
+/* config.c: the daemon configuration table (config.h) and its parsers/printers.
+ * Invariants: every key has exactly one entry in CZK_CONFIG_TABLE, and the file parser, the flags, --help,
+ * --dump-config and the markdown table all iterate that table (nothing is listed twice); a value is parsed by its
+ * type (sizes and durations with core/units.h) and a rejected value leaves the previous one in place; string values
+ * are heap copies owned by the czk_config (czk_config_free releases them). Precedence: defaults, then --config FILE,
+ * then the other flags in order. */
 #include "api/config.h"
 
 #include "core/units.h"

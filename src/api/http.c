@@ -1,4 +1,7 @@
-/* http.c: /metrics, /status and /healthz on libmicrohttpd (see http.h). */
+/* http.c: /metrics, /status and /healthz on libmicrohttpd (see http.h).
+ * Invariants: /metrics and /status take one engine status snapshot per request and render it with no lock held; a
+ * rendered body is a heap buffer handed to libmicrohttpd (freed by it, or here when the response cannot be created),
+ * fixed texts are static; `draining` is an atomic set by czk_http_set_draining, after which /healthz answers 503. */
 #include "api/http.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,7 @@
-/* render.c: engine status -> JSON and Prometheus text; API request counters and latency histograms. */
+/* render.c: engine status -> JSON and Prometheus text; API request counters and latency histograms.
+ * Invariants: rendering reads only a czk_engine_status snapshot (no engine lock held while formatting); the API
+ * counters and histograms are updated and read under m->mu only; histogram buckets are cumulative in the output
+ * (le bounds from czk_api_hist_bounds, then +Inf = _count); label values are escaped (\\, \", \n). */
 #include "api/render.h"
 
 #include <string.h>

@@ -1,4 +1,8 @@
-/* service.c: cuzk.v1.ProvingEngine and czk.v1 Admin handlers (see service.h for the mapping and status codes). */
+/* service.c: cuzk.v1.ProvingEngine and czk.v1 Admin handlers (see service.h for the mapping and status codes).
+ * Invariants: czk_service_handle dispatches by method path (unknown: UNIMPLEMENTED) and counts every call in
+ * s->metrics by method and returned gRPC code; engine statuses map to gRPC codes in one place
+ * (czk_service_grpc_code); a proof buffer placed in a response stays owned by its czk_engine_result until the response
+ * is packed; handlers hold no lock of their own (the engine and render.c's metrics mutex serialize what is shared). */
 #include "api/service.h"
 
 #include <ctype.h>

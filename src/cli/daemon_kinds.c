@@ -1,4 +1,8 @@
-/* daemon_kinds.c: which circuit kinds and devices the daemon serves (see daemon.h). */
+/* daemon_kinds.c: which circuit kinds and devices the daemon serves (see daemon.h).
+ * Invariants: at most MAX_KINDS kinds; a kind whose one partition can never fit the budget is not registered but
+ * remembered (czk__daemon_kind_over_budget), so a request for it is answered RESOURCE_EXHAUSTED rather than "unknown";
+ * a kind that failed to register is freed at once, the registered ones by czk__daemon_kinds_free after the engine is
+ * destroyed; a .zkey that does not load is skipped with a warning (the daemon still starts). */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
