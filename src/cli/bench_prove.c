@@ -1,6 +1,9 @@
 /* bench_prove.c: `czk bench prove`: per synthetic size 2^k, one setup (not timed in the table) then `reps` proofs,
  * printing the median time of each stage (witness, a/b/c evaluation, H, the five MSMs, finish), the total and the
- * resulting proofs per second; every proof is verified (outside the timing). Never asserts on time. */
+ * resulting proofs per second; every proof is verified (outside the timing). With --circom ZKEY WTNS it also times
+ * that circom case (czk_snarkjs_bench_case: every proof verified) and, with --snarkjs, `snarkjs groth16 prove` on the
+ * same files in the same run (node_modules/.bin/snarkjs; its proof is checked by `snarkjs groth16 verify` against
+ * the zkey's verification key). Never asserts on time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +12,7 @@
 
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
+#include "czk/circom.h"
 #include "czk/groth16.h"
 
 static double now_s(void) {
@@ -90,17 +94,85 @@ static int bench_size(unsigned k, int reps, const char *dir) {
   return st == CZK_OK ? 0 : 1;
 }
 
+/* Wall seconds of one shell command; -1 when it fails. */
+static double time_cmd(const char *cmd) {
+  double t0 = now_s();
+  int rc = system(cmd);
+  double t = now_s() - t0;
+  return rc == 0 ? t : -1;
+}
+
+static int bench_circom(const char *zkey, const char *wtns, int reps, bool with_snarkjs, const char *dir) {
+  czk_snarkjs_bench_result r;
+  czk_status st = czk_snarkjs_bench_case(zkey, wtns, (unsigned)reps, NULL, &r);
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk bench prove: circom case %s: %s\n", zkey, czk_status_str(st));
+    return 1;
+  }
+  printf("\ncircom case %s: %u wires, %u constraints, %u public, domain 2^%u\n", zkey, r.info.n_vars,
+         r.info.n_constraints, r.info.n_public, r.info.log_domain);
+  printf("  czk (in process, key open+prepare %.3f s once): best %.3f s, mean %.3f s over %d proofs, all verified\n",
+         r.open_s, r.best_s, r.mean_s, reps);
+  printf("    stages of the best: eval %.3f  H %.3f  msm_a %.3f  msm_b1 %.3f  msm_b2 %.3f  msm_c+h %.3f  finish %.3f\n",
+         r.best.eval, r.best.h, r.best.msm_a, r.best.msm_b1, r.best.msm_b2, r.best.msm_c, r.best.finish);
+  if (!with_snarkjs) return 0;
+  if (access("node_modules/.bin/snarkjs", X_OK) != 0) {
+    fprintf(stderr, "czk bench prove: --snarkjs needs node_modules/.bin/snarkjs in the current directory (npm ci)\n");
+    return 1;
+  }
+  char proof[600], pub[600], vk[600], cmd[4096];
+  snprintf(proof, sizeof proof, "%s/czk-bench-snarkjs-%d-proof.json", dir, (int)getpid());
+  snprintf(pub, sizeof pub, "%s/czk-bench-snarkjs-%d-public.json", dir, (int)getpid());
+  snprintf(vk, sizeof vk, "%s/czk-bench-snarkjs-%d-vk.json", dir, (int)getpid());
+  snprintf(cmd, sizeof cmd, "node_modules/.bin/snarkjs zkey export verificationkey '%s' '%s' >/dev/null", zkey, vk);
+  if (time_cmd(cmd) < 0) return 1;
+  double best = -1;
+  for (int i = 0; i < reps; i++) {
+    snprintf(cmd, sizeof cmd, "node_modules/.bin/snarkjs groth16 prove '%s' '%s' '%s' '%s'", zkey, wtns, proof, pub);
+    double t = time_cmd(cmd);
+    if (t < 0) return 1;
+    if (best < 0 || t < best) best = t;
+  }
+  snprintf(cmd, sizeof cmd, "node_modules/.bin/snarkjs groth16 verify '%s' '%s' '%s' >/dev/null", vk, pub, proof);
+  bool ok = time_cmd(cmd) >= 0;
+  printf("  snarkjs groth16 prove (process incl. key load): best %.3f s over %d runs, proof %s\n", best, reps,
+         ok ? "verified by snarkjs" : "NOT VERIFIED");
+  printf("  czk speed-up over snarkjs: %.1fx (czk in-process proof vs snarkjs command; czk's one-off key load is "
+         "%.3f s)\n", best / r.best_s, r.open_s);
+  unlink(proof);
+  unlink(pub);
+  unlink(vk);
+  return ok ? 0 : 1;
+}
+
 int czk_bench_prove(int argc, char **argv) {
+  const char *circom_zkey = NULL, *circom_wtns = NULL;
+  bool with_snarkjs = false;
   unsigned kmin = 12, kmax = 16;
   int reps = 3;
   const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-      printf("usage: czk bench prove [--min k] [--max k] [--reps n] [--dir tmpdir]\n"
+      printf("usage: czk bench prove [--min k] [--max k] [--reps n] [--dir tmpdir] [--circom ZKEY WTNS [--snarkjs]]\n"
              "  synthetic circuits 2^min .. 2^max (default 12..16, at most %u); median seconds per stage over n\n"
-             "  proofs (default 3); keys are written to and removed from tmpdir. Threads: $CZK_THREADS.\n",
+             "  proofs (default 3); keys are written to and removed from tmpdir. Threads: $CZK_THREADS.\n"
+             "  --circom also times a circom case (snarkjs zkey + witness); --snarkjs times `snarkjs groth16 prove`\n"
+             "  on it in the same run (run from the repository root after npm ci). --min 0 skips the synthetic sizes.\n",
              CZK_SYNTHETIC_MAX_LOG);
       return 0;
+    }
+    if (strcmp(argv[i], "--snarkjs") == 0) {
+      with_snarkjs = true;
+      continue;
+    }
+    if (strcmp(argv[i], "--circom") == 0) {
+      if (i + 2 >= argc) {
+        fprintf(stderr, "czk bench prove: --circom needs ZKEY and WTNS\n");
+        return 2;
+      }
+      circom_zkey = argv[++i];
+      circom_wtns = argv[++i];
+      continue;
     }
     if (i + 1 >= argc) {
       fprintf(stderr, "czk bench prove: %s needs a value\n", argv[i]);
@@ -115,15 +187,19 @@ int czk_bench_prove(int argc, char **argv) {
       return 2;
     }
   }
-  if (kmin < CZK_SYNTHETIC_MIN_LOG || kmax > CZK_SYNTHETIC_MAX_LOG || kmin > kmax || reps < 1 || reps > 1024) {
+  bool synthetic = kmin != 0;
+  if (synthetic && (kmin < CZK_SYNTHETIC_MIN_LOG || kmax > CZK_SYNTHETIC_MAX_LOG || kmin > kmax || reps < 1 || reps > 1024)) {
     fprintf(stderr, "czk bench prove: need %u <= min <= max <= %u and 1 <= reps <= 1024\n", CZK_SYNTHETIC_MIN_LOG,
             CZK_SYNTHETIC_MAX_LOG);
     return 2;
   }
-  printf(" k constraints  setup_s");
-  for (int c = 0; c < NCOL; c++) printf(" %9s", k_cols[c]);
-  printf(" %9s\n", "proofs/s");
   int rc = 0;
-  for (unsigned k = kmin; k <= kmax; k++) rc |= bench_size(k, reps, dir);
+  if (synthetic) {
+    printf(" k constraints  setup_s");
+    for (int c = 0; c < NCOL; c++) printf(" %9s", k_cols[c]);
+    printf(" %9s\n", "proofs/s");
+    for (unsigned k = kmin; k <= kmax; k++) rc |= bench_size(k, reps, dir);
+  }
+  if (circom_zkey) rc |= bench_circom(circom_zkey, circom_wtns, reps, with_snarkjs, dir);
   return rc;
 }
