@@ -10,7 +10,11 @@
  * PTX mad.lo.cc / madc.hi.cc), m = t0*n0, two chains for m*p, then a one-limb shift; final conditional subtraction.
  * Op count per product: N*(4N+3) 32-bit multiply-adds (N = 12: 612, N = 8: 280) + 2N for the final subtraction.
  * Bound: t < 2m at every iteration (m < 2^(32N-1)), so the running value fits N+1 limbs and no carry leaves limb N.
- * Carry-chain asm statements follow each other without intervening C arithmetic (the CC flag lives between them). */
+ * Carry-chain asm statements follow each other without intervening C arithmetic (the CC flag lives between them),
+ * and every one is `asm volatile`: a plain asm statement whose output is dead (the mad.lo.cc that zeroes t[0] before
+ * the shift) is deleted by the compiler together with the carry it produces, and plain asm statements may be
+ * reordered, since the compiler does not see the CC flag as a dependency. (That deletion made every Fp/Fr product
+ * wrong on the H200; found by test_cuda, fixed here.) */
 #ifndef CZK_CUDA_FF_CUH
 #define CZK_CUDA_FF_CUH
 
@@ -54,34 +58,34 @@ CZK_D void mont_mul_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const u
   for (int i = 0; i < N; i++) {
     uint32_t bi = b[i];
     /* t += a*bi: low halves into t[0..N-1] (+carry into t[N]), high halves into t[1..N] */
-    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));
 #pragma unroll
-    for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));
+    for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));
 #pragma unroll
-    for (int j = 1; j < N - 1; j++) asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));
-    asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a[N - 1]), "r"(bi));
+    for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));
+    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a[N - 1]), "r"(bi));
     /* t += m*p, making t[0] zero */
     uint32_t m = t[0] * n0;
-    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(p[0]));
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(p[0]));
 #pragma unroll
-    for (int j = 1; j < N; j++) asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(p[j]));
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(p[0]));
+    for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(p[j]));
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
+    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(p[0]));
 #pragma unroll
-    for (int j = 1; j < N - 1; j++) asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(p[j]));
-    asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(p[N - 1]));
+    for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(p[j]));
+    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(p[N - 1]));
 #pragma unroll
     for (int j = 0; j < N; j++) t[j] = t[j + 1];
     t[N] = 0;
   }
   /* t < 2p: subtract p once if needed */
   uint32_t s[12], bw;
-  asm("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(p[0]));
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(p[0]));
 #pragma unroll
-  for (int j = 1; j < N; j++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(p[j]));
-  asm("subc.u32 %0, 0, 0;" : "=r"(bw));
+  for (int j = 1; j < N; j++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(p[j]));
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(bw));
 #pragma unroll
   for (int j = 0; j < N; j++) r[j] = bw ? t[j] : s[j];
 }
@@ -89,13 +93,13 @@ CZK_D void mont_mul_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const u
 /* r = a + b mod p (a, b < p; 2p < 2^(32N)). */
 CZK_D void mod_add_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p, const int N) {
   uint32_t t[12], s[12], bw;
-  asm("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
 #pragma unroll
-  for (int j = 1; j < N; j++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
-  asm("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(p[0]));
+  for (int j = 1; j < N; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(p[0]));
 #pragma unroll
-  for (int j = 1; j < N; j++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(p[j]));
-  asm("subc.u32 %0, 0, 0;" : "=r"(bw));
+  for (int j = 1; j < N; j++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(p[j]));
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(bw));
 #pragma unroll
   for (int j = 0; j < N; j++) r[j] = bw ? t[j] : s[j];
 }
@@ -103,17 +107,17 @@ CZK_D void mod_add_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const ui
 /* r = a - b mod p. */
 CZK_D void mod_sub_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p, const int N) {
   uint32_t t[12], bw;
-  asm("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
 #pragma unroll
-  for (int j = 1; j < N; j++) asm("subc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
-  asm("subc.u32 %0, 0, 0;" : "=r"(bw));
+  for (int j = 1; j < N; j++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(bw));
   uint32_t q[12];
 #pragma unroll
   for (int j = 0; j < N; j++) q[j] = p[j] & bw;
-  asm("add.cc.u32 %0, %1, %2;" : "=r"(r[0]) : "r"(t[0]), "r"(q[0]));
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r[0]) : "r"(t[0]), "r"(q[0]));
 #pragma unroll
-  for (int j = 1; j < N; j++) asm("addc.cc.u32 %0, %1, %2;" : "=r"(r[j]) : "r"(t[j]), "r"(q[j]));
-  asm("addc.u32 %0, 0, 0;" : "=r"(bw)); /* drop the final carry (consumes CC) */
+  for (int j = 1; j < N; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r[j]) : "r"(t[j]), "r"(q[j]));
+  asm volatile("addc.u32 %0, 0, 0;" : "=r"(bw)); /* drop the final carry (consumes CC) */
 }
 
 CZK_D bool is_zero_n(const uint32_t *a, const int N) {
