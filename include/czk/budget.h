@@ -35,6 +35,10 @@ CZK_API czk_status czk_budget_new(czk_budget **out, uint64_t limit);
 CZK_API void czk_budget_free(czk_budget *b);
 /* Called after every release and split (outside the budget lock). Set before use. */
 CZK_API void czk_budget_set_notify(czk_budget *b, czk_budget_notify_fn fn, void *ctx);
+/* Observer of the budget's use: called outside the lock after every successful reserve, release and split with the
+ * bytes in use just after that change (for the trace's memory-use counter). Set before use. */
+typedef void (*czk_budget_observe_fn)(void *ctx, uint64_t used);
+CZK_API void czk_budget_set_observer(czk_budget *b, czk_budget_observe_fn fn, void *ctx);
 CZK_API uint64_t czk_budget_limit(const czk_budget *b);
 /* Reserve bytes[c] for every category c with ncat entries (all or nothing). CZK_ERR_BUDGET when the total exceeds the
  * limit (can never fit); CZK_ERR_TIMEOUT when it does not fit now or a FIFO waiter is ahead. */

@@ -27,6 +27,8 @@ struct czk_budget {
   uint32_t nwaiters;
   czk_budget_notify_fn notify;
   void *notify_ctx;
+  czk_budget_observe_fn observe;
+  void *observe_ctx;
 };
 
 czk_status czk_budget_new(czk_budget **out, uint64_t limit) {
@@ -50,6 +52,19 @@ void czk_budget_free(czk_budget *b) {
   pthread_cond_destroy(&b->cv);
   pthread_mutex_destroy(&b->mu);
   free(b);
+}
+
+void czk_budget_set_observer(czk_budget *b, czk_budget_observe_fn fn, void *ctx) {
+  pthread_mutex_lock(&b->mu);
+  b->observe = fn;
+  b->observe_ctx = ctx;
+  pthread_mutex_unlock(&b->mu);
+}
+
+/* Call the observer (outside the lock) with a use value captured under it. */
+static void observe(czk_budget *b, czk_budget_observe_fn fn, void *ctx, uint64_t used) {
+  (void)b;
+  if (fn) fn(ctx, used);
 }
 
 void czk_budget_set_notify(czk_budget *b, czk_budget_notify_fn fn, void *ctx) {
@@ -101,7 +116,11 @@ czk_status czk_budget_try_reserve(czk_budget *b, czk_reservation *r, const uint6
     take_locked(b, r, bytes, ncat, total);
     st = CZK_OK;
   }
+  uint64_t used = b->used;
+  czk_budget_observe_fn ofn = st == CZK_OK ? b->observe : NULL;
+  void *octx = b->observe_ctx;
   pthread_mutex_unlock(&b->mu);
+  observe(b, ofn, octx, used);
   return st;
 }
 
@@ -135,7 +154,11 @@ czk_status czk_budget_reserve(czk_budget *b, czk_reservation *r, const uint64_t 
   if (b->tail == &w) b->tail = prev;
   b->nwaiters--;
   pthread_cond_broadcast(&b->cv); /* the next in line re-checks */
+  uint64_t used = b->used;
+  czk_budget_observe_fn ofn = st == CZK_OK ? b->observe : NULL;
+  void *octx = b->observe_ctx;
   pthread_mutex_unlock(&b->mu);
+  observe(b, ofn, octx, used);
   return st;
 }
 
@@ -163,8 +186,12 @@ czk_status czk_budget_release(czk_budget *b, czk_reservation *r, unsigned cat, u
   b->used -= n;
   if (!r->held) b->released++;
   pthread_cond_broadcast(&b->cv);
+  uint64_t used = b->used;
+  czk_budget_observe_fn ofn = b->observe;
+  void *octx = b->observe_ctx;
   pthread_mutex_unlock(&b->mu);
   if (freed) *freed = n;
+  observe(b, ofn, octx, used);
   notify(b);
   return CZK_OK;
 }

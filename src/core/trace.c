@@ -60,6 +60,13 @@ void czk_trace_add(czk_trace *t, const czk_trace_span *s) {
   pthread_mutex_unlock(&t->mu);
 }
 
+void czk_trace_counter(czk_trace *t, const char *name, uint32_t pid, uint64_t t_ns, double value) {
+  if (!czk_trace_enabled(t)) return;
+  czk_trace_span s = {.name = name, .cat = "counter", .pid = pid, .t0_ns = t_ns, .t1_ns = t_ns, .part = -1,
+                      .counter = true, .value = value};
+  czk_trace_add(t, &s);
+}
+
 void czk_trace_name_track(czk_trace *t, uint32_t pid, uint32_t tid, const char *name) {
   if (!t || !t->cap || !name) return;
   pthread_mutex_lock(&t->mu);
@@ -138,6 +145,13 @@ czk_status czk_trace_write_json(czk_trace *t, FILE *out, uint64_t origin_ns) {
     const czk_trace_span *s = &spans[i];
     uint64_t t0 = s->t0_ns > origin_ns ? s->t0_ns - origin_ns : 0;
     uint64_t d = s->t1_ns > s->t0_ns ? s->t1_ns - s->t0_ns : 0;
+    if (s->counter) {
+      fprintf(out, "%s{\"ph\":\"C\",\"name\":", first ? "" : ",\n");
+      put_json_str(out, s->name ? s->name : "?");
+      fprintf(out, ",\"pid\":%u,\"ts\":%.3f,\"args\":{\"value\":%.17g}}", s->pid, t0 / 1e3, s->value);
+      first = false;
+      continue;
+    }
     fprintf(out, "%s{\"ph\":\"X\",\"name\":", first ? "" : ",\n");
     put_json_str(out, s->name ? s->name : "?");
     fprintf(out, ",\"cat\":");

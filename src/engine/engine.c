@@ -160,6 +160,10 @@ static void wake_dispatcher(czk_engine *e) {
 }
 
 static void budget_notify(void *ctx) { wake_dispatcher((czk_engine *)ctx); }
+static void budget_observe(void *ctx, uint64_t used) {
+  czk_engine *e = ctx;
+  czk_trace_counter(e->trace, "memory used (bytes)", TRACK_PID_ENGINE, czk__clock_now_ns(), (double)used);
+}
 
 /* Under e->mu: the last partition of j ended. */
 static void job_complete_locked(czk_engine *e, ejob *j) {
@@ -488,6 +492,10 @@ static void *prove_main(void *arg) {
     p->kernel_ns = kernel;
     czk__device_leave(e, d, st == CZK_OK ? kernel : 0);
     czk__span(e, "prove_finish", TRACK_PID_DEVICE0 + d->ordinal, w->index, t1, t2, j->id, (int32_t)p->index);
+    /* the device's kernel-busy lane: the reported kernel time (device events), ending when the proof was collected */
+    if (st == CZK_OK)
+      czk__span(e, "kernel busy", TRACK_PID_DEVICE0 + d->ordinal, KERNEL_LANE_TID, t2 - (kernel < t2 - t0 ? kernel : t2 - t0),
+                t2, j->id, (int32_t)p->index);
     /* sub-spans reported by the kind, laid out in order from the prove start */
     uint64_t up = r1.upload_ns + r2.upload_ns, ntt = r1.ntt_ns + r2.ntt_ns, msm = r1.msm_ns + r2.msm_ns, c = t0;
     if (up) czk__span(e, "upload", TRACK_PID_PARTS, ptid, c, c + up, j->id, (int32_t)p->index), c += up;
@@ -661,6 +669,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
     return st;
   }
   czk_budget_set_notify(e->budget, budget_notify, e);
+  czk_budget_set_observer(e->budget, budget_observe, e);
 
   /* devices: none configured = one CPU device */
   czk_engine_device_desc cpu = {.name = "cpu", .backend = NULL, .workers = 0, .mem_total_bytes = 0};
@@ -704,6 +713,8 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
     snprintf(tn, sizeof tn, "synth %u", i);
     czk_trace_name_track(e->trace, TRACK_PID_ENGINE, w->track, tn);
   }
+  for (uint32_t d = 0; d < e->ndevices; d++)
+    czk_trace_name_track(e->trace, TRACK_PID_DEVICE0 + d, KERNEL_LANE_TID, "kernel busy (device events)");
   for (uint32_t d = 0; d < e->ndevices; d++)
     for (uint32_t i = 0; i < e->devices[d].nworkers; i++, wi++) {
       eworker *w = &e->workers[wi];

@@ -213,6 +213,7 @@ czk_idle_cause czk__idle_cause_now(czk_engine *e);
 #define TRACK_PID_PARTS 1u
 #define TRACK_PID_ENGINE 2u
 #define TRACK_PID_DEVICE0 10u
+#define KERNEL_LANE_TID 100000u /* per device: the kernel-busy lane (worker lanes are 0..K-1) */
 #define PART_TID(job, part) ((uint32_t)((job) * 256u + (part)))
 
 #endif

@@ -480,8 +480,14 @@ static void test_keys(void) {
   CHECK(fd >= 0);
   CHECK(czk_engine_trace_write(e, path) == CZK_OK);
   FILE *tf = fopen(path, "r");
-  char buf[64] = {0};
-  CHECK(tf && fread(buf, 1, 40, tf) > 0 && strstr(buf, "traceEvents"));
+  static char buf[1 << 20];
+  size_t got = tf ? fread(buf, 1, sizeof buf - 1, tf) : 0;
+  buf[got] = 0;
+  CHECK(got > 0 && strstr(buf, "traceEvents"));
+  /* the timeline's memory-use counter and the devices' kernel-busy lane */
+  CHECK(strstr(buf, "\"ph\":\"C\",\"name\":\"memory used (bytes)\"") != NULL);
+  CHECK(strstr(buf, "\"name\":\"kernel busy\"") != NULL);
+  CHECK(strstr(buf, "kernel busy (device events)") != NULL);
   if (tf) fclose(tf);
   remove(path);
   czk_engine_destroy(e);
