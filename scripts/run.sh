@@ -2,7 +2,7 @@
 # run.sh: the main job for a newcomer on a fresh Debian machine: install dependencies, build czk, then run
 # `czk demo`: a daemon on its embedded default configuration proving a demo workload through its gRPC API (on the GPU
 # when one is present, else on the CPU), every proof verified, device busy % printed, the timeline written to
-# czk-timeline.html. Extra arguments go to `czk demo` (czk demo --help).
+# czk-timeline.html; plus a circom/snarkjs job when Node is present. Extra arguments go to `czk demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -15,4 +15,11 @@ if command -v nvidia-smi >/dev/null 2>&1 && cc=$(nvidia-smi --query-gpu=compute_
 fi
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}" >/dev/null
 cmake --build build-release -j"$(nproc)"
-exec build-release/src/cli/czk demo "$@"
+# A circom job too when Node is present: the oracle's `mix` circuit (circom2 + a snarkjs setup on a small local
+# powers-of-tau, cached; a few minutes the first time).
+circom=()
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/czk-demo-circom"
+if command -v node >/dev/null 2>&1 && bash scripts/oracle-prepare.sh "$cache" mix; then
+  circom=(--circom "$cache/mix/mix.zkey" "$cache/mix/witness.wtns")
+fi
+exec build-release/src/cli/czk demo "${circom[@]}" "$@"

@@ -2,7 +2,9 @@
  * private socket and keys directory), submits a demo workload through the gRPC API (synthetic jobs of mixed sizes and
  * priorities, concurrently; plus a circom job when a snarkjs key is available), verifies every returned proof here
  * against the verifying key, prints a table with verification status, the devices' busy % from the daemon's metrics,
- * writes the timeline HTML (czk trace), and stops the daemon with SIGTERM. */
+ * writes the timeline HTML (czk trace), and stops the daemon with SIGTERM. With --circom ZKEY WTNS (scripts/run.sh
+ * passes the oracle's `mix` circuit when Node is present) the key is installed in the keys directory as demo-circom
+ * and a circom job proves the witness through the same API; its proof is verified against the zkey's vk. */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -18,6 +20,7 @@
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "czk/circom.h"
 #include "czk/groth16.h"
 
 int czk__trace_write_html(const char *path, const char *json);
@@ -76,6 +79,63 @@ static void *run_job(void *arg) {
   }
   protobuf_c_message_free_unpacked(out, NULL);
   return NULL;
+}
+
+/* The circom job: Prove with CZK_CIRCOM, then verify the 192-byte proof against the zkey's vk and the witness's
+ * public signals. Returns 0 when it completed and verified. */
+static int run_circom(const char *zkey, const char *wtns, char *job_id, size_t idlen, double *wall, char *err,
+                      size_t errlen) {
+  uint8_t *w = NULL;
+  size_t wlen = 0;
+  if (czk__read_file(wtns, 256u << 20, &w, &wlen) != 0) {
+    snprintf(err, errlen, "cannot read %s", wtns);
+    return 1;
+  }
+  Cuzk__V1__SubmitProofRequest r = CUZK__V1__SUBMIT_PROOF_REQUEST__INIT;
+  ProtobufCBinaryData circ = {strlen("demo-circom"), (uint8_t *)"demo-circom"};
+  r.proof_kind = CUZK__V1__PROOF_KIND__CZK_CIRCOM;
+  r.priority = CUZK__V1__PRIORITY__HIGH;
+  r.vanilla_proof.data = w;
+  r.vanilla_proof.len = wlen;
+  r.n_vanilla_proofs = 1;
+  r.vanilla_proofs = &circ;
+  Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
+  pr.submit = &r;
+  ProtobufCMessage *out;
+  double t0 = now_s();
+  int code = czk__client_call(g_addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
+                              &out, 0, true, err, errlen);
+  *wall = now_s() - t0;
+  free(w);
+  if (code) return 1;
+  Cuzk__V1__AwaitProofResponse *a = ((Cuzk__V1__ProveResponse *)out)->result;
+  int rc = 1;
+  if (a && a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED && a->proof.len == CZK_GROTH16_PROOF_BYTES) {
+    snprintf(job_id, idlen, "%s", a->job_id);
+    czk_zkey *z = NULL;
+    czk_groth16_vk vk;
+    czk_circom_wtns wt;
+    czk_groth16_proof pf;
+    czk_zkey_info info;
+    if (czk_zkey_open(&z, zkey) == CZK_OK && czk_zkey_vk(z, &vk) == CZK_OK) {
+      czk_zkey_get_info(z, &info);
+      if (czk_circom_wtns_read(&wt, wtns) == CZK_OK) {
+        if (czk_groth16_proof_decode(&pf, a->proof.data) == CZK_OK &&
+            czk_groth16_verify(&vk, &pf, wt.w + 1, info.n_public) == CZK_OK)
+          rc = 0;
+        else
+          snprintf(err, errlen, "proof does not verify");
+        czk_circom_wtns_free(&wt);
+      }
+      czk_groth16_vk_free(&vk);
+    }
+    if (z) czk_zkey_close(z);
+  } else if (a) {
+    snprintf(job_id, idlen, "%s", a->job_id);
+    snprintf(err, errlen, "%s", a->error_message ? a->error_message : "failed");
+  }
+  protobuf_c_message_free_unpacked(out, NULL);
+  return rc;
 }
 
 /* Verify every partition proof of a synthetic job here, independently of the daemon's self-check. */
@@ -137,10 +197,11 @@ static pid_t start_daemon(const char *sock, const char *keys, FILE **out) {
 
 int czk_cmd_demo(int argc, char **argv) {
   unsigned small_k = 10, big_k = 14;
-  const char *html = "czk-timeline.html";
+  const char *html = "czk-timeline.html", *circom_zkey = NULL, *circom_wtns = NULL;
   char keys[4096] = "";
-  static const struct option lo[] = {{"small", 1, 0, 's'}, {"big", 1, 0, 'b'}, {"keys-dir", 1, 0, 'k'},
-                                     {"html", 1, 0, 'o'},  {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+  static const struct option lo[] = {{"small", 1, 0, 's'}, {"big", 1, 0, 'b'},   {"keys-dir", 1, 0, 'k'},
+                                     {"html", 1, 0, 'o'},  {"circom", 1, 0, 'c'}, {"help", 0, 0, 'h'},
+                                     {0, 0, 0, 0}};
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -149,8 +210,16 @@ int czk_cmd_demo(int argc, char **argv) {
     case 'b': big_k = (unsigned)atoi(optarg); break;
     case 'k': snprintf(keys, sizeof keys, "%s", optarg); break;
     case 'o': html = optarg; break;
+    case 'c':
+      circom_zkey = optarg;
+      if (optind >= argc) {
+        fprintf(stderr, "czk demo: --circom needs ZKEY and WTNS\n");
+        return 2;
+      }
+      circom_wtns = argv[optind++];
+      break;
     case 'h':
-      printf("usage: czk demo [--small K] [--big K] [--keys-dir DIR] [--html FILE]\n"
+      printf("usage: czk demo [--small K] [--big K] [--keys-dir DIR] [--html FILE] [--circom ZKEY WTNS]\n"
              "Starts a daemon, proves a mixed workload through its gRPC API (synthetic circuits of 2^small and 2^big\n"
              "constraints, mixed priorities), verifies every proof, prints device busy %% and writes the timeline.\n");
       return 0;
@@ -174,6 +243,14 @@ int czk_cmd_demo(int argc, char **argv) {
   snprintf(sock, sizeof sock, "%s/czk.sock", dir);
   snprintf(addr, sizeof addr, "unix:%s", sock);
   g_addr = addr;
+  if (circom_zkey) { /* the daemon serves every <name>.zkey of its keys directory */
+    char cmd[9000];
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s/demo-circom.zkey'", keys, circom_zkey, keys);
+    if (system(cmd) != 0) {
+      fprintf(stderr, "czk demo: cannot install %s into %s\n", circom_zkey, keys);
+      return 1;
+    }
+  }
   FILE *dout = NULL;
   printf("czk demo: starting the daemon (keys in %s) ...\n", keys);
   fflush(stdout);
@@ -222,6 +299,9 @@ int czk_cmd_demo(int argc, char **argv) {
   double t0 = now_s();
   pthread_t th[sizeof jobs / sizeof jobs[0]];
   for (size_t i = 0; i < nj; i++) pthread_create(&th[i], NULL, run_job, &jobs[i]);
+  char cjob[24] = "-", cerr[200] = "";
+  double cwall = 0;
+  int crc = circom_zkey ? run_circom(circom_zkey, circom_wtns, cjob, sizeof cjob, &cwall, cerr, sizeof cerr) : 0;
   for (size_t i = 0; i < nj; i++) pthread_join(th[i], NULL);
   double wall = now_s() - t0;
 
@@ -242,6 +322,12 @@ int czk_cmd_demo(int argc, char **argv) {
            j->code ? "RPC-ERROR" : czk__client_await_status_name(j->status), j->wall_s, j->verified, j->parts,
            j->err);
     free(j->proof);
+  }
+  if (circom_zkey) {
+    printf("%-6s %-14s %-9s %-6u %-10s %-10.3f %u/%-7u %s\n", cjob, "circom (mix)", "high", 1u,
+           crc ? "FAILED" : "COMPLETED", cwall, crc ? 0u : 1u, 1u, cerr);
+    if (crc) bad++;
+    total_parts++;
   }
   printf("\n%u partition proofs in %.2f s (%.2f proofs/s)\n", total_parts, wall, total_parts / wall);
 
