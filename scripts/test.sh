@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test.sh: build czk and run every CTest test (quick, full, oracle; gpu tests skip where no GPU is present),
-# then the same quick tests under AddressSanitizer + UndefinedBehaviorSanitizer, then the engine, pool and gRPC
+# then the same quick tests and the black-box daemon tests under AddressSanitizer + UndefinedBehaviorSanitizer, then the engine, pool and gRPC
 # transport tests under ThreadSanitizer. Installs missing dependencies first (scripts/deps.sh). Prints the seconds
 # each phase took.
 set -euo pipefail
@@ -24,7 +24,9 @@ phase "build + all tests"
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZK_SANITIZE=ON -DCZK_CUDA=OFF >/dev/null
 cmake --build build-asan -j"$J"
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$J" -L quick)
+# the quick tests, and the daemon driven over gRPC (SIGTERM with work in flight must exit clean: no leak reports)
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$J" -L quick &&
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -R test_daemon_blackbox)
 phase "asan+ubsan quick"
 
 if [ -d tests/engine ]; then
