@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api/rpc.h"
+#include "core/mapfile.h"
 #include "cuzk_v1.pb-c.h"
 #include "czk/log.h"
 
@@ -462,17 +463,9 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
     int code = CZK_GRPC_OK;
     char *text = NULL;
     if (st == CZK_OK) {
-      FILE *f = fopen(path, "rb");
-      long n = -1;
-      if (f && fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-      if (f && n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)n + 1)) &&
-          fread(text, 1, (size_t)n, f) == (size_t)n) {
-        text[n] = 0;
-      } else {
-        free(text);
-        text = NULL;
-      }
-      if (f) fclose(f);
+      uint8_t *data;
+      size_t n;
+      if (czk__read_file(path, SIZE_MAX, &data, &n) == CZK_OK) text = (char *)data; /* NUL-terminated */
     }
     unlink(path);
     if (!text) {

@@ -34,6 +34,7 @@
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "core/mapfile.h"
 #include "czk/engine.h"
 #include "czk/groth16.h"
 
@@ -457,8 +458,9 @@ static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out) {
 static bool read_input(job_kind *j, const char *path) {
   free(j->input);
   j->input = NULL;
-  if (czk__read_file(path, INPUT_LIMIT, &j->input, &j->input_len) != 0) {
-    fprintf(stderr, "czk bench: cannot read %s: %s\n", path, strerror(errno));
+  czk_status st = czk__read_file(path, INPUT_LIMIT, &j->input, &j->input_len);
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk bench: cannot read %s: %s\n", path, czk_status_str(st));
     return false;
   }
   return true;

@@ -19,7 +19,5 @@ int czk__client_call(const char *addr, const char *method, const ProtobufCMessag
 int czk__client_parse_priority(const char *s);
 const char *czk__client_priority_name(int p);
 const char *czk__client_await_status_name(int s);
-/* Read a whole file (limit bytes at most). */
-int czk__read_file(const char *path, size_t limit, uint8_t **data, size_t *len);
 
 #endif

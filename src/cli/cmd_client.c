@@ -12,6 +12,7 @@
 #include "api/rpc.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "core/mapfile.h"
 
 #define MAX_MSG (256u << 20)
 
@@ -76,28 +77,6 @@ const char *czk__client_priority_name(int p) {
 const char *czk__client_await_status_name(int s) {
   static const char *const names[] = {"UNKNOWN", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"};
   return s >= 0 && s < 5 ? names[s] : "?";
-}
-
-int czk__read_file(const char *path, size_t limit, uint8_t **data, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return -1;
-  struct stat sb;
-  if (fstat(fileno(f), &sb) != 0 || (uint64_t)sb.st_size > limit) {
-    fclose(f);
-    errno = EFBIG;
-    return -1;
-  }
-  size_t n = (size_t)sb.st_size;
-  uint8_t *p = malloc(n ? n : 1);
-  if (!p || fread(p, 1, n, f) != n) {
-    free(p);
-    fclose(f);
-    return -1;
-  }
-  fclose(f);
-  *data = p;
-  *len = n;
-  return 0;
 }
 
 static const char *k_kinds[] = {"porep-c2", "snap-update", "window-post", "winning-post", "synthetic", "circom"};
@@ -208,8 +187,9 @@ static int build_submit(const submit_opts *o, Cuzk__V1__SubmitProofRequest *r, u
   *input_buf = NULL;
   if (o->input) {
     size_t len;
-    if (czk__read_file(o->input, MAX_MSG, input_buf, &len) != 0) {
-      fprintf(stderr, "czk: cannot read %s: %s\n", o->input, strerror(errno));
+    czk_status st = czk__read_file(o->input, MAX_MSG, input_buf, &len);
+    if (st != CZK_OK) {
+      fprintf(stderr, "czk: cannot read %s: %s\n", o->input, czk_status_str(st));
       return 1;
     }
     r->vanilla_proof.data = *input_buf;

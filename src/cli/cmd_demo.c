@@ -20,6 +20,7 @@
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "core/mapfile.h"
 #include "czk/circom.h"
 #include "czk/groth16.h"
 
@@ -87,7 +88,7 @@ static int run_circom(const char *zkey, const char *wtns, char *job_id, size_t i
                       size_t errlen) {
   uint8_t *w = NULL;
   size_t wlen = 0;
-  if (czk__read_file(wtns, 256u << 20, &w, &wlen) != 0) {
+  if (czk__read_file(wtns, 256u << 20, &w, &wlen) != CZK_OK) {
     snprintf(err, errlen, "cannot read %s", wtns);
     return 1;
   }

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/client.h"
+#include "core/mapfile.h"
 
 static const char k_html_head[] =
     "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>czk timeline</title>\n<style>\n"
@@ -108,16 +109,12 @@ int czk_cmd_trace(int argc, char **argv) {
   if (in) {
     uint8_t *data;
     size_t len;
-    if (czk__read_file(in, 1u << 30, &data, &len) != 0) {
-      fprintf(stderr, "czk trace: cannot read %s: %s\n", in, strerror(errno));
+    czk_status st = czk__read_file(in, 1u << 30, &data, &len);
+    if (st != CZK_OK) {
+      fprintf(stderr, "czk trace: cannot read %s: %s\n", in, czk_status_str(st));
       return 1;
     }
-    json = realloc(data, len + 1);
-    if (!json) {
-      free(data);
-      return 1;
-    }
-    json[len] = 0;
+    json = (char *)data; /* NUL-terminated by czk__read_file */
   } else {
     Cuzk__V1__GetTraceRequest r = CUZK__V1__GET_TRACE_REQUEST__INIT;
     ProtobufCMessage *o;

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_circom.h"
+#include "core/mapfile.h"
 #include "czk/groth16.h"
 
 static void usage(FILE *out) {
@@ -19,21 +20,6 @@ static void usage(FILE *out) {
 static bool ends_with(const char *s, const char *suf) {
   size_t n = strlen(s), m = strlen(suf);
   return n >= m && strcmp(s + n - m, suf) == 0;
-}
-
-static char *slurp(const char *path, size_t max, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = malloc(max + 1);
-  size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
-  fclose(f);
-  if (!buf || n > max) {
-    free(buf);
-    return NULL;
-  }
-  buf[n] = 0;
-  *len = n;
-  return buf;
 }
 
 /* ["123", "456"] -> inputs; strict: strings of digits only, commas between, nothing else. */
@@ -95,8 +81,10 @@ int czk_cmd_verify(int argc, char **argv) {
   int rc = 1;
   size_t len = 0, n = 0;
   czk_fr *inputs = NULL;
-  char *pub = slurp(argv[2], 1 << 24, &len);
-  uint8_t *pb = (uint8_t *)slurp(argv[3], CZK_GROTH16_PROOF_BYTES, &len);
+  uint8_t *pubb, *pb;
+  czk__read_file(argv[2], 1 << 24, &pubb, &len); /* on failure pubb is NULL */
+  char *pub = (char *)pubb;                        /* NUL-terminated */
+  czk__read_file(argv[3], CZK_GROTH16_PROOF_BYTES, &pb, &len);
   czk_groth16_proof proof;
   if (!pub) {
     fprintf(stderr, "czk verify: cannot read %s\n", argv[2]);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/mapfile.h"
 #include "czk/circom.h"
 
 #define JSON_MAX_BYTES (64u << 20)
@@ -345,42 +346,17 @@ out:
   return st;
 }
 
+/* A whole JSON file as a C string; a NUL byte inside is CZK_ERR_FORMAT. */
 static czk_status read_text(const char *path, char **out) {
+  uint8_t *buf;
+  size_t len;
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return errno == ENOENT ? CZK_ERR_NOT_FOUND : CZK_ERR_IO;
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  czk_status st = buf ? CZK_OK : CZK_ERR_NOMEM;
-  while (st == CZK_OK) {
-    if (len + 1 >= cap) {
-      if (cap > JSON_MAX_BYTES) {
-        st = CZK_ERR_LIMIT;
-        break;
-      }
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        st = CZK_ERR_NOMEM;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + len, 1, cap - 1 - len, f);
-    len += got;
-    if (got == 0) {
-      if (ferror(f)) st = CZK_ERR_IO;
-      break;
-    }
-  }
-  fclose(f);
-  if (st == CZK_OK && memchr(buf, 0, len)) st = CZK_ERR_FORMAT;
-  if (st != CZK_OK) {
+  CZK_TRY(czk__read_file(path, JSON_MAX_BYTES, &buf, &len));
+  if (memchr(buf, 0, len)) {
     free(buf);
-    return st;
+    return CZK_ERR_FORMAT;
   }
-  buf[len] = 0;
-  *out = buf;
+  *out = (char *)buf;
   return CZK_OK;
 }
 

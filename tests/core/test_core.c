@@ -1,5 +1,5 @@
 /* test_core.c: status strings from the X-macro list, logger levels and sinks, size/duration parsing (core/units.h),
- * the read-only file mapping (core/mapfile.h). */
+ * the read-only file mapping and the whole-file reader (core/mapfile.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -64,9 +64,41 @@ static void test_mapfile(void) {
   CHECK(czk__file_map_open(&m, NULL) == CZK_ERR_INVALID_ARG);
 }
 
+static void test_read_file(czk_test_rng *g) {
+  char path[] = "/tmp/czk-test-read-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  uint8_t *d = (uint8_t *)"x";
+  size_t n = 7;
+  CHECK(czk__read_file(path, 0, &d, &n) == CZK_OK && d && n == 0 && d[0] == 0); /* empty file, NUL-terminated */
+  free(d);
+  /* random bytes larger than the reader's first 4 KiB, read back exactly and NUL-terminated */
+  static uint8_t src[10000];
+  czk_test_rng_bytes(g, src, sizeof src);
+  CHECK(write(fd, src, sizeof src) == (ssize_t)sizeof src);
+  close(fd);
+  CHECK(czk__read_file(path, sizeof src, &d, &n) == CZK_OK && n == sizeof src && memcmp(d, src, n) == 0 && d[n] == 0);
+  free(d);
+  d = (uint8_t *)"x";
+  CHECK(czk__read_file(path, sizeof src - 1, &d, &n) == CZK_ERR_LIMIT && d == NULL && n == 0); /* one byte over */
+  /* a character device read to its end: /dev/null is empty, /dev/zero never ends and hits the limit */
+  CHECK(czk__read_file("/dev/null", 16, &d, &n) == CZK_OK && n == 0);
+  free(d);
+  CHECK(czk__read_file("/dev/zero", 5000, &d, &n) == CZK_ERR_LIMIT && d == NULL);
+  CHECK(czk__read_file("/dev/zero", 0, &d, &n) == CZK_ERR_LIMIT);
+  unlink(path);
+  CHECK(czk__read_file(path, 100, &d, &n) == CZK_ERR_NOT_FOUND && d == NULL && n == 0);
+  CHECK(czk__read_file("/tmp", 100, &d, &n) == CZK_ERR_IO);
+  CHECK(czk__read_file(NULL, 100, &d, &n) == CZK_ERR_INVALID_ARG);
+}
+
 int main(void) {
   test_units();
   test_mapfile();
+  czk_test_rng g;
+  czk_test_rng_seed(&g, 0x5eadf11e);
+  test_read_file(&g);
   CHECK(strcmp(czk_status_str(CZK_OK), "ok") == 0);
   CHECK(strcmp(czk_status_name(CZK_ERR_NOT_ON_CURVE), "CZK_ERR_NOT_ON_CURVE") == 0);
   CHECK(strcmp(czk_status_str((czk_status)9999), "unknown status") == 0);
