@@ -8,14 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/bench_util.h"
 #include "cli/cli.h"
 #include "czk/curve.h"
-
-static double now_ns(clockid_t clk) {
-  struct timespec ts;
-  clock_gettime(clk, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 typedef struct {
   czk_g1 p1, acc1;
@@ -173,6 +168,16 @@ static int init_state(bench_state *s) {
   return 0;
 }
 
+/* one row's operation through czk__bench_calibrated */
+typedef struct {
+  bench_fn fn;
+  bench_state *s;
+} row_run;
+static void run_row(void *ctx, long n) {
+  row_run *r = ctx;
+  r->fn(r->s, n);
+}
+
 int czk_bench_curve(int argc, char **argv) {
   if (czk_cli_wants_help(argc, argv)) {
     printf("usage: czk bench curve [--ms N] [--only NAME]\n"
@@ -206,21 +211,10 @@ int czk_bench_curve(int argc, char **argv) {
   printf("%-26s %12s %12s %10s %10s\n", "op", "us/op(cpu)", "us/op(wall)", "iters", "blst(us)");
   for (size_t r = 0; r < sizeof k_rows / sizeof k_rows[0]; r++) {
     if (only && !strstr(k_rows[r].name, only)) continue;
-    long n = 1;
-    double t;
-    for (;;) { /* calibrate: double n until one run takes >= 10 ms of CPU time */
-      double t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-      k_rows[r].fn(&s, n);
-      t = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-      if (t >= 1e7 || n >= (1L << 40)) break;
-      n *= 2;
-    }
-    long total = (long)((double)n * (ms * 1e6) / t);
-    if (total < 1) total = 1;
-    double w0 = now_ns(CLOCK_MONOTONIC), t0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-    k_rows[r].fn(&s, total);
-    t = now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-    double w = now_ns(CLOCK_MONOTONIC) - w0;
+    row_run run = {k_rows[r].fn, &s};
+    long total;
+    double t, w;
+    czk__bench_calibrated(run_row, &run, ms, &total, &t, &w);
     char ref[16] = "-";
     if (k_rows[r].blst_us > 0) snprintf(ref, sizeof ref, "%.2f", k_rows[r].blst_us);
     printf("%-26s %12.3f %12.3f %10ld %10s\n", k_rows[r].name, t / (double)total / 1e3, w / (double)total / 1e3,

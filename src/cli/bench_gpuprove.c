@@ -15,25 +15,9 @@
 #include <time.h>
 
 #include "circuits/synthetic.h"
+#include "cli/bench_util.h"
 #include "cli/cli.h"
 #include "czk/backend.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-static uint64_t splitmix(uint64_t *x) {
-  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-static void rand_fr(czk_fr *r, uint64_t *seed) {
-  uint64_t w[8];
-  for (int j = 0; j < 8; j++) w[j] = splitmix(seed);
-  czk_fr_from_bytes_wide_le(r, (const uint8_t *)w, sizeof w);
-}
 
 /* ---- parallel generators (chunked, each chunk seeded by its index) */
 typedef struct gen_ctx {
@@ -49,8 +33,8 @@ static void gen_abc(void *v, size_t beg, size_t end) {
   for (size_t ch = beg; ch < end; ch++) {
     uint64_t s = x->seed ^ (ch * 0x9e3779b97f4a7c15ULL);
     for (size_t i = ch * GCH; i < (ch + 1) * GCH && i < x->n; i++) {
-      rand_fr(&x->a[i], &s);
-      rand_fr(&x->b[i], &s);
+      czk__bench_rand_fr(&x->a[i], 1, &s);
+      czk__bench_rand_fr(&x->b[i], 1, &s);
       czk_fr_mul(&x->c[i], &x->a[i], &x->b[i]);
     }
   }
@@ -59,43 +43,23 @@ static void gen_w(void *v, size_t beg, size_t end) {
   gen_ctx *x = v;
   for (size_t i = beg; i < end; i++) {
     uint64_t s = x->seed ^ (i * 0xbf58476d1ce4e5b9ULL);
-    rand_fr(&x->w[i], &s);
+    czk__bench_rand_fr(&x->w[i], 1, &s);
   }
 }
 /* points of a chunk: P = kG, then P += Q (Q = k'G), normalized in one batch */
 static void gen_g1(void *v, size_t beg, size_t end) {
   gen_ctx *x = v;
-  czk_g1 *j = malloc(GCH * sizeof *j), g, q;
-  if (!j) return;
-  czk_g1_generator(&g);
   for (size_t ch = beg; ch < end; ch++) {
     uint64_t s = x->seed ^ (ch * 0x94d049bb133111ebULL);
-    czk_fr k;
-    rand_fr(&k, &s);
-    czk_g1_mul_vartime(&j[0], &g, &k);
-    rand_fr(&k, &s);
-    czk_g1_mul_vartime(&q, &g, &k);
-    for (size_t i = 1; i < GCH; i++) czk_g1_add(&j[i], &j[i - 1], &q);
-    czk_g1_batch_to_affine(x->p1 + ch * GCH, j, GCH);
+    czk__bench_points_g1(x->p1 + ch * GCH, GCH, &s);
   }
-  free(j);
 }
 static void gen_g2(void *v, size_t beg, size_t end) {
   gen_ctx *x = v;
-  czk_g2 *j = malloc(GCH * sizeof *j), g, q;
-  if (!j) return;
-  czk_g2_generator(&g);
   for (size_t ch = beg; ch < end; ch++) {
     uint64_t s = x->seed ^ (ch * 0x94d049bb133111ebULL) ^ 0x5555;
-    czk_fr k;
-    rand_fr(&k, &s);
-    czk_g2_mul_vartime(&j[0], &g, &k);
-    rand_fr(&k, &s);
-    czk_g2_mul_vartime(&q, &g, &k);
-    for (size_t i = 1; i < GCH; i++) czk_g2_add(&j[i], &j[i - 1], &q);
-    czk_g2_batch_to_affine(x->p2 + ch * GCH, j, GCH);
+    czk__bench_points_g2(x->p2 + ch * GCH, GCH, &s);
   }
-  free(j);
 }
 
 static void usage(FILE *f) {
@@ -103,11 +67,6 @@ static void usage(FILE *f) {
              "                          [--key-cache BYTES]\n"
              "  Groth16 prove of a 2^k-constraint synthetic instance on a backend, stage by stage (see the file\n"
              "  comment: random witness and random key unless --real). --key-cache 0 streams the key.\n");
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
@@ -120,17 +79,17 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
   double t_shape = 0, t_wit = 0, t_eval = 0;
   memset(&fake, 0, sizeof fake);
   if (real) {
-    double t = now_s();
+    double t = czk__bench_now_s();
     if (czk_synthetic_shape(&real_sh, k) != CZK_OK) return 1;
-    t_shape = now_s() - t, t = now_s();
+    t_shape = czk__bench_now_s() - t, t = czk__bench_now_s();
     if (czk_synthetic_witness(&w0, k, 1) != CZK_OK) return 1;
-    t_wit = now_s() - t, t = now_s();
+    t_wit = czk__bench_now_s() - t, t = czk__bench_now_s();
     czk_witness wc = w0;
     wc.w = malloc(((size_t)w0.n_inputs + w0.n_aux) * sizeof(czk_fr));
     memcpy(wc.w, w0.w, ((size_t)w0.n_inputs + w0.n_aux) * sizeof(czk_fr));
     czk_groth16_assignment as;
     if (czk_groth16_synthesize(&as, real_sh, &wc, pool) != CZK_OK) return 1;
-    t_eval = now_s() - t;
+    t_eval = czk__bench_now_s() - t;
     a0 = as.a, b0 = as.b, c0 = as.c;
     czk_witness_free(&as.w);
     sh = real_sh;
@@ -146,13 +105,13 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
     fake.b_input_density = calloc(1, 8);
     uint64_t s = 42;
     for (size_t j = 0; j < fake.n_aux; j++) {
-      uint64_t r = splitmix(&s) % 1000;
+      uint64_t r = czk__bench_splitmix(&s) % 1000;
       if (r < 927) fake.a_aux_density[j >> 6] |= 1ull << (j & 63), fake.a_aux_count++;
       if (r < 630) fake.b_aux_density[j >> 6] |= 1ull << (j & 63), fake.b_aux_count++;
     }
     fake.b_input_density[0] = 1;
     fake.b_input_count = 1;
-    double t = now_s();
+    double t = czk__bench_now_s();
     a0 = malloc(n * sizeof *a0), b0 = malloc(n * sizeof *b0), c0 = malloc(n * sizeof *c0);
     w0.n_inputs = fake.n_inputs, w0.n_aux = fake.n_aux;
     w0.w = malloc(((size_t)w0.n_inputs + w0.n_aux) * sizeof(czk_fr));
@@ -160,7 +119,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
     czk_pool_parallel_for(pool, (n + GCH - 1) / GCH, 1, gen_abc, &g);
     czk_pool_parallel_for(pool, (size_t)w0.n_inputs + w0.n_aux, 4096, gen_w, &g);
     w0.w[0] = czk_fr_one_v;
-    t_wit = now_s() - t;
+    t_wit = czk__bench_now_s() - t;
   }
   /* random key: one G1 array serves the four G1 queries (each query uploads its own prefix) */
   czk_groth16_pk_sizes ks = {n - 1, sh->n_aux, (size_t)sh->n_inputs + sh->a_aux_count,
@@ -171,7 +130,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
   if (ks.n_b_g1 > m1) m1 = ks.n_b_g1;
   m1 = (m1 + GCH - 1) / GCH * GCH;
   size_t m2 = (ks.n_b_g2 + GCH - 1) / GCH * GCH;
-  double t = now_s();
+  double t = czk__bench_now_s();
   czk_g1_affine *p1 = malloc(m1 * sizeof *p1);
   czk_g2_affine *p2 = malloc(m2 * sizeof *p2);
   if (!p1 || !p2 || !a0 || !b0 || !c0) {
@@ -181,7 +140,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
   gen_ctx g = {NULL, NULL, NULL, NULL, p1, p2, 99, 0};
   czk_pool_parallel_for(pool, m1 / GCH, 1, gen_g1, &g);
   czk_pool_parallel_for(pool, m2 / GCH, 1, gen_g2, &g);
-  double t_key = now_s() - t;
+  double t_key = czk__bench_now_s() - t;
   czk_groth16_vk vk;
   memset(&vk, 0, sizeof vk);
   vk.alpha_g1 = p1[1], vk.beta_g1 = p1[2], vk.delta_g1 = p1[3], vk.beta_g2 = p2[1], vk.gamma_g2 = p2[2];
@@ -211,11 +170,11 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
     memcpy(as.c, c0, n * sizeof(czk_fr));
     czk_groth16_job *job = NULL;
     czk_groth16_proof proof;
-    double t0 = now_s();
+    double t0 = czk__bench_now_s();
     czk_status st = czk_groth16_prove_start_key(&job, be, &key, sh, &as, pool);
-    double t1 = now_s();
+    double t1 = czk__bench_now_s();
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tt[r]);
-    double t2 = now_s();
+    double t2 = czk__bench_now_s();
     if (st != CZK_OK) {
       fprintf(stderr, "czk bench gpuprove: 2^%u: %s\n", k, czk_status_str(st));
       rc = 1;
@@ -232,7 +191,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
   if (rc == 0 && reps > 0) {
     double *srt = malloc(reps * sizeof *srt);
     memcpy(srt, tot + 1, reps * sizeof *srt);
-    qsort(srt, reps, sizeof *srt, cmp_d);
+    qsort(srt, reps, sizeof *srt, czk__bench_cmp_double);
     printf("2^%u on %s: median total %.1f ms over %u reps (min %.1f, max %.1f)\n", k, czk_backend_name(be),
            1e3 * srt[reps / 2], reps, 1e3 * srt[0], 1e3 * srt[reps - 1]);
     free(srt);

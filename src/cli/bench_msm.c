@@ -7,67 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/bench_util.h"
 #include "cli/cli.h"
 #include "czk/msm.h"
-
-static double now_ms(clockid_t clk) {
-  struct timespec ts;
-  clock_gettime(clk, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static uint64_t splitmix(uint64_t *x) {
-  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static void rand_scalars(czk_fr *k, size_t n, uint64_t *seed) {
-  for (size_t i = 0; i < n; i++) {
-    uint64_t w[8];
-    for (int j = 0; j < 8; j++) w[j] = splitmix(seed);
-    czk_fr_from_bytes_wide_le(&k[i], (const uint8_t *)w, sizeof w);
-  }
-}
-
-static int make_g1(czk_g1_affine *P, size_t n, uint64_t *seed) {
-  czk_g1 g, q, acc;
-  czk_fr k;
-  czk_g1_generator(&g);
-  rand_scalars(&k, 1, seed);
-  czk_g1_mul_vartime(&acc, &g, &k);
-  rand_scalars(&k, 1, seed);
-  czk_g1_mul_vartime(&q, &g, &k);
-  czk_g1 *J = malloc(n * sizeof *J);
-  if (!J) return -1;
-  for (size_t i = 0; i < n; i++) {
-    J[i] = acc;
-    czk_g1_add(&acc, &acc, &q);
-  }
-  czk_status st = czk_g1_batch_to_affine(P, J, n);
-  free(J);
-  return st == CZK_OK ? 0 : -1;
-}
-
-static int make_g2(czk_g2_affine *P, size_t n, uint64_t *seed) {
-  czk_g2 g, q, acc;
-  czk_fr k;
-  czk_g2_generator(&g);
-  rand_scalars(&k, 1, seed);
-  czk_g2_mul_vartime(&acc, &g, &k);
-  rand_scalars(&k, 1, seed);
-  czk_g2_mul_vartime(&q, &g, &k);
-  czk_g2 *J = malloc(n * sizeof *J);
-  if (!J) return -1;
-  for (size_t i = 0; i < n; i++) {
-    J[i] = acc;
-    czk_g2_add(&acc, &acc, &q);
-  }
-  czk_status st = czk_g2_batch_to_affine(P, J, n);
-  free(J);
-  return st == CZK_OK ? 0 : -1;
-}
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -130,8 +72,8 @@ int czk_bench_msm(int argc, char **argv) {
     rc = 1;
     goto done;
   }
-  rand_scalars(k, nmax, &seed);
-  if ((g1 && make_g1(P1, nmax, &seed)) || (g2 && make_g2(P2, nmax, &seed))) {
+  czk__bench_rand_fr(k, nmax, &seed);
+  if ((g1 && czk__bench_points_g1(P1, nmax, &seed) != CZK_OK) || (g2 && czk__bench_points_g2(P2, nmax, &seed) != CZK_OK)) {
     fprintf(stderr, "czk bench msm: cannot generate bases\n");
     rc = 1;
     goto done;
@@ -155,7 +97,7 @@ int czk_bench_msm(int argc, char **argv) {
           rc = 1;
           goto done;
         }
-        double w0 = now_ms(CLOCK_MONOTONIC), c0 = now_ms(CLOCK_PROCESS_CPUTIME_ID);
+        double w0 = czk__bench_now_ms(CLOCK_MONOTONIC), c0 = czk__bench_now_ms(CLOCK_PROCESS_CPUTIME_ID);
         for (unsigned r = 0; r < reps && st == CZK_OK; r++) {
           if (grp == 1) {
             czk_g1 out;
@@ -165,7 +107,7 @@ int czk_bench_msm(int argc, char **argv) {
             st = czk_msm_g2(&out, P2, k, n, 0, &plan, scratch, pools[pi]);
           }
         }
-        double w1 = now_ms(CLOCK_MONOTONIC), c1 = now_ms(CLOCK_PROCESS_CPUTIME_ID);
+        double w1 = czk__bench_now_ms(CLOCK_MONOTONIC), c1 = czk__bench_now_ms(CLOCK_PROCESS_CPUTIME_ID);
         free(scratch);
         if (st != CZK_OK) {
           fprintf(stderr, "czk bench msm: msm failed: %s\n", czk_status_str(st));

@@ -7,29 +7,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/bench_util.h"
 #include "cli/cli.h"
 #include "czk/ntt.h"
-
-static double now_ms(clockid_t clk) {
-  struct timespec ts;
-  clock_gettime(clk, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static uint64_t splitmix(uint64_t *x) {
-  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-static void rand_vec(czk_fr *v, size_t n, uint64_t *seed) {
-  for (size_t i = 0; i < n; i++) {
-    uint64_t w[8];
-    for (int j = 0; j < 8; j++) w[j] = splitmix(seed);
-    czk_fr_from_bytes_wide_le(&v[i], (const uint8_t *)w, sizeof w);
-  }
-}
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench ntt [--lo LOG] [--hi LOG] [--threads N] [--reps R]\n"
@@ -101,12 +81,12 @@ int czk_bench_ntt(int argc, char **argv) {
       for (size_t op = 0; op < CZK_ARRAY_LEN(ops); op++) {
         double wsum = 0, csum = 0;
         for (unsigned r = 0; r < reps; r++) {
-          rand_vec(a, n, &seed);
+          czk__bench_rand_fr(a, n, &seed);
           if (op >= 3) {
-            rand_vec(b, n, &seed);
-            rand_vec(c, n, &seed);
+            czk__bench_rand_fr(b, n, &seed);
+            czk__bench_rand_fr(c, n, &seed);
           }
-          double w0 = now_ms(CLOCK_MONOTONIC), c0 = now_ms(CLOCK_PROCESS_CPUTIME_ID);
+          double w0 = czk__bench_now_ms(CLOCK_MONOTONIC), c0 = czk__bench_now_ms(CLOCK_PROCESS_CPUTIME_ID);
           czk_status st = CZK_OK;
           switch (op) {
           case 0: st = czk_ntt_forward(db, a, pools[pi]); break;
@@ -115,8 +95,8 @@ int czk_bench_ntt(int argc, char **argv) {
           case 3: st = czk_ntt_h(db, CZK_H_BELLPERSON, a, b, c, pools[pi]); break;
           default: st = czk_ntt_h(ds, CZK_H_SNARKJS, a, b, c, pools[pi]); break;
           }
-          wsum += now_ms(CLOCK_MONOTONIC) - w0;
-          csum += now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
+          wsum += czk__bench_now_ms(CLOCK_MONOTONIC) - w0;
+          csum += czk__bench_now_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
           if (st != CZK_OK) {
             fprintf(stderr, "czk bench ntt: %s failed: %s\n", ops[op], czk_status_str(st));
             rc = 1;

@@ -11,20 +11,10 @@
 #include <unistd.h>
 
 #include "circuits/synthetic.h"
+#include "cli/bench_util.h"
 #include "cli/cli.h"
 #include "czk/circom.h"
 #include "czk/groth16.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 #define NCOL 11
 static const char *k_cols[NCOL] = {"witness", "eval", "H", "msm_h", "msm_l", "msm_a", "msm_b1", "msm_b2", "finish",
@@ -37,15 +27,15 @@ static int bench_size(unsigned k, int reps, const char *dir) {
   czk_r1cs *shape = NULL;
   czk_groth16_pk *pk = NULL;
   czk_status st = czk_synthetic_shape(&shape, k);
-  double ts = now_s();
+  double ts = czk__bench_now_s();
   if (st == CZK_OK) st = czk_groth16_setup(shape, params, vkp, NULL);
-  double setup_s = now_s() - ts;
+  double setup_s = czk__bench_now_s() - ts;
   if (st == CZK_OK) st = czk_groth16_pk_open(&pk, params);
   if (st == CZK_OK) st = czk_groth16_pk_prepare(pk, NULL);
   double *t = calloc((size_t)reps * NCOL, sizeof *t);
   if (!t && st == CZK_OK) st = CZK_ERR_NOMEM;
   for (int r = 0; r < reps && st == CZK_OK; r++) {
-    double *row = t + (size_t)r * NCOL, t0 = now_s();
+    double *row = t + (size_t)r * NCOL, t0 = czk__bench_now_s();
     czk_witness w;
     st = czk_synthetic_witness(&w, k, 1000 + (uint64_t)r);
     if (st != CZK_OK) break;
@@ -53,19 +43,19 @@ static int bench_size(unsigned k, int reps, const char *dir) {
     const czk_fr *xp = czk_groth16_public_inputs(&w, &np);
     czk_fr pub[16];
     memcpy(pub, xp, np * sizeof *pub);
-    double t1 = now_s();
+    double t1 = czk__bench_now_s();
     czk_groth16_assignment as;
     st = czk_groth16_synthesize(&as, shape, &w, NULL);
-    double t2 = now_s();
+    double t2 = czk__bench_now_s();
     czk_groth16_job *job = NULL;
     if (st == CZK_OK) st = czk_groth16_prove_start(&job, pk, shape, &as, NULL);
     czk_groth16_proof proof;
     czk_groth16_timings tm;
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tm);
-    double t3 = now_s();
+    double t3 = czk__bench_now_s();
     if (st != CZK_OK) break;
     st = czk_groth16_verify(czk_groth16_pk_vk(pk), &proof, pub, np);
-    double t4 = now_s();
+    double t4 = czk__bench_now_s();
     double v[NCOL] = {t1 - t0, t2 - t1, tm.h, tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b_g1, tm.msm_b_g2, tm.finish,
                       t3 - t0, t4 - t3};
     memcpy(row, v, sizeof v);
@@ -77,7 +67,7 @@ static int bench_size(unsigned k, int reps, const char *dir) {
       double col[1024];
       int n = reps < 1024 ? reps : 1024;
       for (int r = 0; r < n; r++) col[r] = t[(size_t)r * NCOL + c];
-      qsort(col, (size_t)n, sizeof *col, cmp_d);
+      qsort(col, (size_t)n, sizeof *col, czk__bench_cmp_double);
       printf(" %9.4f", col[n / 2]);
       if (c == NCOL - 2) total = col[n / 2];
     }
@@ -96,9 +86,9 @@ static int bench_size(unsigned k, int reps, const char *dir) {
 
 /* Wall seconds of one shell command; -1 when it fails. */
 static double time_cmd(const char *cmd) {
-  double t0 = now_s();
+  double t0 = czk__bench_now_s();
   int rc = system(cmd);
-  double t = now_s() - t0;
+  double t = czk__bench_now_s() - t0;
   return rc == 0 ? t : -1;
 }
 

@@ -1,0 +1,39 @@
+/* bench_util.h: helpers shared by the `czk bench` benchmarks (bench_msm, bench_ntt, bench_gpuprove, bench_prove,
+ * bench_field, bench_curve): clocks, a seeded splitmix64 generator, random Fr vectors and random distinct G1/G2
+ * points, a sort comparator for medians, and the calibrated timing loop of the per-operation benchmarks.
+ * Invariants: everything is deterministic for a given seed (the same seed gives the same values as the copies these
+ * helpers replaced); nothing here asserts on time. Internal to the czk executable. */
+#ifndef CZK_CLI_BENCH_UTIL_H
+#define CZK_CLI_BENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "czk/curve.h"
+#include "czk/field.h"
+
+/* Time of `clk` (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID) in ns / ms; monotonic seconds. */
+double czk__bench_now_ns(clockid_t clk);
+double czk__bench_now_ms(clockid_t clk);
+double czk__bench_now_s(void);
+
+/* splitmix64: advances *state by the golden-ratio increment and returns the mixed value. */
+uint64_t czk__bench_splitmix(uint64_t *state);
+/* v[0..n): uniform Fr (Montgomery form), each from 64 random bytes reduced (8 splitmix words). */
+void czk__bench_rand_fr(czk_fr *v, size_t n, uint64_t *seed);
+/* P[i] = a*G + i*(b*G) for random a, b (two czk__bench_rand_fr draws), batch-normalized: n distinct points unless
+ * b*G is of tiny order (it is not: the group has prime order). CZK_ERR_NOMEM or the normalization's status. */
+czk_status czk__bench_points_g1(czk_g1_affine *P, size_t n, uint64_t *seed);
+czk_status czk__bench_points_g2(czk_g2_affine *P, size_t n, uint64_t *seed);
+
+/* qsort comparator for doubles (ascending). */
+int czk__bench_cmp_double(const void *a, const void *b);
+
+/* Per-operation timing: fn(ctx, n) runs an operation n times. Doubles n until one run takes >= 10 ms of thread CPU
+ * time (or n reaches 2^40), scales to about `ms` milliseconds, runs that many and reports the count with its thread
+ * CPU and wall (CLOCK_MONOTONIC) nanoseconds. */
+typedef void (*czk__bench_loop_fn)(void *ctx, long n);
+void czk__bench_calibrated(czk__bench_loop_fn fn, void *ctx, double ms, long *iters, double *cpu_ns, double *wall_ns);
+
+#endif
