@@ -19,7 +19,9 @@ CZK_API czk_status czk_kind_synthetic_new(czk_engine_kind *out, unsigned log_siz
 CZK_API czk_status czk_kind_circom_new(czk_engine_kind *out, const char *name, const char *zkey_path, czk_pool *pool);
 CZK_API void czk_kind_free(czk_engine_kind *kind);
 
-/* Reservation of one partition of the 2^k synthetic circuit / a circom key (also used by benchmarks). */
-CZK_API void czk_kind_synthetic_shape(unsigned log_size, czk_engine_shape *out, uint64_t *key_bytes);
+/* Reservation of one partition of the 2^k synthetic circuit and its key's resident bytes (also used by benchmarks),
+ * for a prover pool of `threads` threads (0 = the default pool's; MSM scratch grows with it). Checked against measured
+ * peak RSS by `czk bench memory`. */
+CZK_API void czk_kind_synthetic_shape(unsigned log_size, unsigned threads, czk_engine_shape *out, uint64_t *key_bytes);
 
 #endif

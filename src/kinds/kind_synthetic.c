@@ -17,6 +17,7 @@
 #include "czk/groth16.h"
 #include "czk/kinds.h"
 #include "czk/log.h"
+#include "czk/msm.h"
 #include "kinds/kinds_internal.h"
 
 #define MAX_PARTITIONS 64
@@ -250,7 +251,9 @@ static czk_status syn_key_load(void *user, const char *key_id, czk_key_tier want
   }
   czk_groth16_pk_sizes s;
   czk_groth16_pk_get_sizes(sk->pk, &s);
-  *bytes = (uint64_t)(s.n_h + s.n_l + s.n_a + s.n_b_g1) * sizeof(czk_g1_affine) + (uint64_t)s.n_b_g2 * sizeof(czk_g2_affine);
+  /* decoded queries + the NTT domain's twiddles (half the domain n = n_h + 1) */
+  *bytes = (uint64_t)(s.n_h + s.n_l + s.n_a + s.n_b_g1) * sizeof(czk_g1_affine) +
+           (uint64_t)s.n_b_g2 * sizeof(czk_g2_affine) + (uint64_t)(s.n_h + 1) / 2 * sizeof(czk_fr);
   *tier = CZK_KEY_TIER_MAPPED;
   *key = sk;
   return CZK_OK;
@@ -265,14 +268,44 @@ static void syn_key_free(void *user, void *key) {
   free(sk);
 }
 
-void czk_kind_synthetic_shape(unsigned k, czk_engine_shape *out, uint64_t *key_bytes) {
+/* Largest scratch any MSM of a proof asks for (the five run one after another, each mallocs and frees its own plan's
+ * scratch). Their point counts are n - 1 (h), n_aux (l), n_inputs and the A/B densities, all <= n; a plan's scratch is
+ * not monotone in the point count (the window size changes), so the maximum is taken over n, 3n/4, n/2 and n/4. */
+static uint64_t msm_scratch_bound(uint64_t n, unsigned threads) {
+  uint64_t best = 0;
+  const uint64_t m[4] = {n, n * 3 / 4, n / 2, n / 4};
+  for (int g = 0; g < 2; g++) {
+    for (int i = 0; i < 4; i++) {
+      czk_msm_plan p;
+      if (czk_msm_plan_init(&p, g ? CZK_MSM_G2 : CZK_MSM_G1, m[i] ? m[i] : 1, threads) == CZK_OK &&
+          p.scratch_bytes > best)
+        best = p.scratch_bytes;
+    }
+  }
+  return best;
+}
+
+/* Reservation of one partition, measured with `czk bench memory` (docs/benchmarks.md, "Reservations vs measured peak
+ * memory"): the peak RSS of synthesize + prove_start + prove_finish is abc + witness (synthesis) and then, during the
+ * MSMs, one MSM scratch on top (the heap keeps a, b, c's freed pages, so the peak is not lower than abc + witness +
+ * the largest scratch in practice). With n = 2^k (= the domain; constraints and variables are <= n):
+ *   abc     = 3 n 32 B (a, b, c; released after prove_start)
+ *   witness = n 32 B (n_inputs + n_aux <= n)
+ *   scratch = max MSM plan scratch for the pool's thread count T (msm_scratch_bound) + 256 KiB (malloc headers, page
+ *             rounding, the witness builder's and the prover's small buffers) + T * 256 KiB (the stack pages and
+ *             malloc arena each pool thread touches in the MSM tasks: 2^14 on 8 threads peaked 1.4 MiB above
+ *             abc + witness + plan scratch; paid by a process's first proof, reserved for every partition)
+ * Key (resident after czk_groth16_pk_prepare; the .params mapping is released): the h, l, a, b_g1 queries (at most
+ * n - 1, n, n, n G1 affine points) + b_g2 (at most n G2 affine) + the NTT domain's n/2 twiddles + 128 KiB (vk,
+ * structs, page rounding; the 2^10 key measured 0.08 MiB over its arrays). The synthetic circuit's densities
+ * (a 0.93, b 0.63) make this about 1.1-1.25x the measured bytes: an upper bound, never short. */
+void czk_kind_synthetic_shape(unsigned k, unsigned threads, czk_engine_shape *out, uint64_t *key_bytes) {
   uint64_t n = 1ull << k;
   out->abc_bytes = 3 * n * sizeof(czk_fr);
   out->witness_bytes = n * sizeof(czk_fr);
-  /* H polynomial + coset scratch (2n Fr) and MSM buckets/partials (bounded by ~n/2 points of scratch) */
-  out->scratch_bytes = 2 * n * sizeof(czk_fr) + (n / 2) * sizeof(czk_g1_xyzz) + (8u << 20);
-  /* key: about 4n G1 points + n G2 points once decoded */
-  *key_bytes = 4 * n * sizeof(czk_g1_affine) + n * sizeof(czk_g2_affine);
+  if (threads == 0) threads = czk_pool_threads(NULL);
+  out->scratch_bytes = msm_scratch_bound(n, threads) + (256u << 10) + (uint64_t)threads * (256u << 10);
+  *key_bytes = 4 * n * sizeof(czk_g1_affine) + n * sizeof(czk_g2_affine) + (n / 2) * sizeof(czk_fr) + (128u << 10);
 }
 
 czk_status czk_kind_synthetic_new(czk_engine_kind *out, unsigned k, const char *keys_dir, czk_pool *pool) {
@@ -289,7 +322,7 @@ czk_status czk_kind_synthetic_new(czk_engine_kind *out, unsigned k, const char *
   out->key_id = u->name;
   out->proof_bytes = CZK_GROTH16_PROOF_BYTES;
   out->max_partitions = MAX_PARTITIONS;
-  czk_kind_synthetic_shape(k, &out->shape, &out->key_bytes);
+  czk_kind_synthetic_shape(k, czk_pool_threads(pool), &out->shape, &out->key_bytes);
   out->verify_mode = CZK_VERIFY_AUTO;
   out->user = u;
   out->parse = syn_parse;
