@@ -333,7 +333,10 @@ static void print_devices(const metrics_snap *a, const metrics_snap *b) {
     if (!x) continue;
     double w = y->wall - x->wall, busy = y->busy - x->busy;
     printf("%-6u %9.3f %9.3f %7.1f  %24s", y->ordinal, w, busy, w > 0 ? 100.0 * busy / w : 0.0, "");
-    for (int c = 0; c < CZK_IDLE_COUNT; c++) printf(" %8.1f", w > 0 ? 100.0 * (y->idle[c] - x->idle[c]) / w : 0.0);
+    for (int c = 0; c < CZK_IDLE_COUNT; c++) {
+      double v = w > 0 ? 100.0 * (y->idle[c] - x->idle[c]) / w : 0.0;
+      printf(" %8.1f", v > 0 ? v : 0.0); /* counters: a delta below 0 is only rounding of the exported seconds */
+    }
     printf("\n");
   }
 }

@@ -123,6 +123,7 @@ typedef struct edevice {
   uint64_t t_mark;            /* start of the current occupied / idle interval */
   czk_idle_cause cause;       /* cause of the current idle interval */
   uint64_t occupied_ns, kernel_ns, proofs;
+  uint64_t transfer_hw_ns; /* exported TRANSFER idle time never decreases (observe.c) */
   uint64_t idle_ns[CZK_IDLE_COUNT];
 } edevice;
 

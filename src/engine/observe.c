@@ -202,7 +202,12 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ds->occupied_ns = d->occupied_ns + (d->active ? now - d->t_mark : 0);
     memcpy(ds->idle_ns, d->idle_ns, sizeof ds->idle_ns);
     if (!d->active) ds->idle_ns[d->cause] += now - d->t_mark;
-    ds->idle_ns[CZK_IDLE_TRANSFER] += ds->occupied_ns > ds->kernel_busy_ns ? ds->occupied_ns - ds->kernel_busy_ns : 0;
+    /* Occupied-but-not-kernel time. Kernel time is credited when a prove ends, so the raw difference can shrink
+     * between snapshots; the exported value is a counter, so it never goes back (high-water mark under d->mu). */
+    uint64_t tr = ds->occupied_ns > ds->kernel_busy_ns ? ds->occupied_ns - ds->kernel_busy_ns : 0;
+    if (tr < d->transfer_hw_ns) tr = d->transfer_hw_ns;
+    d->transfer_hw_ns = tr;
+    ds->idle_ns[CZK_IDLE_TRANSFER] += tr;
     pthread_mutex_unlock(&d->mu);
   }
   *out = s;

@@ -550,6 +550,43 @@ static void pipeline_case(const char *name, uint32_t synth_workers, uint32_t ts_
   czk__fake_destroy(&f);
 }
 
+/* 8. the device counters exported as Prometheus counters (busy, idle by cause) never decrease between snapshots,
+ * also while proves are in flight (kernel time is credited at the end of a prove). */
+static void counters_monotonic_case(void) {
+  czk_fake f;
+  czk__fake_init(&f, 0);
+  czk_engine *e = make_engine(&f, 1ULL << 30, 1, 1, 2, NULL, 0);
+  uint64_t ids[30];
+  for (int t = 0; t < 30; t++) {
+    czk_fake_job j = fjob((uint64_t)t, 1, 3000, 2000);
+    CHECK(submit(e, NULL, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &ids[t]) == CZK_OK);
+  }
+  czk_engine_status *prev = NULL;
+  CHECK(czk_engine_status_get(e, &prev) == CZK_OK);
+  int decreases = 0, snaps = 0;
+  for (int t = 0; t < 30; t++) {
+    czk_engine_result r;
+    while (czk_engine_await(e, ids[t], 1, &r) == CZK_ERR_TIMEOUT) {
+      czk_engine_result_free(&r);
+      czk_engine_status *cur;
+      if (czk_engine_status_get(e, &cur) != CZK_OK) break;
+      snaps++;
+      const czk_engine_device_status *a = &prev->devices[0], *b = &cur->devices[0];
+      if (b->kernel_busy_ns < a->kernel_busy_ns || b->wall_ns < a->wall_ns) decreases++;
+      for (int c = 0; c < CZK_IDLE_COUNT; c++)
+        if (b->idle_ns[c] < a->idle_ns[c]) decreases++;
+      czk_engine_status_free(prev);
+      prev = cur;
+    }
+    czk_engine_result_free(&r);
+  }
+  CHECK_MSG(decreases == 0, "%d counter decreases over %d snapshots", decreases, snaps);
+  czk_engine_status_free(prev);
+  check_idle(e, &f, "counters");
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
 int main(int argc, char **argv) {
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20240601;
   test_ordering();
@@ -563,5 +600,6 @@ int main(int argc, char **argv) {
   /* stage times of several ms keep timer overshoot (~0.1-0.2 ms on a loaded machine) small against 5% */
   pipeline_case("prove-bound", 4, 12000 * SLOW, 6000 * SLOW, 100 / SLOW);
   pipeline_case("synth-bound", 1, 12000 * SLOW, 6000 * SLOW, 50 / SLOW);
+  counters_monotonic_case();
   return czk_test_done("test_engine");
 }
