@@ -187,22 +187,9 @@ int czk_bench_curve(int argc, char **argv) {
            "  --only NAME  run only the rows whose name contains NAME\n");
     return 0;
   }
-  double ms = 200;
-  const char *only = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc) {
-      ms = atof(argv[++i]);
-      if (ms <= 0) {
-        fprintf(stderr, "czk bench curve: --ms must be positive\n");
-        return 2;
-      }
-    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
-      only = argv[++i];
-    } else {
-      fprintf(stderr, "czk bench curve: unknown argument '%s' (--help)\n", argv[i]);
-      return 2;
-    }
-  }
+  double ms;
+  const char *only;
+  if (czk__bench_parse_ms_only(argc, argv, "curve", &ms, &only) != 0) return 2;
   bench_state s;
   if (init_state(&s) != 0) {
     fprintf(stderr, "czk bench curve: out of memory\n");

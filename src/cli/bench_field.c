@@ -185,22 +185,9 @@ int czk_bench_field(int argc, char **argv) {
            "  --only NAME  run only the rows whose name contains NAME\n");
     return 0;
   }
-  double ms = 200;
-  const char *only = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc) {
-      ms = atof(argv[++i]);
-      if (ms <= 0) {
-        fprintf(stderr, "czk bench field: --ms must be positive\n");
-        return 2;
-      }
-    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
-      only = argv[++i];
-    } else {
-      fprintf(stderr, "czk bench field: unknown argument '%s' (--help)\n", argv[i]);
-      return 2;
-    }
-  }
+  double ms;
+  const char *only;
+  if (czk__bench_parse_ms_only(argc, argv, "field", &ms, &only) != 0) return 2;
   bench_state s;
   init_state(&s);
   printf("%-22s %12s %12s %12s\n", "op", "ns/op(cpu)", "ns/op(wall)", "iterations");

@@ -3,7 +3,9 @@
  * inversion + ~3n multiplications). */
 #include "cli/bench_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 double czk__bench_now_ns(clockid_t clk) {
   struct timespec ts;
@@ -83,4 +85,24 @@ void czk__bench_calibrated(czk__bench_loop_fn fn, void *ctx, double ms, long *it
   *cpu_ns = czk__bench_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
   *wall_ns = czk__bench_now_ns(CLOCK_MONOTONIC) - w0;
   *iters = total;
+}
+
+int czk__bench_parse_ms_only(int argc, char **argv, const char *name, double *ms, const char **only) {
+  *ms = 200;
+  *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--ms") == 0 && i + 1 < argc) {
+      *ms = atof(argv[++i]);
+      if (*ms <= 0) {
+        fprintf(stderr, "czk bench %s: --ms must be positive\n", name);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      *only = argv[++i];
+    } else {
+      fprintf(stderr, "czk bench %s: unknown argument '%s' (--help)\n", name, argv[i]);
+      return 2;
+    }
+  }
+  return 0;
 }

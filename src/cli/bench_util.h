@@ -36,4 +36,8 @@ int czk__bench_cmp_double(const void *a, const void *b);
 typedef void (*czk__bench_loop_fn)(void *ctx, long n);
 void czk__bench_calibrated(czk__bench_loop_fn fn, void *ctx, double ms, long *iters, double *cpu_ns, double *wall_ns);
 
+/* The options of the per-operation benchmarks: --ms N (target ms per row, default 200) and --only NAME. Returns 0, or
+ * 2 after printing "czk bench <name>: ..." for a bad argument. */
+int czk__bench_parse_ms_only(int argc, char **argv, const char *name, double *ms, const char **only);
+
 #endif
