@@ -14,8 +14,11 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: czk bench msm [--lo LOG] [--hi LOG] [--group g1|g2|both] [--threads N] [--reps R] [--window C]\n"
+          "                     [--backend cpu|cuda[:N]]\n"
           "  ms per CPU Pippenger MSM of 2^LOG points, LOG = lo..hi (default 10..16), with 1 thread and with N\n"
-          "  threads (default: the default pool, $CZK_THREADS or all CPUs). --window forces the window size.\n");
+          "  threads (default: the default pool, $CZK_THREADS or all CPUs). --window forces the window size.\n"
+          "  --backend cuda[:N]: the GPU MSM instead (czk bench gpu --only msm|g2: --lo/--hi/--reps/--group carry\n"
+          "  over; results checked against the host; default sizes 2^16..2^26).\n");
 }
 
 int czk_bench_msm(int argc, char **argv) {
@@ -23,6 +26,8 @@ int czk_bench_msm(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
+  int gpu_rc = czk__bench_backend_dispatch(&argc, argv, "msm");
+  if (gpu_rc >= 0) return gpu_rc;
   unsigned lo = 10, hi = 16, threads = 0, reps = 1, window = 0;
   bool g1 = true, g2 = true;
   for (int i = 1; i < argc; i++) {

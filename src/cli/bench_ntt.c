@@ -12,9 +12,11 @@
 #include "czk/ntt.h"
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: czk bench ntt [--lo LOG] [--hi LOG] [--threads N] [--reps R]\n"
+  fprintf(f, "usage: czk bench ntt [--lo LOG] [--hi LOG] [--threads N] [--reps R] [--backend cpu|cuda[:N]]\n"
              "  ms per NTT / inverse / coset NTT / H (bellperson, snarkjs) over Fr of size 2^LOG, LOG = lo..hi\n"
-             "  (default 10..18), with 1 thread and N threads (default: the default pool).\n");
+             "  (default 10..18), with 1 thread and N threads (default: the default pool).\n"
+             "  --backend cuda[:N]: the GPU NTT instead (czk bench gpu --only ntt: --lo/--hi/--reps carry over;\n"
+             "  results checked against the host; default sizes 2^16..2^27).\n");
 }
 
 int czk_bench_ntt(int argc, char **argv) {
@@ -22,6 +24,8 @@ int czk_bench_ntt(int argc, char **argv) {
     usage(stdout);
     return 0;
   }
+  int gpu_rc = czk__bench_backend_dispatch(&argc, argv, "ntt");
+  if (gpu_rc >= 0) return gpu_rc;
   unsigned lo = 10, hi = 18, threads = 0, reps = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];

@@ -141,6 +141,10 @@ int czk_bench_prove(int argc, char **argv) {
   unsigned kmin = 12, kmax = 16;
   int reps = 3;
   const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  if (!czk_cli_wants_help(argc, argv)) {
+    int gpu_rc = czk__bench_backend_dispatch(&argc, argv, "prove");
+    if (gpu_rc >= 0) return gpu_rc;
+  }
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       printf("usage: czk bench prove [--min k] [--max k] [--reps n] [--dir tmpdir] [--circom ZKEY WTNS [--snarkjs]]\n"
@@ -149,6 +153,8 @@ int czk_bench_prove(int argc, char **argv) {
              "  --circom also times a circom case (snarkjs zkey + witness); --snarkjs times `snarkjs groth16 prove`\n"
              "  on it in the same run (run from the repository root after npm ci). --min 0 skips the synthetic sizes.\n",
              CZK_SYNTHETIC_MAX_LOG);
+      printf("usage: czk bench prove --backend cuda[:N] [--min k] [--max k] [--reps n]\n"
+             "  the whole prove on a GPU: czk bench gpuprove --logs min..max (default 20,22,24), stage by stage.\n");
       return 0;
     }
     if (strcmp(argv[i], "--snarkjs") == 0) {

@@ -2,7 +2,9 @@
  * multiplications (vartime), then n - 1 Jacobian additions P[i] = P[i-1] + Q and one batch normalization (one
  * inversion + ~3n multiplications). */
 #include "cli/bench_util.h"
+#include "cli/cli.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,4 +107,132 @@ int czk__bench_parse_ms_only(int argc, char **argv, const char *name, double *ms
     }
   }
   return 0;
+}
+
+/* Rewrites one option of `czk bench msm|ntt|prove` for the GPU benchmark: returns the GPU option's name, "" to drop
+ * the option, or NULL when it has no GPU counterpart. */
+static const char *gpu_option(const char *name, const char *opt) {
+  static const struct {
+    const char *bench, *opt, *gpu;
+  } map[] = {
+      {"msm", "--lo", "--msm-min"}, {"msm", "--hi", "--msm-max"}, {"msm", "--reps", "--reps"},
+      {"ntt", "--lo", "--ntt-min"}, {"ntt", "--hi", "--ntt-max"}, {"ntt", "--reps", "--reps"},
+      {"prove", "--reps", "--reps"}, {"prove", "--min", ""},     {"prove", "--max", ""},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strcmp(map[i].bench, name) == 0 && strcmp(map[i].opt, opt) == 0) return map[i].gpu;
+  return NULL;
+}
+
+int czk__bench_backend_dispatch(int *argc, char **argv, const char *name) {
+  int at = -1;
+  for (int i = 1; i < *argc; i++)
+    if (strcmp(argv[i], "--backend") == 0) at = i;
+  if (at < 0) return -1;
+  if (at + 1 >= *argc) {
+    fprintf(stderr, "czk bench %s: --backend needs cpu, cuda or cuda:N\n", name);
+    return 2;
+  }
+  const char *b = argv[at + 1];
+  if (strcmp(b, "cpu") == 0) { /* drop the pair and let the CPU benchmark run */
+    for (int i = at; i + 2 <= *argc; i++) argv[i] = argv[i + 2];
+    *argc -= 2;
+    return -1;
+  }
+  unsigned dev = 0;
+  if (strncmp(b, "cuda", 4) != 0 || (b[4] && (b[4] != ':' || sscanf(b + 5, "%u", &dev) != 1))) {
+    fprintf(stderr, "czk bench %s: --backend must be cpu, cuda or cuda:N (got '%s')\n", name, b);
+    return 2;
+  }
+  /* the GPU benchmark's argv: at most 2 per option + a few fixed ones */
+  char **gv = calloc((size_t)*argc + 8, sizeof *gv);
+  if (!gv) return 1;
+  int gc = 0;
+  gv[gc++] = argv[0];
+  const char *group = "g1";
+  unsigned kmin = 20, kmax = 24;
+  bool kset = false;
+  char logs[256] = "", devbuf[32];
+  for (int i = 1; i < *argc; i += 2) {
+    if (i == at) continue;
+    const char *o = argv[i], *v = i + 1 < *argc ? argv[i + 1] : NULL;
+    if (!v) {
+      fprintf(stderr, "czk bench %s: %s needs a value\n", name, o);
+      free(gv);
+      return 2;
+    }
+    if (strcmp(name, "msm") == 0 && strcmp(o, "--group") == 0) {
+      group = v;
+      continue;
+    }
+    const char *g = gpu_option(name, o);
+    if (!g) {
+      fprintf(stderr, "czk bench %s: %s has no meaning with --backend %s (see czk bench %s --help)\n", name, o, b,
+              strcmp(name, "prove") == 0 ? "gpuprove" : "gpu");
+      free(gv);
+      return 2;
+    }
+    if (strcmp(name, "prove") == 0 && (strcmp(o, "--min") == 0 || strcmp(o, "--max") == 0)) {
+      *(strcmp(o, "--min") == 0 ? &kmin : &kmax) = (unsigned)strtoul(v, NULL, 10);
+      kset = true;
+      continue;
+    }
+    gv[gc++] = (char *)g;
+    gv[gc++] = argv[i + 1];
+  }
+  int rc;
+  if (strcmp(name, "prove") == 0) {
+    if (kset) {
+      if (kmin < 1 || kmin > kmax || kmax > 28) {
+        fprintf(stderr, "czk bench prove: need 1 <= min <= max <= 28 with --backend %s\n", b);
+        free(gv);
+        return 2;
+      }
+      size_t len = 0;
+      for (unsigned k = kmin; k <= kmax; k++)
+        len += (size_t)snprintf(logs + len, sizeof logs - len, "%s%u", k > kmin ? "," : "", k);
+      gv[gc++] = "--logs";
+      gv[gc++] = logs;
+    }
+    snprintf(devbuf, sizeof devbuf, "cuda:%u", dev);
+    gv[gc++] = "--backend";
+    gv[gc++] = devbuf;
+    rc = czk_bench_gpuprove(gc, gv);
+  } else {
+    /* czk bench gpu times device 0 of those visible: select device N through CUDA_VISIBLE_DEVICES */
+    if (dev != 0) {
+      if (getenv("CUDA_VISIBLE_DEVICES")) {
+        fprintf(stderr, "czk bench %s: --backend cuda:%u with CUDA_VISIBLE_DEVICES set: select the device there\n",
+                name, dev);
+        free(gv);
+        return 2;
+      }
+      snprintf(devbuf, sizeof devbuf, "%u", dev);
+      setenv("CUDA_VISIBLE_DEVICES", devbuf, 1);
+    }
+    gv[gc++] = "--only";
+    int base = gc;
+    if (strcmp(name, "ntt") == 0) {
+      gv[gc++] = "ntt";
+      rc = czk_bench_gpu(gc, gv);
+    } else if (strcmp(group, "g1") == 0 || strcmp(group, "both") == 0 || strcmp(group, "g2") == 0) {
+      rc = 0;
+      if (strcmp(group, "g2") != 0) {
+        gv[base] = "msm";
+        rc |= czk_bench_gpu(base + 1, gv);
+      }
+      if (strcmp(group, "g1") != 0) {
+        /* G2 sizes: --hi caps G2 too */
+        for (int i = 1; i + 1 < base; i++)
+          if (strcmp(gv[i], "--msm-max") == 0) gv[i] = "--g2-max";
+        gv[base] = "g2";
+        rc |= czk_bench_gpu(base + 1, gv);
+      }
+    } else {
+      fprintf(stderr, "czk bench msm: --group must be g1, g2 or both\n");
+      rc = 2;
+    }
+  }
+  free(gv);
+  return rc;
 }

@@ -40,4 +40,11 @@ void czk__bench_calibrated(czk__bench_loop_fn fn, void *ctx, double ms, long *it
  * 2 after printing "czk bench <name>: ..." for a bad argument. */
 int czk__bench_parse_ms_only(int argc, char **argv, const char *name, double *ms, const char **only);
 
+/* `czk bench msm|ntt|prove --backend B`: B = cpu runs the CPU benchmark (the option is removed from argv, *argc
+ * shrinks, and -1 is returned so the caller goes on); B = cuda or cuda:N rewrites the benchmark's own options into
+ * those of the GPU benchmarks (msm, ntt -> `czk bench gpu --only msm|g2|ntt`; prove -> `czk bench gpuprove`) and
+ * returns that run's exit code. No --backend: -1, argv untouched. A bad value or an option the GPU benchmark has no
+ * counterpart for: a message and 2. `name` is "msm", "ntt" or "prove". */
+int czk__bench_backend_dispatch(int *argc, char **argv, const char *name);
+
 #endif

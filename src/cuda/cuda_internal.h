@@ -40,6 +40,20 @@ czk_status czk__cuda_gen_bases(int g, void *d_out, size_t n, const void *h_a, si
                                                                                          : CZK_ERR_DEVICE;            \
     }                                                                                                                 \
   } while (0)
+
+/* After a kernel launch: the launch error, and with CZK_CUDA_SYNC_CHECK set in the environment (debugging only) a
+ * stream synchronization too, so that a fault is reported at the launch that caused it (file:line in the log). */
+#include <stdlib.h>
+static inline bool czk__cuda_sync_check(void) {
+  static int v = -1;
+  if (v < 0) v = getenv("CZK_CUDA_SYNC_CHECK") != NULL;
+  return v != 0;
+}
+#define CZK_CU_LAUNCHED(st)                                                                                           \
+  do {                                                                                                                \
+    CZK_CU(cudaGetLastError());                                                                                       \
+    if (czk__cuda_sync_check()) CZK_CU(cudaStreamSynchronize(st));                                                    \
+  } while (0)
 #endif
 
 #endif

@@ -74,16 +74,6 @@ extern "C" czk_status czk_cuda_memcpy_dtoh(void *dst, const void *src, size_t by
 }
 
 /* ------------------------------------------------------------------------------------------------ self-test */
-static __device__ __forceinline__ void fp2_inv_t(fp2_t *r, const fp2_t *a) {
-  fp_t t0, t1;
-  fp_sqr(&t0, &a->c0);
-  fp_sqr(&t1, &a->c1);
-  fp_add(&t0, &t0, &t1);
-  fp_inv(&t0, &t0);
-  fp_mul(&r->c0, &a->c0, &t0);
-  fp_mul(&t1, &a->c1, &t0);
-  fp_neg(&r->c1, &t1);
-}
 __global__ void test_field_kernel(int op, void *out, const void *a, const void *b, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -97,7 +87,7 @@ __global__ void test_field_kernel(int op, void *out, const void *a, const void *
     case 6: fp2_mul((fp2_t *)out + i, (const fp2_t *)a + i, (const fp2_t *)b + i); break;
     case 7: fp2_sqr((fp2_t *)out + i, (const fp2_t *)a + i); break;
     case 8: fp_inv((fp_t *)out + i, (const fp_t *)a + i); break;
-    case 9: fp2_inv_t((fp2_t *)out + i, (const fp2_t *)a + i); break;
+    case 9: fp2_inv((fp2_t *)out + i, (const fp2_t *)a + i); break;
     default: break;
   }
 }

@@ -225,5 +225,16 @@ CZK_D void fp2_set_one(fp2_t *r) {
   fp_set_one(&r->c0);
   fp_set_zero(&r->c1);
 }
+/* (a0 - a1 u) / (a0^2 + a1^2); 0 -> 0. Public data only (Fermat inversion). */
+CZK_D void fp2_inv(fp2_t *r, const fp2_t *a) {
+  fp_t t0, t1;
+  fp_sqr(&t0, &a->c0);
+  fp_sqr(&t1, &a->c1);
+  fp_add(&t0, &t0, &t1);
+  fp_inv(&t0, &t0);
+  fp_mul(&r->c0, &a->c0, &t0);
+  fp_mul(&t1, &a->c1, &t0);
+  fp_neg(&r->c1, &t1);
+}
 
 #endif

@@ -18,54 +18,7 @@
 #include "cuda/cuda_internal.h"
 #include "cuda/ff.cuh"
 
-struct czk_cuda_msm {
-  int group; /* 1 or 2 */
-  int device;
-  size_t cap; /* number of bases */
-  size_t aff_size, xyzz_size;
-  void *d_bases;
-  bool own_bases;
-  uint32_t l1, lk; /* chunk lengths of the accumulation levels */
-  /* scratch, grown on demand */
-  uint32_t *d_scalars;
-  size_t scalars_cap;
-  uint32_t *d_keys[2], *d_vals[2];
-  size_t pairs_cap;
-  void *d_sort_tmp;
-  size_t sort_tmp_cap;
-  void *d_buckets;
-  size_t buckets_cap;
-  uint32_t *d_rkeys[2];
-  void *d_rpts[2];
-  size_t rec_cap[2], rkey_cap[2];
-  void *d_seg;
-  size_t seg_cap;
-  void *d_win;
-  void *h_win; /* pinned, 64 window sums */
-  /* host-callback context of the call in flight */
-  void *out;
-  uint32_t cb_W, cb_c;
-};
-
-static uint32_t msm_seg_size(uint32_t c, uint32_t W) {
-  uint64_t total = (uint64_t)W << (c - 1);
-  uint32_t S = 1;
-  while (total / S > (1u << 17) && S < (1u << (c - 1))) S *= 2;
-  return S;
-}
-
-#define EC_F fp
-#define EC_G g1
-#include "cuda/ec.cuh"
-#include "cuda/msm_impl.cuh"
-#undef EC_F
-#undef EC_G
-#define EC_F fp2
-#define EC_G g2
-#include "cuda/ec.cuh"
-#include "cuda/msm_impl.cuh"
-#undef EC_F
-#undef EC_G
+#include "cuda/msm_internal.cuh"
 
 /* ------------------------------------------------------------------------------------------------ digits */
 __global__ void msm_digits(const uint32_t *__restrict__ scalars, size_t n, uint32_t c, uint32_t W, int mont,
@@ -135,8 +88,8 @@ static czk_status msm_new(czk_cuda_msm **out, int group, const void *bases, size
   if (!m) return CZK_ERR_NOMEM;
   m->group = group;
   m->cap = n;
-  m->aff_size = group == 1 ? sizeof(g1_aff_t) : sizeof(g2_aff_t);
-  m->xyzz_size = group == 1 ? sizeof(g1_xyzz_t) : sizeof(g2_xyzz_t);
+  m->aff_size = group == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+  m->xyzz_size = group == 1 ? sizeof(czk_g1_xyzz) : sizeof(czk_g2_xyzz);
   m->l1 = 64;
   m->lk = 16;
   const char *env = getenv("CZK_CUDA_MSM_CHUNK");
@@ -280,9 +233,10 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
   /* 1-2: digits and sort */
   msm_digits<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d_sc, n, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0,
                                                            m->d_keys[0], m->d_vals[0]);
-  CZK_CU(cudaGetLastError());
+  CZK_CU_LAUNCHED(st);
   CZK_CU(cub::DeviceRadixSort::SortPairs(m->d_sort_tmp, tmp, m->d_keys[0], m->d_keys[1], m->d_vals[0], m->d_vals[1],
                                          (int64_t)N, 0, bits, st));
+  CZK_CU_LAUNCHED(st);
   /* 3-5 */
   if (group == 1)
     CZK_TRY(g1_msm_launch_acc(m, N, c, W, sentinel, st));
@@ -305,56 +259,20 @@ extern "C" czk_status czk_cuda_msm_g2_run(czk_cuda_msm *m, czk_g2 *out, const ui
 }
 
 /* ------------------------------------------------------------------------------------------------ bench helper */
-/* Affine sum of two distinct, non-opposite affine points: lambda = (y2-y1)/(x2-x1). */
-#define GEN_KERNEL(G, F)                                                                                              \
-  __global__ void G##_gen_bases(G##_aff_t *out, size_t n, const G##_aff_t *A, size_t na, const G##_aff_t *B,       \
-                                size_t nb) {                                                                          \
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;                                                         \
-    if (i >= n) return;                                                                                               \
-    G##_aff_t a = A[i % na], b = B[(i / na) % nb], r;                                                                 \
-    F##_t dx, dy, l, t;                                                                                               \
-    F##_sub(&dx, &b.x, &a.x);                                                                                         \
-    F##_sub(&dy, &b.y, &a.y);                                                                                         \
-    F##_inv(&dx, &dx);                                                                                                \
-    F##_mul(&l, &dy, &dx);                                                                                            \
-    F##_sqr(&t, &l);                                                                                                  \
-    F##_sub(&t, &t, &a.x);                                                                                            \
-    F##_sub(&r.x, &t, &b.x);                                                                                          \
-    F##_sub(&t, &a.x, &r.x);                                                                                          \
-    F##_mul(&t, &l, &t);                                                                                              \
-    F##_sub(&r.y, &t, &a.y);                                                                                          \
-    out[i] = r;                                                                                                       \
-  }
-
-/* Fp2 inverse: (a0 - a1 u) / (a0^2 + a1^2). */
-static __device__ __forceinline__ void fp2_inv(fp2_t *r, const fp2_t *a) {
-  fp_t t0, t1;
-  fp_sqr(&t0, &a->c0);
-  fp_sqr(&t1, &a->c1);
-  fp_add(&t0, &t0, &t1);
-  fp_inv(&t0, &t0);
-  fp_mul(&r->c0, &a->c0, &t0);
-  fp_mul(&t1, &a->c1, &t0);
-  fp_neg(&r->c1, &t1);
-}
-GEN_KERNEL(g1, fp)
-GEN_KERNEL(g2, fp2)
-
 extern "C" czk_status czk__cuda_gen_bases(int g, void *d_out, size_t n, const void *h_a, size_t na, const void *h_b,
                                           size_t nb, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
-  size_t as = g == 1 ? sizeof(g1_aff_t) : sizeof(g2_aff_t);
+  size_t as = g == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
   void *dA = NULL, *dB = NULL;
   CZK_CU(cudaMallocAsync(&dA, na * as, st));
   CZK_CU(cudaMallocAsync(&dB, nb * as, st));
   CZK_CU(cudaMemcpyAsync(dA, h_a, na * as, cudaMemcpyHostToDevice, st));
   CZK_CU(cudaMemcpyAsync(dB, h_b, nb * as, cudaMemcpyHostToDevice, st));
-  unsigned blocks = (unsigned)((n + 127) / 128);
   if (g == 1)
-    g1_gen_bases<<<blocks, 128, 0, st>>>((g1_aff_t *)d_out, n, (const g1_aff_t *)dA, na, (const g1_aff_t *)dB, nb);
+    g1_gen_bases_launch(d_out, n, dA, na, dB, nb, st);
   else
-    g2_gen_bases<<<blocks, 128, 0, st>>>((g2_aff_t *)d_out, n, (const g2_aff_t *)dA, na, (const g2_aff_t *)dB, nb);
-  CZK_CU(cudaGetLastError());
+    g2_gen_bases_launch(d_out, n, dA, na, dB, nb, st);
+  CZK_CU_LAUNCHED(st);
   CZK_CU(cudaFreeAsync(dA, st));
   CZK_CU(cudaFreeAsync(dB, st));
   return CZK_OK;

@@ -17,6 +17,7 @@
  * tree over the segments of each window. The window sums go to the host (window combination: W*c doublings). */
 
 #define FE CZK_CAT(EC_F, _t)
+#define FOP(op) CZK_CAT(CZK_CAT(EC_F, _), op)
 #define GOP(op) CZK_CAT(CZK_CAT(EC_G, _), op)
 #define XYZZ GOP(xyzz_t)
 #define AFF GOP(aff_t)
@@ -187,7 +188,7 @@ __global__ void GOP(msm_gather)(const XYZZ *seg, uint32_t cnt, uint32_t W, XYZZ 
 }
 
 /* Host side: launch the whole pipeline after the (key, value) pairs are sorted. */
-static czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W, uint32_t sentinel,
+czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W, uint32_t sentinel,
                                       cudaStream_t st) {
   const uint32_t nb = 1u << (c - 1);
   const size_t nbuckets = (size_t)W * nb;
@@ -197,7 +198,7 @@ static czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uin
   GOP(msm_acc_l1)<<<(unsigned)((nch + 127) / 128), 128, 0, st>>>(m->d_keys[1], m->d_vals[1], N, m->l1,
                                                                    (const AFF *)m->d_bases, buckets,
                                                                    m->d_rkeys[0], (XYZZ *)m->d_rpts[0], sentinel);
-  CZK_CU(cudaGetLastError());
+  CZK_CU_LAUNCHED(st);
   int cur = 0;
   while (nch > 1) {
     size_t R = 2 * nch;
@@ -205,7 +206,7 @@ static czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uin
     GOP(msm_acc_lk)<<<(unsigned)((nch + 127) / 128), 128, 0, st>>>(
         m->d_rkeys[cur], (const XYZZ *)m->d_rpts[cur], R, m->lk, buckets, m->d_rkeys[cur ^ 1],
         (XYZZ *)m->d_rpts[cur ^ 1], sentinel);
-    CZK_CU(cudaGetLastError());
+    CZK_CU_LAUNCHED(st);
     cur ^= 1;
   }
   uint32_t S = msm_seg_size(c, W);
@@ -213,19 +214,44 @@ static czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uin
   size_t nthr = (size_t)W * nseg;
   XYZZ *seg = (XYZZ *)m->d_seg;
   GOP(msm_bucket_seg)<<<(unsigned)((nthr + 127) / 128), 128, 0, st>>>(buckets, nb, W, S, seg);
-  CZK_CU(cudaGetLastError());
+  CZK_CU_LAUNCHED(st);
   for (uint32_t half = nseg / 2; half >= 1; half /= 2) {
     size_t nt = (size_t)W * half;
     GOP(msm_tree)<<<(unsigned)((nt + 127) / 128), 128, 0, st>>>(seg, nseg, half, W);
-    CZK_CU(cudaGetLastError());
+    CZK_CU_LAUNCHED(st);
   }
   GOP(msm_gather)<<<1, 64, 0, st>>>(seg, nseg, W, (XYZZ *)m->d_win);
-  CZK_CU(cudaGetLastError());
+  CZK_CU_LAUNCHED(st);
   CZK_CU(cudaMemcpyAsync(m->h_win, m->d_win, W * sizeof(XYZZ), cudaMemcpyDeviceToHost, st));
   return CZK_OK;
 }
 
+/* Bench helper: out[i] = A[i % na] + B[(i / na) % nb] for affine points with A_j != +-B_k: lambda = (y2-y1)/(x2-x1). */
+__global__ void GOP(gen_bases)(AFF *out, size_t n, const AFF *A, size_t na, const AFF *B, size_t nb) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  AFF a = A[i % na], b = B[(i / na) % nb], r;
+  FE dx, dy, l, t;
+  FOP(sub)(&dx, &b.x, &a.x);
+  FOP(sub)(&dy, &b.y, &a.y);
+  FOP(inv)(&dx, &dx);
+  FOP(mul)(&l, &dy, &dx);
+  FOP(sqr)(&t, &l);
+  FOP(sub)(&t, &t, &a.x);
+  FOP(sub)(&r.x, &t, &b.x);
+  FOP(sub)(&t, &a.x, &r.x);
+  FOP(mul)(&t, &l, &t);
+  FOP(sub)(&r.y, &t, &a.y);
+  out[i] = r;
+}
+void GOP(gen_bases_launch)(void *d_out, size_t n, const void *dA, size_t na, const void *dB, size_t nb,
+                           cudaStream_t st) {
+  GOP(gen_bases)<<<(unsigned)((n + 127) / 128), 128, 0, st>>>((AFF *)d_out, n, (const AFF *)dA, na, (const AFF *)dB,
+                                                              nb);
+}
+
 #undef FE
+#undef FOP
 #undef GOP
 #undef XYZZ
 #undef AFF

@@ -280,7 +280,7 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
       const fr_t *coset = (dir == CZK_CUDA_NTT_COSET_FORWARD && pi == 0) ? p->d_coset[0] : NULL;
       ntt_dif_pass<<<(unsigned)blocks, tile / 2 < 512 ? tile / 2 : 512, 0, st>>>(
           data, L, s0, k, tlog, p->d_tw[inv ? 1 : 0], p->log_max - L, coset, p->lo_bits);
-      CZK_CU(cudaGetLastError());
+      CZK_CU_LAUNCHED(st);
       s0 += k;
     }
   }
@@ -288,6 +288,6 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
   fr_t ninv;
   memcpy(&ninv, &p->ninv[log_n], sizeof ninv);
   ntt_bitrev<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(data, log_n, mode, ninv, p->d_coset[1], p->lo_bits);
-  CZK_CU(cudaGetLastError());
+  CZK_CU_LAUNCHED(st);
   return CZK_OK;
 }

@@ -1,0 +1,56 @@
+/* msm_internal.cuh: what the MSM translation units share (msm.cu: host glue, digits, sort; msm_g1.cu / msm_g2.cu:
+ * the per-group accumulation kernels, compiled separately so that the two large instantiations build in parallel).
+ * Point operations are inlined into every kernel (ec.cuh): the out-of-line version faulted on the H200 (an invalid
+ * __local__ read inside g1_add called from g1_msm_tree, found by compute-sanitizer). */
+#ifndef CZK_CUDA_MSM_INTERNAL_CUH
+#define CZK_CUDA_MSM_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "cuda/cuda_internal.h"
+
+struct czk_cuda_msm {
+  int group; /* 1 or 2 */
+  int device;
+  size_t cap; /* number of bases */
+  size_t aff_size, xyzz_size;
+  void *d_bases;
+  bool own_bases;
+  uint32_t l1, lk; /* chunk lengths of the accumulation levels */
+  /* scratch, grown on demand */
+  uint32_t *d_scalars;
+  size_t scalars_cap;
+  uint32_t *d_keys[2], *d_vals[2];
+  size_t pairs_cap;
+  void *d_sort_tmp;
+  size_t sort_tmp_cap;
+  void *d_buckets;
+  size_t buckets_cap;
+  uint32_t *d_rkeys[2];
+  void *d_rpts[2];
+  size_t rec_cap[2], rkey_cap[2];
+  void *d_seg;
+  size_t seg_cap;
+  void *d_win;
+  void *h_win; /* pinned, 64 window sums */
+  /* host-callback context of the call in flight */
+  void *out;
+  uint32_t cb_W, cb_c;
+};
+
+static inline uint32_t msm_seg_size(uint32_t c, uint32_t W) {
+  uint64_t total = (uint64_t)W << (c - 1);
+  uint32_t S = 1;
+  while (total / S > (1u << 17) && S < (1u << (c - 1))) S *= 2;
+  return S;
+}
+
+/* Launch the accumulation, bucket reduction and window-sum copy after the pairs are sorted (msm_impl.cuh). */
+czk_status g1_msm_launch_acc(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W, uint32_t sentinel, cudaStream_t st);
+czk_status g2_msm_launch_acc(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W, uint32_t sentinel, cudaStream_t st);
+/* Bench helper kernels' launchers (msm_g1.cu / msm_g2.cu): d_out[i] = A[i % na] + B[(i / na) % nb], affine. */
+void g1_gen_bases_launch(void *d_out, size_t n, const void *dA, size_t na, const void *dB, size_t nb, cudaStream_t st);
+void g2_gen_bases_launch(void *d_out, size_t n, const void *dA, size_t na, const void *dB, size_t nb, cudaStream_t st);
+
+#endif
