@@ -91,6 +91,7 @@ static czk_status msm_new(czk_cuda_msm **out, int group, const void *bases, size
   m->aff_size = group == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
   m->xyzz_size = group == 1 ? sizeof(czk_g1_xyzz) : sizeof(czk_g2_xyzz);
   m->l1 = 64;
+  m->prof = getenv("CZK_CUDA_MSM_PROFILE") != NULL;
   m->lk = 16;
   const char *env = getenv("CZK_CUDA_MSM_CHUNK");
   if (env && atoi(env) >= 4 && atoi(env) <= 4096) m->l1 = (uint32_t)atoi(env);
@@ -151,6 +152,8 @@ extern "C" void czk_cuda_msm_free(czk_cuda_msm *m) {
   cudaFree(m->d_seg);
   cudaFree(m->d_win);
   cudaFreeHost(m->h_win);
+  for (int i = 0; i < 12; i++)
+    if (m->ev[i]) cudaEventDestroy(m->ev[i]);
   free(m);
 }
 
@@ -230,6 +233,8 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
   uint32_t S = msm_seg_size(c, W);
   CZK_TRY(grow(&m->d_seg, &m->seg_cap, (size_t)W * (nb / S) * m->xyzz_size));
 
+  m->nev = 0;
+  msm_mark(m, "start", st);
   /* 1-2: digits and sort */
   msm_digits<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d_sc, n, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0,
                                                            m->d_keys[0], m->d_vals[0]);
@@ -237,6 +242,7 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
   CZK_CU(cub::DeviceRadixSort::SortPairs(m->d_sort_tmp, tmp, m->d_keys[0], m->d_keys[1], m->d_vals[0], m->d_vals[1],
                                          (int64_t)N, 0, bits, st));
   CZK_CU_LAUNCHED(st);
+  msm_mark(m, "digits+sort", st);
   /* 3-5 */
   if (group == 1)
     CZK_TRY(g1_msm_launch_acc(m, N, c, W, sentinel, st));
@@ -246,6 +252,18 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
   m->cb_W = W;
   m->cb_c = c;
   CZK_CU(cudaLaunchHostFunc(st, group == 1 ? msm_finish_g1 : msm_finish_g2, m));
+  msm_mark(m, "window sums", st);
+  if (m->prof) { /* debugging aid: synchronous */
+    CZK_CU(cudaStreamSynchronize(st));
+    char line[512];
+    int len = snprintf(line, sizeof line, "msm g%d n=%zu c=%u W=%u:", group, n, c, W);
+    for (int i = 1; i < m->nev && len < (int)sizeof line; i++) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, m->ev[i - 1], m->ev[i]);
+      len += snprintf(line + len, sizeof line - len, " %s %.2f", m->ev_name[i], ms);
+    }
+    czk_log_write(CZK_LOG_INFO, "cuda", "%s ms", line);
+  }
   return CZK_OK;
 }
 

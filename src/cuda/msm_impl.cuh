@@ -47,8 +47,19 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restric
   GOP(set_inf)(&acc);
   uint32_t cur = keys[lo];
   bool first = true;
+  /* software pipelining: the next entry's point is loaded before this entry's addition, so that the random 96/192-byte
+   * base load overlaps the arithmetic (occupancy is low: ~160+ registers per thread) */
+  uint32_t k_next = keys[lo], v_next = vals[lo];
+  AFF q_next;
+  if (k_next != sentinel) GOP(load_aff)(&q_next, bases, v_next & MSM_KEYMASK);
   for (size_t i = lo; i < hi; i++) {
-    uint32_t k = keys[i];
+    uint32_t k = k_next, v = v_next;
+    AFF q = q_next;
+    if (i + 1 < hi) {
+      k_next = keys[i + 1];
+      v_next = vals[i + 1];
+      if (k_next != sentinel) GOP(load_aff)(&q_next, bases, v_next & MSM_KEYMASK);
+    }
     if (k != cur) {
       if (cur != sentinel) {
         if (first && prev_cont) {
@@ -63,9 +74,6 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restric
       GOP(set_inf)(&acc);
     }
     if (k != sentinel) {
-      uint32_t v = vals[i];
-      AFF q;
-      GOP(load_aff)(&q, bases, v & MSM_KEYMASK);
       GOP(aff_cneg)(&q, (v >> 31) != 0);
       GOP(madd)(&acc, &acc, &q);
     }
@@ -194,11 +202,13 @@ czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W
   const size_t nbuckets = (size_t)W * nb;
   XYZZ *buckets = (XYZZ *)m->d_buckets;
   CZK_CU(cudaMemsetAsync(buckets, 0, nbuckets * sizeof(XYZZ), st));
+  msm_mark(m, "memset", st);
   size_t nch = (N + m->l1 - 1) / m->l1;
   GOP(msm_acc_l1)<<<(unsigned)((nch + 127) / 128), 128, 0, st>>>(m->d_keys[1], m->d_vals[1], N, m->l1,
                                                                    (const AFF *)m->d_bases, buckets,
                                                                    m->d_rkeys[0], (XYZZ *)m->d_rpts[0], sentinel);
   CZK_CU_LAUNCHED(st);
+  msm_mark(m, "acc-l1", st);
   int cur = 0;
   while (nch > 1) {
     size_t R = 2 * nch;
@@ -209,12 +219,14 @@ czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W
     CZK_CU_LAUNCHED(st);
     cur ^= 1;
   }
+  msm_mark(m, "acc-lk", st);
   uint32_t S = msm_seg_size(c, W);
   uint32_t nseg = nb / S;
   size_t nthr = (size_t)W * nseg;
   XYZZ *seg = (XYZZ *)m->d_seg;
   GOP(msm_bucket_seg)<<<(unsigned)((nthr + 127) / 128), 128, 0, st>>>(buckets, nb, W, S, seg);
   CZK_CU_LAUNCHED(st);
+  msm_mark(m, "bucket-seg", st);
   for (uint32_t half = nseg / 2; half >= 1; half /= 2) {
     size_t nt = (size_t)W * half;
     GOP(msm_tree)<<<(unsigned)((nt + 127) / 128), 128, 0, st>>>(seg, nseg, half, W);
@@ -222,6 +234,7 @@ czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W
   }
   GOP(msm_gather)<<<1, 64, 0, st>>>(seg, nseg, W, (XYZZ *)m->d_win);
   CZK_CU_LAUNCHED(st);
+  msm_mark(m, "tree", st);
   CZK_CU(cudaMemcpyAsync(m->h_win, m->d_win, W * sizeof(XYZZ), cudaMemcpyDeviceToHost, st));
   return CZK_OK;
 }

@@ -36,6 +36,11 @@ struct czk_cuda_msm {
   void *h_win; /* pinned, 64 window sums */
   /* host-callback context of the call in flight */
   void *out;
+  /* CZK_CUDA_MSM_PROFILE set: events between the phases of each run (msm_mark), printed after it completes */
+  int prof;
+  cudaEvent_t ev[12];
+  const char *ev_name[12];
+  int nev;
   uint32_t cb_W, cb_c;
 };
 
@@ -44,6 +49,14 @@ static inline uint32_t msm_seg_size(uint32_t c, uint32_t W) {
   uint32_t S = 1;
   while (total / S > (1u << 17) && S < (1u << (c - 1))) S *= 2;
   return S;
+}
+
+/* Profiling mark (no-op unless m->prof): records an event named `name` on st. */
+static inline void msm_mark(czk_cuda_msm *m, const char *name, cudaStream_t st) {
+  if (!m->prof || m->nev >= 12) return;
+  if (!m->ev[m->nev]) cudaEventCreate(&m->ev[m->nev]);
+  m->ev_name[m->nev] = name;
+  cudaEventRecord(m->ev[m->nev++], st);
 }
 
 /* Launch the accumulation, bucket reduction and window-sum copy after the pairs are sorted (msm_impl.cuh). */

@@ -490,7 +490,7 @@ static void *prove_main(void *arg) {
     uint64_t kernel = r1.kernel_ns + r2.kernel_ns;
     if (!kernel) kernel = t2 - t0;
     p->kernel_ns = kernel;
-    czk__device_leave(e, d, st == CZK_OK ? kernel : 0);
+    czk__device_leave(e, d, t0, st == CZK_OK ? kernel : 0);
     czk__span(e, "prove_finish", TRACK_PID_DEVICE0 + d->ordinal, w->index, t1, t2, j->id, (int32_t)p->index);
     /* the device's kernel-busy lane: the reported kernel time (device events), ending when the proof was collected */
     if (st == CZK_OK)

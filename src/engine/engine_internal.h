@@ -123,6 +123,11 @@ typedef struct edevice {
   uint64_t t_mark;            /* start of the current occupied / idle interval */
   czk_idle_cause cause;       /* cause of the current idle interval */
   uint64_t occupied_ns, kernel_ns, proofs;
+  /* kernel_ns is the union of the proves' kernel intervals (two workers' proves overlap on one device): the recent
+   * credited intervals, disjoint and sorted by start (observe.c: czk__device_kernel_credit) */
+#define DEV_KIV 32
+  uint64_t kiv_s[DEV_KIV], kiv_e[DEV_KIV];
+  uint32_t nkiv;
   uint64_t transfer_hw_ns; /* exported TRANSFER idle time never decreases (observe.c) */
   uint64_t idle_ns[CZK_IDLE_COUNT];
 } edevice;
@@ -205,7 +210,11 @@ void czk__span(czk_engine *e, const char *name, uint32_t pid, uint32_t tid, uint
                int32_t part);
 void czk__worker_set(eworker *w, czk_worker_state st, uint64_t job, uint32_t part, const char *kind);
 void czk__device_enter(czk_engine *e, edevice *d);
-void czk__device_leave(czk_engine *e, edevice *d, uint64_t kernel_ns);
+/* Adds the part of [s, t) not yet covered by d's recent kernel intervals to d->kernel_ns (d->mu held; tests call it on
+ * a bare edevice). */
+void czk__device_kernel_credit(edevice *d, uint64_t s, uint64_t t);
+/* A worker leaves a prove that began at t_start; kernel_ns: its device-busy time (0 on failure), taken to end now. */
+void czk__device_leave(czk_engine *e, edevice *d, uint64_t t_start, uint64_t kernel_ns);
 /* Re-evaluate the idle cause of every idle device (call after a gauge that drives it changed). */
 void czk__devices_recause(czk_engine *e);
 czk_idle_cause czk__idle_cause_now(czk_engine *e);

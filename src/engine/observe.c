@@ -2,7 +2,9 @@
  * and idle attribution, the status snapshot and the Chrome trace export.
  *
  * Device accounting: a device is "occupied" while at least one of its workers is inside prove_start..prove_finish;
- * kernel-busy time is what the kind reports (device events; the prove time for CPU/fake backends). Each interval in
+ * kernel-busy time is the union over proves of [end - reported, end], where reported is what the kind reports (device
+ * events; the prove time for CPU/fake backends) and end is when the prove returned: two workers' proves overlap on
+ * one device, so a plain sum would count shared time twice (and exceed the wall time). Each interval in
  * which no worker is inside a prove is an idle interval with a cause sampled from the engine's gauges when it starts,
  * and re-sampled whenever a gauge that drives it changes (czk__devices_recause): GPU queue non-empty -> LOCK (workers
  * are between pop and launch), dispatcher waiting for memory -> BUDGET, synthesis busy or queued -> STARVED, otherwise
@@ -52,11 +54,49 @@ void czk__device_enter(czk_engine *e, edevice *d) {
   pthread_mutex_unlock(&d->mu);
 }
 
-void czk__device_leave(czk_engine *e, edevice *d, uint64_t kernel_ns) {
+/* Credits [s, t) to d->kernel_ns as far as it is not already covered by the recent intervals, and merges it into them.
+ * Intervals end in credit order (each ends "now"), so only recent ones can overlap a new one; when the list is full
+ * the oldest is dropped (a new interval overlapping it would then be over-counted by at most that overlap). d->mu held. */
+void czk__device_kernel_credit(edevice *d, uint64_t s, uint64_t t) {
+  if (t <= s) return;
+  uint64_t covered = 0;
+  for (uint32_t i = 0; i < d->nkiv; i++) {
+    uint64_t a = d->kiv_s[i] > s ? d->kiv_s[i] : s, b = d->kiv_e[i] < t ? d->kiv_e[i] : t;
+    if (b > a) covered += b - a;
+  }
+  d->kernel_ns += (t - s) - covered;
+  /* merge: every stored interval that touches [s, t) is absorbed into it */
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < d->nkiv; i++) {
+    if (d->kiv_e[i] >= s && d->kiv_s[i] <= t) {
+      if (d->kiv_s[i] < s) s = d->kiv_s[i];
+      if (d->kiv_e[i] > t) t = d->kiv_e[i];
+    } else {
+      d->kiv_s[k] = d->kiv_s[i], d->kiv_e[k] = d->kiv_e[i], k++;
+    }
+  }
+  if (k == DEV_KIV) { /* full: drop the oldest (smallest start; the list is kept sorted) */
+    memmove(d->kiv_s, d->kiv_s + 1, (k - 1) * sizeof *d->kiv_s);
+    memmove(d->kiv_e, d->kiv_e + 1, (k - 1) * sizeof *d->kiv_e);
+    k--;
+  }
+  uint32_t at = k;
+  while (at > 0 && d->kiv_s[at - 1] > s) at--;
+  memmove(d->kiv_s + at + 1, d->kiv_s + at, (k - at) * sizeof *d->kiv_s);
+  memmove(d->kiv_e + at + 1, d->kiv_e + at, (k - at) * sizeof *d->kiv_e);
+  d->kiv_s[at] = s, d->kiv_e[at] = t;
+  d->nkiv = k + 1;
+}
+
+void czk__device_leave(czk_engine *e, edevice *d, uint64_t t_start, uint64_t kernel_ns) {
   czk_idle_cause c = czk__idle_cause_now(e);
   uint64_t now = czk__clock_now_ns();
   pthread_mutex_lock(&d->mu);
-  d->kernel_ns += kernel_ns;
+  if (kernel_ns) {
+    uint64_t s = now - kernel_ns;
+    if (kernel_ns > now || s < t_start) s = t_start; /* device work of this prove began after its start */
+    czk__device_kernel_credit(d, s, now);
+  }
   if (kernel_ns) d->proofs++;
   if (--d->active == 0) {
     d->occupied_ns += now - d->t_mark;

@@ -10,6 +10,7 @@
 #include "core/clock.h"
 #include "czk/engine.h"
 #include "czk_test.h"
+#include "engine/engine_internal.h"
 #include "engine/fake.h"
 
 #ifdef CZK_TSAN
@@ -587,8 +588,39 @@ static void counters_monotonic_case(void) {
   czk__fake_destroy(&f);
 }
 
+/* 8. a device's kernel-busy time is the union of the proves' kernel intervals (two workers overlap on one device) */
+static void test_kernel_union(void) {
+  edevice d;
+  memset(&d, 0, sizeof d);
+  czk__device_kernel_credit(&d, 100, 110); /* [100,110) */
+  CHECK(d.kernel_ns == 10);
+  czk__device_kernel_credit(&d, 105, 112); /* overlaps: +2 */
+  CHECK(d.kernel_ns == 12);
+  czk__device_kernel_credit(&d, 90, 115); /* covers all before it and more: +10 +3 */
+  CHECK(d.kernel_ns == 25);
+  czk__device_kernel_credit(&d, 200, 201); /* disjoint */
+  czk__device_kernel_credit(&d, 120, 130); /* between two stored intervals */
+  CHECK(d.kernel_ns == 36);
+  czk__device_kernel_credit(&d, 95, 205); /* spans everything: adds the gaps 115-120, 130-200, 201-205 */
+  CHECK(d.kernel_ns == 36 + 5 + 70 + 4);
+  CHECK(d.nkiv == 1 && d.kiv_s[0] == 90 && d.kiv_e[0] == 205);
+  czk__device_kernel_credit(&d, 150, 150); /* empty */
+  CHECK(d.kernel_ns == 115);
+  /* many disjoint intervals: the list stays bounded and every one is credited once */
+  memset(&d, 0, sizeof d);
+  uint64_t want = 0;
+  for (uint64_t i = 0; i < 3 * DEV_KIV; i++) {
+    czk__device_kernel_credit(&d, 1000 + 10 * i, 1005 + 10 * i);
+    czk__device_kernel_credit(&d, 1003 + 10 * i, 1005 + 10 * i); /* fully covered: nothing */
+    want += 5;
+    CHECK(d.nkiv <= DEV_KIV);
+  }
+  CHECK(d.kernel_ns == want);
+}
+
 int main(int argc, char **argv) {
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20240601;
+  test_kernel_union();
   test_ordering();
   test_critical_takeover();
   test_requests();
