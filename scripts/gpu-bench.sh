@@ -1,78 +1,56 @@
 #!/usr/bin/env bash
-# gpu-bench.sh: the one GPU run -- build (or reuse) the CUDA kernels, run the GPU correctness test, then
-# `czk bench gpu` (checks every result against the host reference and prints the timing table).
+# gpu-bench.sh: the one GPU run -- build the CUDA backend, check it against the CPU, then time it -- in a single call
+# on a GPU machine (the H200 runs in docs/benchmarks.md used these steps).
 #
-# It builds only what the GPU run needs (src/cuda, src/core's logger/status, tests/cuda/test_cuda.c and
-# src/cli/bench_gpu.c with a two-line driver), straight with nvcc/gcc, because the GPU machine lacks the daemon's
-# dependencies (gRPC, libmicrohttpd) that configuring the whole project requires. The normal CMake build
-# (-DCZK_CUDA=ON) builds the same sources into czk_cuda, test_cuda and `czk bench gpu`.
+#   scripts/gpu-bench.sh [--build-dir DIR] [--archs LIST] [--prebuilt DIR] [--quick]
 #
-# usage: scripts/gpu-bench.sh [--prebuilt DIR] [--skip-test] [czk bench gpu options...]
-#   --prebuilt DIR   use DIR/test_cuda and DIR/czk-bench-gpu if they run here (built by `--build-only DIR`)
-#   --build-only DIR build both binaries into DIR and stop
-# env: ARCH (default sm_90), NVCC (default nvcc on PATH or /usr/local/cuda/bin/nvcc), OUT (logs, if set)
+# 1. build (CMake, -DCZK_CUDA=ON, -DCZK_API=OFF: a GPU box needs no gRPC/HTTP libraries for this) the targets czk,
+#    test_cuda, test_backend_gpu into DIR (default build-gpu), for LIST (default 90-real, the H200); --prebuilt DIR uses
+#    DIR/czk, DIR/test_cuda and DIR/test_backend_gpu instead (binaries built elsewhere and copied over);
+# 2. check: test_cuda (device field arithmetic, MSM G1/G2, NTT vs the host reference) and test_backend_gpu
+#    (every backend operation vs the CPU backend on sizes 2^0..2^20, GPU Groth16 proofs that verify, quarantine);
+# 3. time: czk bench gpu (MSM G1 to 2^26, G2 to 2^24, NTT to 2^27, each result checked) and czk bench gpuprove
+#    (2^20, 2^22, 2^24 stage by stage). --quick: smaller sizes (G1 2^22, G2 2^20, NTT 2^24, prove 2^20).
+# Logs go to $OUT (if set) or /tmp. Exit status: non-zero if any check failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
-NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-ARCH=${ARCH:-sm_90}
-LOG=${OUT:-/tmp}
-prebuilt= build_only= skip_test=
+dir=build-gpu archs=90-real prebuilt= quick=
 while [ $# -gt 0 ]; do
   case "$1" in
+    --build-dir) dir=$2; shift 2 ;;
+    --archs) archs=$2; shift 2 ;;
     --prebuilt) prebuilt=$2; shift 2 ;;
-    --build-only) build_only=$2; shift 2 ;;
-    --skip-test) skip_test=1; shift ;;
-    *) break ;;
+    --quick) quick=1; shift ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu-bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-
-build() { # build DIR
-  local d=$1 j
-  j=$(nproc 2>/dev/null || echo 2)
-  mkdir -p "$d/obj"
-  local defs="-DCZK_HAVE_CUDA=1 -DCZK_BUILDING=1 -D_GNU_SOURCE -DCZK_VERSION=\"gpu-bench\""
-  local inc="-I$ROOT/include -I$ROOT/src -I$ROOT/tests"
-  local pids=()
-  for f in src/cuda/*.cu; do
-    "$NVCC" -O3 -std=c++17 -arch="$ARCH" -lineinfo $defs $inc -Xcompiler=-Wall,-Wextra -Werror=all-warnings \
-      -c "$f" -o "$d/obj/$(basename "$f").o" &
-    pids+=($!)
-  done
-  for f in src/cuda/cuda_ref.c src/core/log.c src/core/status.c src/cli/bench_gpu.c tests/cuda/test_cuda.c; do
-    gcc -std=gnu11 -O2 -Wall -Wextra -Werror $defs $inc -c "$f" -o "$d/obj/$(basename "$f").o" &
-    pids+=($!)
-  done
-  printf '#include <string.h>\n#include "cli/cli.h"\nbool czk_cli_wants_help(int c, char **v) {\n'\
-'  for (int i = 1; i < c; i++) if (!strcmp(v[i], "-h") || !strcmp(v[i], "--help")) return true;\n  return false;\n}\n'\
-'int main(int c, char **v) { return czk_bench_gpu(c, v); }\n' > "$d/obj/driver.c"
-  gcc -std=gnu11 -O2 -Wall -Wextra -Werror $defs $inc -c "$d/obj/driver.c" -o "$d/obj/driver.o"
-  for p in "${pids[@]}"; do wait "$p"; done
-  local cu="$d/obj/device.cu.o $d/obj/msm.cu.o $d/obj/ntt.cu.o $d/obj/cuda_ref.c.o $d/obj/log.c.o $d/obj/status.c.o"
-  "$NVCC" -arch="$ARCH" -o "$d/test_cuda" "$d/obj/test_cuda.c.o" $cu -lpthread -lm
-  "$NVCC" -arch="$ARCH" -o "$d/czk-bench-gpu" "$d/obj/bench_gpu.c.o" "$d/obj/driver.o" $cu -lpthread -lm
-}
-
-if [ -n "$build_only" ]; then
-  build "$build_only"
-  exit 0
-fi
-BIN=
-if [ -n "$prebuilt" ] && "$prebuilt/czk-bench-gpu" --help > /dev/null 2>&1; then
-  BIN=$prebuilt
-  echo "# using prebuilt binaries in $BIN"
+log=${OUT:-/tmp}
+if [ -n "$prebuilt" ]; then
+  czk=$prebuilt/czk test_cuda=$prebuilt/test_cuda test_backend=$prebuilt/test_backend_gpu
 else
-  BIN=/tmp/czk-gpu-build
-  echo "# building in $BIN"
   t0=$(date +%s)
-  build "$BIN"
-  echo "# build took $(( $(date +%s) - t0 )) s"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON -DCZK_API=OFF -DCZK_CUDA_ARCHS="$archs" >/dev/null
+  cmake --build "$dir" -j"$(nproc)" --target czk test_cuda test_backend_gpu >"$log/gpu-build.log" 2>&1 ||
+    { tail -30 "$log/gpu-build.log"; exit 1; }
+  echo "# build took $(($(date +%s) - t0)) s"
+  czk=$dir/src/cli/czk test_cuda=$dir/tests/cuda/test_cuda test_backend=$dir/tests/backend/test_backend_gpu
 fi
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
-  --format=csv 2>/dev/null | tee "$LOG/nvidia-smi.txt" || true
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv || true
 rc=0
-if [ -z "$skip_test" ]; then
-  "$BIN/test_cuda" 2>&1 | tee "$LOG/test_cuda.log" || rc=1
+step() { # step NAME CMD...: run, keep the log, print its tail
+  local name=$1; shift
+  echo "=== $name: $*"
+  "$@" >"$log/$name.log" 2>&1 || rc=1
+  tail -n 25 "$log/$name.log"
+}
+step test_cuda "$test_cuda"
+step test_backend "$test_backend" gpu
+if [ -n "$quick" ]; then
+  step bench_gpu "$czk" bench gpu --msm-max 22 --g2-max 20 --ntt-max 24 --reps 3
+  step gpuprove "$czk" bench gpuprove --backend cuda:0 --logs 20 --reps 3
+else
+  step bench_gpu "$czk" bench gpu --msm-max 26 --g2-max 24 --ntt-max 27 --reps 5
+  step gpuprove "$czk" bench gpuprove --backend cuda:0 --logs 20,22,24 --reps 3
 fi
-"$BIN/czk-bench-gpu" "$@" 2>&1 | tee "$LOG/bench.log" || rc=1
 exit $rc

@@ -382,6 +382,31 @@ static void test_prove_verify(void) {
   expect_fail(&r, 2, "k must be an integer", "setup k 99");
 }
 
+/* czk bench msm|ntt|prove --backend: cpu runs the CPU table; cuda rewrites the options for the GPU benchmark (which,
+ * without a GPU or a CUDA build, fails cleanly); bad values and options without a GPU counterpart are refused. */
+static void test_bench_backend(void) {
+  run_result r;
+  RUN(&r, NULL, "bench", "ntt", "--backend", "cpu", "--lo", "4", "--hi", "4", "--threads", "1");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "coset_ntt") != NULL, "bench ntt --backend cpu: exit %d: %s%s", r.rc, r.out,
+            r.err);
+  RUN(&r, NULL, "bench", "msm", "--backend", "tpu");
+  expect_fail(&r, 2, "--backend must be cpu, cuda or cuda:N (got 'tpu')", "bench msm --backend tpu");
+  RUN(&r, NULL, "bench", "msm", "--backend", "cuda:x");
+  expect_fail(&r, 2, "--backend must be cpu, cuda or cuda:N", "bench msm --backend cuda:x");
+  RUN(&r, NULL, "bench", "msm", "--backend", "cuda", "--threads", "4");
+  expect_fail(&r, 2, "--threads has no meaning with --backend cuda", "bench msm --backend cuda --threads");
+  RUN(&r, NULL, "bench", "prove", "--backend", "cuda", "--circom", "a", "b");
+  expect_fail(&r, 2, "--circom has no meaning with --backend cuda", "bench prove --backend cuda --circom");
+  RUN(&r, NULL, "bench", "prove", "--backend", "cuda", "--min", "9", "--max", "8");
+  expect_fail(&r, 2, "need 1 <= min <= max <= 28", "bench prove --backend cuda min > max");
+  RUN(&r, NULL, "bench", "msm", "--backend");
+  expect_fail(&r, 2, "--backend needs cpu, cuda or cuda:N", "bench msm --backend (no value)");
+  if (access("/dev/nvidiactl", F_OK) != 0) { /* no GPU here: the GPU benchmark must fail cleanly (a CUDA build or not) */
+    RUN(&r, NULL, "bench", "ntt", "--backend", "cuda", "--lo", "10", "--hi", "10");
+    expect_fail(&r, 1, "CUDA not available", "bench ntt --backend cuda without CUDA");
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_cli <path of the czk executable>\n");
@@ -397,6 +422,7 @@ int main(int argc, char **argv) {
   test_poseidon();
   test_sha256_tree();
   test_prove_verify();
+  test_bench_backend();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
   if (system(cmd) != 0) fprintf(stderr, "test_cli: could not remove %s\n", g_dir);
