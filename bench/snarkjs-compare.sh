@@ -26,6 +26,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -x "$root/node_modules/.bin/snarkjs" ] || { echo "snarkjs-compare: run npm ci first" >&2; exit 1; }
+czk=$(cd "$(dirname "$czk")" 2>/dev/null && pwd)/$(basename "$czk")
 [ -x "$czk" ] || { echo "snarkjs-compare: no czk binary at $czk (--czk PATH)" >&2; exit 1; }
 snarkjs() { node --max-old-space-size=8192 "$root/node_modules/snarkjs/cli.js" "$@"; }
 now() { date +%s.%N; }
