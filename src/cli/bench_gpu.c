@@ -314,7 +314,7 @@ static unsigned arg_u(const char *s) { return (unsigned)strtoul(s, NULL, 10); }
 int czk_bench_gpu(int argc, char **argv) {
   if (czk_cli_wants_help(argc, argv)) {
     printf("usage: czk bench gpu [--msm-min L] [--msm-max L] [--g2-max L] [--ntt-min L] [--ntt-max L] [--cpu-max L]\n"
-           "                     [--reps N] [--only msm|g2|ntt]\n"
+           "                     [--reps N] [--only mul|msm|g2|ntt]\n"
            "  Times the CUDA MSM (G1, G2; sizes 2^msm-min .. 2^max step 4x) and Fr NTT (forward/inverse/coset) with\n"
            "  data resident on GPU 0 and checks every result against the host reference (see the file header).\n"
            "  Defaults: --msm-min 16 --msm-max 26 --g2-max 24 --ntt-min 16 --ntt-max 27 --cpu-max 16 --reps 5.\n"
@@ -358,6 +358,13 @@ int czk_bench_gpu(int argc, char **argv) {
   void *st = NULL;
   TRY(czk_cuda_stream_create(&st));
   int bad = 0;
+  if (!only || !strcmp(only, "mul")) {
+    double fp = 0, fr = 0;
+    if (czk__cuda_mul_throughput(0, &fp) == CZK_OK && czk__cuda_mul_throughput(1, &fr) == CZK_OK)
+      printf("mul     raw Montgomery products (4 independent chains per thread): Fp %.1f G/s, Fr %.1f G/s\n", fp, fr);
+    else
+      bad = 1;
+  }
   if (!only || !strcmp(only, "ntt")) bad |= bench_ntt(&o, st);
   if (!only || !strcmp(only, "msm")) bad |= bench_msm_g1(&o, o.msm_max, st);
   if (!only || !strcmp(only, "g2")) {

@@ -20,6 +20,10 @@ extern "C" {
  * Element size: 48 bytes (fp), 32 (fr), 96 (fp2). Synchronous (tests only). */
 czk_status czk__cuda_test_field(int op, void *out, const void *a, const void *b, size_t n);
 
+/* Bench probe: raw Montgomery multiplication throughput on device 0 (field 0: Fp, 1: Fr), in 10^9 products/s, from
+ * 4 independent chains per thread over the whole GPU (best of 3 launches). Values are not checked. */
+czk_status czk__cuda_mul_throughput(int field, double *gmul_per_s);
+
 /* Bench helper: d_out[i] = A[i % na] + B[(i / na) % nb] (affine G1 / G2 additions on the device, one Fermat inversion
  * each; all sums must be distinct from infinity and A_j != +-B_k). g: 1 or 2. Asynchronous on stream. */
 czk_status czk__cuda_gen_bases(int g, void *d_out, size_t n, const void *h_a, size_t na, const void *h_b, size_t nb,

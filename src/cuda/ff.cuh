@@ -6,10 +6,10 @@
  * Invariant: every value produced here is fully reduced (< modulus), so equality and zero tests are limb tests and
  * results are byte-identical to the CPU library's.
  *
- * Multiplication: CIOS Montgomery (Koc et al.), per outer limb b_i two carry chains for a*b_i (lo then hi halves,
- * PTX mad.lo.cc / madc.hi.cc), m = t0*n0, two chains for m*p, then a one-limb shift; final conditional subtraction.
- * Op count per product: N*(4N+3) 32-bit multiply-adds (N = 12: 612, N = 8: 280) + 2N for the final subtraction.
- * Bound: t < 2m at every iteration (m < 2^(32N-1)), so the running value fits N+1 limbs and no carry leaves limb N.
+ * Multiplication: CIOS Montgomery (Koc et al.): per outer limb b_i, t += a*b_i, m = t0*n0, t += m*p, a one-limb
+ * shift; a final conditional subtraction. The partial products are split into even and odd words (mont_mul_eo) so
+ * that ptxas fuses each lo/hi pair into one wide multiply-add: ~200 instructions per Fr product, ~430 per Fp product
+ * (the lo-chain/hi-chain form compiled to ~600 per Fr product).
  * Carry-chain asm statements follow each other without intervening C arithmetic (the CC flag lives between them),
  * and every one is `asm volatile`: a plain asm statement whose output is dead (the mad.lo.cc that zeroes t[0] before
  * the shift) is deleted by the compiler together with the carry it produces, and plain asm statements may be
@@ -48,47 +48,115 @@ static __constant__ const uint32_t FR_ONE[8] = {0xfffffffeu, 0x00000001u, 0x0003
 
 /* ---------------------------------------------------------------- generic N-limb helpers (N compile-time) */
 
-/* r = a*b*2^(-32N) mod p, fully reduced; r may alias a or b. */
-CZK_D void mont_mul_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p, uint32_t n0,
-                      const int N) {
-  uint32_t t[13];
-#pragma unroll
-  for (int j = 0; j < 13; j++) t[j] = 0;
+/* PTX integer instructions, one each; the .cc forms pass the carry (CC.CF) to the next carry-chain instruction. Every
+ * one is asm volatile so that none is dropped or reordered (see above); plain C arithmetic between them is fine (it
+ * does not touch CC). */
+#define FF_PTX2(name, op)                                                                                             \
+  static __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) {                                           \
+    uint32_t d;                                                                                                       \
+    asm volatile(op " %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));                                                       \
+    return d;                                                                                                         \
+  }
+#define FF_PTX3(name, op)                                                                                             \
+  static __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) {                               \
+    uint32_t d;                                                                                                       \
+    asm volatile(op " %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));                                           \
+    return d;                                                                                                         \
+  }
+FF_PTX2(ptx_mul_lo, "mul.lo.u32")
+FF_PTX2(ptx_mul_hi, "mul.hi.u32")
+FF_PTX2(ptx_add_cc, "add.cc.u32")
+FF_PTX2(ptx_addc_cc, "addc.cc.u32")
+FF_PTX2(ptx_addc, "addc.u32")
+FF_PTX2(ptx_sub_cc, "sub.cc.u32")
+FF_PTX2(ptx_subc_cc, "subc.cc.u32")
+FF_PTX2(ptx_subc, "subc.u32")
+FF_PTX3(ptx_mad_lo_cc, "mad.lo.cc.u32")
+FF_PTX3(ptx_madc_lo_cc, "madc.lo.cc.u32")
+FF_PTX3(ptx_madc_hi_cc, "madc.hi.cc.u32")
+FF_PTX3(ptx_madc_hi, "madc.hi.u32")
+
+/* r = a*b*2^(-32N) mod q, fully reduced (a < q, q < 2^(32N-2), N even); r may alias a or b. q[0..N-1] is the modulus,
+ * q[N] = n0 = -q^-1 mod 2^32. Pass the moduli below, which sit in constant memory that is NOT const: with literal
+ * values ptxas rewrites products by special words (Fr: q0 = 1, q1 = n0 = 2^32-1) and splits the wide multiply-adds.
+ * CIOS (as described above) with the partial products split by parity. A product a_j*b_i spans words (j, j+1); the
+ * even-j ones are added into ev (positions 0..N-1), the odd-j ones into od (positions 1..N), so that each carry chain
+ * alternates lo(x*y) and hi(x*y) of the same factors, which ptxas fuses into one IMAD.WIDE.U32(.X) with carry in and
+ * out: ~200 instructions per Fr product instead of ~600 for the lo-chain/hi-chain form (there every mad.lo/mad.hi
+ * becomes an IMAD plus an IADD3).
+ * Iteration i: T = ev + eN*2^(32N) + od*2^32 (+ a carry pending at position 1, see below); T += a*b_i; m = ev0*n0;
+ * T += m*q (ev0 becomes 0); T >>= 32: the new ev is od (positions 1..N -> 0..N-1) plus the old ev1 at position 0
+ * (add.cc, its carry consumed by the first instruction of the next odd chain, which writes position 1), the new od is
+ * the old ev2..ev(N-1), eN (positions 2..N -> 1..N-1) and a zero top word; under full unrolling the moves are renames.
+ * Bounds: T < 2q before each iteration. od*2^32 < 2^(32N) after the shift, and it gains a_odd*b_i < q 2^32 and
+ * m*q_odd < q 2^32, so it stays below 2^(32N) + 2^33 q < 2^(32(N+1)): the odd chains end without carry-out; the even
+ * ones carry into eN. The result before the final subtraction is T < 2q. */
+CZK_D void mont_mul_eo(uint32_t *r, const uint32_t *A, const uint32_t *B, const uint32_t *q, const int N) {
+  uint32_t ev[12], od[12], eN = 0;
 #pragma unroll
   for (int i = 0; i < N; i++) {
-    uint32_t bi = b[i];
-    /* t += a*bi: low halves into t[0..N-1] (+carry into t[N]), high halves into t[1..N] */
-    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));
+    const uint32_t bi = B[i];
+    if (i == 0) {
 #pragma unroll
-    for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));
+      for (int j = 0; j < N; j += 2) {
+        od[j] = ptx_mul_lo(A[j + 1], bi), od[j + 1] = ptx_mul_hi(A[j + 1], bi);
+        ev[j] = ptx_mul_lo(A[j], bi), ev[j + 1] = ptx_mul_hi(A[j], bi);
+      }
+    } else { /* the odd chain first: it takes the carry of the previous shift */
 #pragma unroll
-    for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));
-    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a[N - 1]), "r"(bi));
-    /* t += m*p, making t[0] zero */
-    uint32_t m = t[0] * n0;
-    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(p[0]));
+      for (int j = 0; j < N - 2; j += 2)
+        od[j] = ptx_madc_lo_cc(A[j + 1], bi, od[j]), od[j + 1] = ptx_madc_hi_cc(A[j + 1], bi, od[j + 1]);
+      od[N - 2] = ptx_madc_lo_cc(A[N - 1], bi, od[N - 2]), od[N - 1] = ptx_madc_hi(A[N - 1], bi, od[N - 1]);
+      ev[0] = ptx_mad_lo_cc(A[0], bi, ev[0]), ev[1] = ptx_madc_hi_cc(A[0], bi, ev[1]);
 #pragma unroll
-    for (int j = 1; j < N; j++) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(p[j]));
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));
-    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(p[0]));
+      for (int j = 2; j < N; j += 2)
+        ev[j] = ptx_madc_lo_cc(A[j], bi, ev[j]), ev[j + 1] = ptx_madc_hi_cc(A[j], bi, ev[j + 1]);
+      eN = ptx_addc(0, 0);
+    }
+    const uint32_t m = ev[0] * q[N];
+    od[0] = ptx_mad_lo_cc(m, q[1], od[0]), od[1] = ptx_madc_hi_cc(m, q[1], od[1]);
 #pragma unroll
-    for (int j = 1; j < N - 1; j++) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(p[j]));
-    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(p[N - 1]));
+    for (int j = 2; j < N - 2; j += 2)
+      od[j] = ptx_madc_lo_cc(m, q[j + 1], od[j]), od[j + 1] = ptx_madc_hi_cc(m, q[j + 1], od[j + 1]);
+    od[N - 2] = ptx_madc_lo_cc(m, q[N - 1], od[N - 2]), od[N - 1] = ptx_madc_hi(m, q[N - 1], od[N - 1]);
+    ev[0] = ptx_mad_lo_cc(m, q[0], ev[0]), ev[1] = ptx_madc_hi_cc(m, q[0], ev[1]);
 #pragma unroll
-    for (int j = 0; j < N; j++) t[j] = t[j + 1];
-    t[N] = 0;
+    for (int j = 2; j < N; j += 2)
+      ev[j] = ptx_madc_lo_cc(m, q[j], ev[j]), ev[j + 1] = ptx_madc_hi_cc(m, q[j], ev[j + 1]);
+    eN = ptx_addc(eN, 0);
+    if (i < N - 1) { /* shift (ev0 = 0) */
+      const uint32_t lo = ptx_add_cc(od[0], ev[1]);
+      uint32_t t[10];
+#pragma unroll
+      for (int k = 0; k < N - 2; k++) t[k] = ev[k + 2];
+      ev[0] = lo;
+#pragma unroll
+      for (int k = 1; k < N; k++) ev[k] = od[k];
+#pragma unroll
+      for (int k = 0; k < N - 2; k++) od[k] = t[k];
+      od[N - 2] = eN, od[N - 1] = 0;
+    } else { /* merge: T >> 32 = (ev1..ev(N-1), eN) + od */
+      uint32_t t[12], s[12];
+      t[0] = ptx_add_cc(od[0], ev[1]);
+#pragma unroll
+      for (int k = 1; k < N - 1; k++) t[k] = ptx_addc_cc(od[k], ev[k + 1]);
+      t[N - 1] = ptx_addc(od[N - 1], eN);
+      /* t < 2q: subtract q once if needed */
+      s[0] = ptx_sub_cc(t[0], q[0]);
+#pragma unroll
+      for (int k = 1; k < N; k++) s[k] = ptx_subc_cc(t[k], q[k]);
+      const uint32_t bw = ptx_subc(0, 0);
+#pragma unroll
+      for (int k = 0; k < N; k++) r[k] = bw ? t[k] : s[k];
+    }
   }
-  /* t < 2p: subtract p once if needed */
-  uint32_t s[12], bw;
-  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(p[0]));
-#pragma unroll
-  for (int j = 1; j < N; j++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(p[j]));
-  asm volatile("subc.u32 %0, 0, 0;" : "=r"(bw));
-#pragma unroll
-  for (int j = 0; j < N; j++) r[j] = bw ? t[j] : s[j];
 }
+/* The moduli and n0 for mont_mul_eo (see there why they are not const). */
+static __device__ __constant__ uint32_t FF_QP[13] = {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u,
+                                                     0x6730d2a0u, 0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u,
+                                                     0x397fe69au, 0x1a0111eau, 0xfffcfffdu};
+static __device__ __constant__ uint32_t FF_QR[9] = {0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u, 0x09a1d805u,
+                                                    0x3339d808u, 0x299d7d48u, 0x73eda753u, 0xffffffffu};
 
 /* r = a + b mod p (a, b < p; 2p < 2^(32N)). */
 CZK_D void mod_add_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p, const int N) {
@@ -134,8 +202,8 @@ CZK_D bool eq_n(const uint32_t *a, const uint32_t *b, const int N) {
 }
 
 /* ---------------------------------------------------------------- Fp */
-CZK_D void fp_mul(fp_t *r, const fp_t *a, const fp_t *b) { mont_mul_n(r->v, a->v, b->v, FP_P, FP_N0, 12); }
-CZK_D void fp_sqr(fp_t *r, const fp_t *a) { mont_mul_n(r->v, a->v, a->v, FP_P, FP_N0, 12); }
+CZK_D void fp_mul(fp_t *r, const fp_t *a, const fp_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QP, 12); }
+CZK_D void fp_sqr(fp_t *r, const fp_t *a) { mont_mul_eo(r->v, a->v, a->v, FF_QP, 12); }
 CZK_D void fp_add(fp_t *r, const fp_t *a, const fp_t *b) { mod_add_n(r->v, a->v, b->v, FP_P, 12); }
 CZK_D void fp_sub(fp_t *r, const fp_t *a, const fp_t *b) { mod_sub_n(r->v, a->v, b->v, FP_P, 12); }
 CZK_D void fp_dbl(fp_t *r, const fp_t *a) { mod_add_n(r->v, a->v, a->v, FP_P, 12); }
@@ -168,13 +236,13 @@ CZK_D void fp_inv(fp_t *r, const fp_t *a) {
 }
 
 /* ---------------------------------------------------------------- Fr */
-CZK_D void fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { mont_mul_n(r->v, a->v, b->v, FR_P, FR_N0, 8); }
+CZK_D void fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QR, 8); }
 CZK_D void fr_add(fr_t *r, const fr_t *a, const fr_t *b) { mod_add_n(r->v, a->v, b->v, FR_P, 8); }
 CZK_D void fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { mod_sub_n(r->v, a->v, b->v, FR_P, 8); }
 /* Montgomery -> canonical integer: a * 1 * R^-1. */
 CZK_D void fr_from_mont(fr_t *r, const fr_t *a) {
   const uint32_t one[8] = {1, 0, 0, 0, 0, 0, 0, 0};
-  mont_mul_n(r->v, a->v, one, FR_P, FR_N0, 8);
+  mont_mul_eo(r->v, a->v, one, FF_QR, 8);
 }
 
 /* ---------------------------------------------------------------- Fp2 = Fp[u]/(u^2+1) */

@@ -1,17 +1,35 @@
 /* ntt.cu: number-theoretic transforms over Fr on the GPU (API in include/czk/cuda.h).
  *
- * Transform: decimation in frequency (Gentleman-Sande), radix 2, natural order in, bit-reversed order out, followed
- * by an in-place bit-reversal permutation; the inverse is the same DIF with w^-1 and the 1/n scaling fused into the
- * permutation pass. Coset variants fuse x_i *= g^i into the loads of the first pass (forward) and x_i *= n^-1 g^-i
- * into the permutation pass (inverse); g^(+-i) = lo[i mod 2^LO] * hi[i >> LO] from two small tables.
- * Stage s (0-based, n = 2^L): pairs (i, i + 2^(L-1-s)) with bit L-1-s of i clear:
- *     x_i' = x_i + x_j,  x_j' = (x_i - x_j) * w_n^((i mod 2^(L-1-s)) * 2^s).
- * Stages are grouped in passes of k <= 10 (radix 2^k): a block loads a tile of 2^k elements along the pass's index
- * bits (times T adjacent columns, 1024 elements = 32 KiB of shared memory), runs its k stages in shared memory and
- * writes back: ceil(L/10) passes over the data instead of L. Twiddles w_N^j (j < N/2, N = 2^log_n_max) are one
- * precomputed table per direction; a smaller domain reads it with stride N/n.
- * Work: (n/2) L Fr multiplications (+ n per scaled pass); memory: ceil(L/10) + 1 read-write passes of 32 n bytes plus
- * twiddle reads. */
+ * Transform: decimation in frequency (Gentleman-Sande), natural order in, bit-reversed order out, then a bit-reversal
+ * permutation; the inverse is the same DIF with w^-1. Stage s (0-based, n = 2^L) pairs (i, i + 2^(L-1-s)) with bit
+ * L-1-s of i clear:  x_i' = x_i + x_j,  x_j' = (x_i - x_j) * w_n^((i mod 2^(L-1-s)) * 2^s).
+ *
+ * Passes: the L stages are split into ceil(L/10) passes of k <= 10 stages (a radix-2^k step). A block owns a tile of
+ * 2^k elements along the pass's index bits times 2^tlog adjacent columns (contiguous in memory) times 2^rlog rows
+ * (independent 2^k-point problems, used by the last pass), at most 1024 elements.
+ * Groups: inside a pass, each thread holds 8 elements in registers (3 index bits, the "window") and runs 2 or 3 stages
+ * on them (a radix-8 step, or two radix-4 steps) before exchanging through shared memory; the k stages are groups of
+ * 3,3,..,3 (+2 or +2,2). The first group loads from global memory and the last stores to it, so a pass with k = 9
+ * costs 2 shared-memory exchanges and 2 __syncthreads (per exchange one barrier suffices: in a group every thread
+ * rewrites exactly the slots it read). Shared memory holds each element as two 16-byte halves in two planes, at a
+ * slot XOR-swizzled so that all the group shapes access it without bank conflicts.
+ * Twiddles: one table w_N^j (j < N/2, N = 2^log_n_max) per direction, read through the read-only cache; a smaller
+ * domain reads it with stride N/n. A radix-8 group needs 7 of them per thread (4+2+1, its three stages).
+ * Last group of the last pass (the three lowest index bits): its twiddles are the constants w_8^m, w_4 (kernel
+ * parameters) and its trivial ones are skipped: 5 products per 8 elements instead of 12. INVERSE folds n^-1 into the
+ * constants of that group's first stage (8 products instead of 3 + 8); COSET_INVERSE multiplies its outputs by
+ * n^-1 g^-F (F = natural output index) = c * Q_m, c per thread from the two small g^-i tables, Q_m (m = top 3 bits
+ * of F) kernel parameters. COSET_FORWARD likewise multiplies the inputs of the first group of the first pass by
+ * g^i = c * G_t (t = top 3 bits of i).
+ * Permutation: a single-pass transform (L <= 10: one block) stores straight to the bit-reversed positions. Otherwise
+ * ntt_bitrev_tiles swaps in place, per pair of middle-bit values (B, rev B), the two 16x16 tiles {(A, B, C)} and
+ * {(A, rev B, C)} (A: top 4 index bits, C: low 4): reads and writes are runs of 16 elements (512 bytes).
+ * Products: ff.cuh's fr_mul (even/odd split CIOS, ~200 instructions; it was ~600 before, in the lo-chain/hi-chain
+ * form). This is where most of the speed comes from: a butterfly is now ~270 instructions (product ~200, add + sub
+ * ~50), against ~700 plus 32 shared-memory word accesses and a barrier before.
+ * Work: (n/2) L - ~n products (+3n/8 inverse, +2n coset forward, +17n/8 coset inverse). Memory: ceil(L/10) read-write
+ * passes over 32n bytes, plus one for the permutation when L > 10, plus twiddle reads (<= 7 per 8 elements and
+ * radix-8 group; only the first pass of a large transform misses the caches: ~0.8 x 32n bytes). */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +37,13 @@
 #include "cuda/cuda_internal.h"
 #include "cuda/ff.cuh"
 
-#define NTT_TILE_LOG 10
-#define NTT_TILE (1u << NTT_TILE_LOG)
+#define NTT_TILE_LOG 10 /* at most 2^10 elements (32 KiB of shared memory, 128 threads) per block */
+#define NTT_PASS_MAX 10 /* at most 10 radix-2 stages per pass */
+/* Resident pass blocks per SM the register allocation is sized for: 3 gives 168 registers per thread and no spills;
+ * 4 (128 registers) spills ~30 bytes per thread around the radix-8 stages. */
+#ifndef NTT_MIN_BLOCKS
+#define NTT_MIN_BLOCKS 3
+#endif
 
 struct czk_cuda_ntt {
   unsigned log_max;
@@ -28,8 +51,12 @@ struct czk_cuda_ntt {
   fr_t *d_tw[2];    /* [0] forward w^j, [1] inverse w^-j, j < 2^(log_max-1) */
   fr_t *d_coset[2]; /* [0] g^i tables (lo then hi), [1] g^-i tables */
   czk_fr ninv[29];  /* n^-1 for n = 2^k (Montgomery) */
+  czk_fr w8[2][4];  /* [dir] omega_8^m, m < 4 (log_max >= 3) */
+  czk_fr cg[29][8]; /* [L] g^(t 2^(L-3)), t < 8 */
+  czk_fr cq[29][8]; /* [L] 2^-L g^(-t 2^(L-3)), t < 8 */
 };
 
+/* ------------------------------------------------------------------------------------------------ device primitives */
 static __device__ __forceinline__ void load_fr(fr_t *r, const fr_t *p) {
   const uint4 *s = (const uint4 *)p;
   uint4 a = s[0], b = s[1];
@@ -41,13 +68,299 @@ static __device__ __forceinline__ void store_fr(fr_t *p, const fr_t *r) {
   d[0] = make_uint4(r->v[0], r->v[1], r->v[2], r->v[3]);
   d[1] = make_uint4(r->v[4], r->v[5], r->v[6], r->v[7]);
 }
+/* read-only table entry (twiddles, coset powers) */
+static __device__ __forceinline__ void ldg_fr(fr_t *r, const fr_t *p) {
+  uint4 a = __ldg((const uint4 *)p), b = __ldg((const uint4 *)p + 1);
+  r->v[0] = a.x, r->v[1] = a.y, r->v[2] = a.z, r->v[3] = a.w;
+  r->v[4] = b.x, r->v[5] = b.y, r->v[6] = b.z, r->v[7] = b.w;
+}
+static __device__ __forceinline__ uint4 *ntt_shared(void) {
+  extern __shared__ uint4 ntt_smem_dyn[];
+  return ntt_smem_dyn;
+}
 
-/* g^i from the split table (lo: 2^lo_bits entries followed by hi). */
-static __device__ __forceinline__ void coset_pow(fr_t *r, const fr_t *tab, unsigned lo_bits, size_t i) {
+/* ------------------------------------------------------------------------------------------------ kernels */
+/* Flags of the last pass */
+#define NTT_F_NINV 1u      /* kc[] carry n^-1; the sums of the last group's first stage are multiplied by kc[0] */
+#define NTT_F_COSET_OUT 2u /* multiply the output of natural index F by n^-1 g^-F */
+#define NTT_F_BITREV 4u    /* single pass: store to the bit-reversed positions */
+
+typedef struct ntt_pass_args {
+  fr_t kc[4];       /* last pass: first-stage multipliers of the last group: omega_8^m (INVERSE: times n^-1) */
+  fr_t w4;          /* omega_4 */
+  fr_t gc[8];        /* first pass of COSET_FORWARD: g^(t n/8); COSET_OUT: n^-1 g^(-t n/8) */
+  const fr_t *tw;    /* w^j table of the direction, j < 2^(log_max-1) */
+  const fr_t *coset; /* COSET_FORWARD: g^i lo/hi tables; COSET_OUT: g^-i tables */
+  unsigned L, s0, k, tlog, rlog, tw_shift, lo_bits, flags;
+} ntt_pass_args;
+
+/* Pass geometry (host side; shared with the schedule of czk_cuda_ntt_run): pass pi of a 2^L transform (L >= 3) runs
+ * stages s0 .. s0+k-1; a block's tile is 2^(k + tlog + rlog) elements. Tiles of 2^8 .. 2^10 elements keep whole warps
+ * busy and, for smaller transforms, enough blocks for the SMs. */
+static unsigned ntt_npasses(unsigned L) { return (L + NTT_PASS_MAX - 1) / NTT_PASS_MAX; }
+static void ntt_pass_geom(unsigned L, unsigned pi, unsigned *k, unsigned *s0, unsigned *tlog, unsigned *rlog) {
+  const unsigned np = ntt_npasses(L);
+  unsigned s = 0;
+  for (unsigned q = 0; q < pi; q++) s += L / np + (q < L % np ? 1 : 0);
+  const unsigned kk = L / np + (pi < L % np ? 1 : 0), hs = L - s - kk;
+  unsigned tl = L > 16 ? L - 8 : 8;
+  if (tl > NTT_TILE_LOG) tl = NTT_TILE_LOG;
+  const unsigned extra = tl > kk ? tl - kk : 0;
+  *k = kk;
+  *s0 = s;
+  *tlog = extra < hs ? extra : hs;
+  *rlog = extra - *tlog < s ? extra - *tlog : s;
+}
+
+/* Shared memory: element halves in two planes of uint4 (plane stride = tile), so that a warp moves 16-byte words. */
+static __device__ __forceinline__ void sm_put(uint4 *sm, unsigned tile, unsigned slot, const fr_t *x) {
+  sm[slot] = make_uint4(x->v[0], x->v[1], x->v[2], x->v[3]);
+  sm[tile + slot] = make_uint4(x->v[4], x->v[5], x->v[6], x->v[7]);
+}
+static __device__ __forceinline__ void sm_get(fr_t *x, const uint4 *sm, unsigned tile, unsigned slot) {
+  uint4 a = sm[slot], b = sm[tile + slot];
+  x->v[0] = a.x, x->v[1] = a.y, x->v[2] = a.z, x->v[3] = a.w;
+  x->v[4] = b.x, x->v[5] = b.y, x->v[6] = b.z, x->v[7] = b.w;
+}
+/* Slot of tile element e: low 3 bits XOR bits 3..5, so that the 8 threads of a quarter warp (one 128-byte shared
+ * memory wavefront of 16-byte accesses) touching elements at stride 1, 2, 4 or 8 hit 8 distinct bank groups. */
+static __device__ __forceinline__ unsigned ntt_swz(unsigned e) { return e ^ ((e >> 3) & 7u); }
+
+/* g^i (or g^-i) from the split table: lo (2^lo_bits entries) followed by hi. */
+static __device__ __forceinline__ void coset_pow(fr_t *r, const fr_t *tab, unsigned lo_bits, unsigned i) {
   fr_t a, b;
-  load_fr(&a, tab + (i & (((size_t)1 << lo_bits) - 1)));
-  load_fr(&b, tab + ((size_t)1 << lo_bits) + (i >> lo_bits));
+  ldg_fr(&a, tab + (i & ((1u << lo_bits) - 1)));
+  ldg_fr(&b, tab + (1u << lo_bits) + (i >> lo_bits));
   fr_mul(r, &a, &b);
+}
+
+/* One stage of a group on the thread's 8 elements: pairs (t, t + 2^j), twiddle of pair t: tw[base + (t mod 2^j) <<
+ * step_log]. j is a literal after inlining, so x[] stays in registers. */
+static __device__ __forceinline__ void ntt_stage(fr_t x[8], const int j, unsigned base, unsigned step_log,
+                                                 const fr_t *__restrict__ tw) {
+#pragma unroll
+  for (int t = 0; t < 8; t++) {
+    if (t & (1 << j)) continue;
+    const int u = t + (1 << j);
+    fr_t w, s, d;
+    ldg_fr(&w, tw + (base + ((unsigned)(t & ((1 << j) - 1)) << step_log)));
+    fr_add(&s, &x[t], &x[u]);
+    fr_sub(&d, &x[t], &x[u]);
+    x[t] = s;
+    fr_mul(&x[u], &d, &w);
+  }
+}
+
+/* Butterfly with constant multipliers (NULL: none): x0, x1 <- (x0 + x1) * ms, (x0 - x1) * md. */
+static __device__ __forceinline__ void ntt_bfly_c(fr_t *x0, fr_t *x1, const fr_t *ms, const fr_t *md) {
+  fr_t s, d;
+  fr_add(&s, x0, x1);
+  fr_sub(&d, x0, x1);
+  if (ms)
+    fr_mul(x0, &s, ms);
+  else
+    *x0 = s;
+  if (md)
+    fr_mul(x1, &d, md);
+  else
+    *x1 = d;
+}
+
+/* One DIF pass: stages s0 .. s0+k-1 of a 2^L transform, in place. blockDim = tile/8, dynamic shared memory 32*tile.
+ * Tile element e = (r, a, c): r row (rlog bits), a index bits of the pass (k bits), c column (tlog bits); its global
+ * index is (hf << (hs+k)) | (a << hs) | col with hs = L - s0 - k, hf = hf0 | r, col = col0 | c.
+ * Group with window w (its 8 elements differ in a-bits w..w+2): thread tau holds e = e0 + (t << (tlog+w)), t < 8,
+ * e0 = tau with a zero 3-bit field inserted at bit tlog+w. The stage on a-bit w+j (global stage s = S_w - j,
+ * S_w = s0+k-1-w) gives pair t the twiddle exponent ((a mod 2^(w+j)) << hs | col) << s
+ *     = (X << (S_w - j)) + ((t mod 2^j) << (L-1-j)),   X = ((a mod 2^w) << hs) | col,
+ * and the global index of element t is i0 + (t << (w + hs)). */
+static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, const ntt_pass_args &p,
+                                                     const bool coset_in, const bool last_pass) {
+  /* Everything but g and x[] is recomputed per group from the parameters (constant bank) and the thread and block
+   * indices, which keeps registers free for the products. */
+  fr_t x[8];
+  /* groups, top index bits first: sizes 3,..,3 then (k mod 3 = 2) 2, or (k mod 3 = 1) 2,2. Shape 0: radix 8 (stages
+   * j = 2,1,0), 1: stages 2,1 (extra bit below), 2: stages 1,0 (extra bit above, window at bit 0). */
+  const unsigned ng = p.k / 3 + (p.k % 3 ? 1 : 0);
+#pragma unroll 1
+  for (unsigned g = 0; g < ng; g++) {
+    uint4 *sm = ntt_shared();
+    const unsigned L = p.L, k = p.k, tlog = p.tlog, rlog = p.rlog, flags = p.flags;
+    const unsigned hs = L - p.s0 - k, tile = 1u << (rlog + k + tlog), gbits = hs - tlog;
+    const unsigned col0 = (blockIdx.x & ((1u << gbits) - 1)) << tlog, hf0 = (blockIdx.x >> gbits) << rlog;
+    const unsigned tau = threadIdx.x, log_max = L + p.tw_shift, r3 = k % 3;
+    const bool last = g + 1 == ng;
+    const unsigned size = (r3 == 0 || g + (r3 == 2 ? 1u : 2u) < ng) ? 3u : 2u;
+    const unsigned lo = size == 3 ? k - 3 * (g + 1) : last ? 0u : 2u; /* lowest index bit of the group */
+    const unsigned shape = size == 3 ? 0u : lo ? 1u : 2u;
+    const unsigned w = shape == 0 ? lo : shape == 1 ? lo - 1 : 0u;
+    const unsigned sh = tlog + w;
+    const unsigned e0 = ((tau >> sh) << (sh + 3)) | (tau & ((1u << sh) - 1));
+    const unsigned a0 = (e0 >> tlog) & ((1u << k) - 1), c = e0 & ((1u << tlog) - 1), r = e0 >> (k + tlog);
+    const unsigned i0 = ((hf0 | r) << (hs + k)) | (a0 << hs) | col0 | c, istep = w + hs;
+
+    if (g == 0) {
+#pragma unroll
+      for (int t = 0; t < 8; t++) load_fr(&x[t], data + (i0 + ((unsigned)t << istep)));
+      if (coset_in) { /* first pass, window = top 3 bits of i: g^i = g^i0 * G_t */
+        fr_t cg;
+        coset_pow(&cg, p.coset, p.lo_bits, i0);
+#pragma unroll
+        for (int t = 1; t < 8; t++) fr_mul(&x[t], &x[t], &p.gc[t]);
+#pragma unroll
+        for (int t = 0; t < 8; t++) fr_mul(&x[t], &x[t], &cg);
+      }
+    } else {
+#pragma unroll
+      for (int t = 0; t < 8; t++) sm_get(&x[t], sm, tile, ntt_swz(e0 + ((unsigned)t << sh)));
+    }
+
+    if (last_pass && last) {
+      /* window = index bits 2..0 of the last pass: X = 0, twiddles omega_8^m, omega_4, 1 */
+      if (flags & NTT_F_NINV) { /* n^-1 on the sums, n^-1 omega^m on the differences of the first stage */
+        if (shape == 0) {
+#pragma unroll
+          for (int t = 0; t < 4; t++) ntt_bfly_c(&x[t], &x[t + 4], &p.kc[0], &p.kc[t]);
+        } else {
+#pragma unroll
+          for (int t = 0; t < 8; t += 4) {
+            ntt_bfly_c(&x[t], &x[t + 2], &p.kc[0], &p.kc[0]);
+            ntt_bfly_c(&x[t + 1], &x[t + 3], &p.kc[0], &p.kc[2]);
+          }
+        }
+      } else {
+        if (shape == 0) {
+          ntt_bfly_c(&x[0], &x[4], NULL, NULL);
+#pragma unroll
+          for (int t = 1; t < 4; t++) ntt_bfly_c(&x[t], &x[t + 4], NULL, &p.kc[t]);
+        } else {
+#pragma unroll
+          for (int t = 0; t < 8; t += 4) {
+            ntt_bfly_c(&x[t], &x[t + 2], NULL, NULL);
+            ntt_bfly_c(&x[t + 1], &x[t + 3], NULL, &p.kc[2]);
+          }
+        }
+      }
+      if (shape == 0) { /* second stage (bit 1): omega_4 on odd t */
+#pragma unroll
+        for (int t = 0; t < 8; t += 4) {
+          ntt_bfly_c(&x[t], &x[t + 2], NULL, NULL);
+          ntt_bfly_c(&x[t + 1], &x[t + 3], NULL, &p.w4);
+        }
+      }
+#pragma unroll
+      for (int t = 0; t < 8; t += 2) ntt_bfly_c(&x[t], &x[t + 1], NULL, NULL);
+    } else {
+      const unsigned X = ((a0 & ((1u << w) - 1)) << hs) | col0 | c, Sw = p.s0 + k - 1 - w;
+      if (shape != 2) ntt_stage(x, 2, (X << (Sw - 2)) << p.tw_shift, log_max - 3, p.tw);
+      ntt_stage(x, 1, (X << (Sw - 1)) << p.tw_shift, log_max - 2, p.tw);
+      if (shape != 1) ntt_stage(x, 0, (X << Sw) << p.tw_shift, log_max - 1, p.tw);
+    }
+
+    if (last) {
+      /* last group: window at bit 0 when this is the last pass (istep = 0, i0 mod 8 = 0) */
+      if (last_pass && (flags & NTT_F_COSET_OUT)) {
+        /* F = bitrev_L(i0 + t) = bitrev3(t) << (L-3) | bitrev_(L-3)(i0 >> 3): factor gc[bitrev3(t)] * g^-(low part) */
+        fr_t cg;
+        coset_pow(&cg, p.coset, p.lo_bits, L > 3 ? __brev(i0 >> 3) >> (35 - L) : 0u);
+#pragma unroll
+        for (int t = 0; t < 8; t++) {
+          fr_mul(&x[t], &x[t], &p.gc[((t & 1) << 2) | (t & 2) | (t >> 2)]);
+          fr_mul(&x[t], &x[t], &cg);
+        }
+      }
+      if (last_pass && (flags & NTT_F_BITREV)) {
+#pragma unroll
+        for (int t = 0; t < 8; t++) store_fr(data + (__brev(i0 + (unsigned)t) >> (32 - L)), &x[t]);
+      } else {
+#pragma unroll
+        for (int t = 0; t < 8; t++) store_fr(data + (i0 + ((unsigned)t << istep)), &x[t]);
+      }
+    } else {
+#pragma unroll
+      for (int t = 0; t < 8; t++) sm_put(sm, tile, ntt_swz(e0 + ((unsigned)t << sh)), &x[t]);
+      __syncthreads();
+    }
+  }
+}
+
+/* The pass kernels: the coset input scaling and the constant last group compiled only where used (registers, code
+ * size). ntt_pass: every pass but the last; ntt_pass_last: the last pass (flags NINV, COSET_OUT, BITREV). */
+#define NTT_PASS_KERNEL(name, coset_in, last_pass)                                                                    \
+  __global__ void __launch_bounds__(128, NTT_MIN_BLOCKS)                                                              \
+      name(fr_t *__restrict__ data, const __grid_constant__ ntt_pass_args p) {                                        \
+    ntt_pass_impl(data, p, coset_in, last_pass);                                                                      \
+  }
+NTT_PASS_KERNEL(ntt_pass, false, false)
+NTT_PASS_KERNEL(ntt_pass_coset, true, false)
+NTT_PASS_KERNEL(ntt_pass_last, false, true)
+NTT_PASS_KERNEL(ntt_pass_last_coset, true, true)
+
+/* In-place bit reversal of a 2^L array, L >= 11. Index i = (A, B, C): A the top 4 bits, C the low 4, B the middle
+ * mb = L-8 bits; bitrev(i) = (rev C, rev B, rev A). Block B (B <= rev B) swaps the tiles {(A, B, C)} and
+ * {(A, rev B, C)} (one tile, transposed in place, when B = rev B): 16 runs of 16 consecutive elements each. */
+#define NTT_BR_B 4
+static __device__ __forceinline__ unsigned br_swz(unsigned e) { return e ^ ((e >> 5) & 7u); }
+__global__ void __launch_bounds__(256) ntt_bitrev_tiles(fr_t *__restrict__ data, unsigned L) {
+  __shared__ uint4 sm[4 * 256]; /* [tile][half][slot] */
+  const unsigned mb = L - 2 * NTT_BR_B, B = blockIdx.x;
+  const unsigned Br = __brev(B) >> (32 - mb);
+  if (B > Br) return;
+  const unsigned th = threadIdx.x, A = th >> NTT_BR_B, C = th & 15u, hsh = L - NTT_BR_B;
+  const unsigned e_in = br_swz(th);
+  /* position (A, *, C) receives the element at (rev C, *, rev A) of the partner tile */
+  const unsigned e_out = br_swz(((__brev(C) >> 28) << 4) | (__brev(A) >> 28));
+  fr_t v;
+  load_fr(&v, data + ((A << hsh) | (B << NTT_BR_B) | C));
+  sm_put(sm, 256, e_in, &v);
+  if (Br != B) {
+    load_fr(&v, data + ((A << hsh) | (Br << NTT_BR_B) | C));
+    sm_put(sm + 512, 256, e_in, &v);
+  }
+  __syncthreads();
+  sm_get(&v, sm, 256, e_out);
+  store_fr(data + ((A << hsh) | (Br << NTT_BR_B) | C), &v);
+  if (Br != B) {
+    sm_get(&v, sm + 512, 256, e_out);
+    store_fr(data + ((A << hsh) | (B << NTT_BR_B) | C), &v);
+  }
+}
+
+/* Transforms of 2 and 4 points (one thread; launch-bound anyway). mode: the czk_cuda_ntt_dir. */
+__global__ void ntt_tiny(fr_t *data, unsigned L, int mode, const fr_t *tw, unsigned tw_shift, const fr_t *coset,
+                         unsigned lo_bits, fr_t ninv) {
+  const unsigned n = 1u << L;
+  fr_t x[4], y[4];
+  for (unsigned i = 0; i < n; i++) {
+    load_fr(&x[i], data + i);
+    if (mode == 2) {
+      fr_t g;
+      coset_pow(&g, coset, lo_bits, i);
+      fr_mul(&x[i], &x[i], &g);
+    }
+  }
+  for (unsigned s = 0; s < L; s++) {
+    const unsigned half = n >> (s + 1);
+    for (unsigned i = 0; i < n; i++) {
+      if (i & half) continue;
+      fr_t a, d, w;
+      fr_add(&a, &x[i], &x[i + half]);
+      fr_sub(&d, &x[i], &x[i + half]);
+      load_fr(&w, tw + (((i & (half - 1)) << s) << tw_shift));
+      x[i] = a;
+      fr_mul(&x[i + half], &d, &w);
+    }
+  }
+  for (unsigned i = 0; i < n; i++) y[L == 1 ? i : ((i & 1) << 1) | (i >> 1)] = x[i];
+  for (unsigned i = 0; i < n; i++) {
+    if (mode & 1) fr_mul(&y[i], &y[i], &ninv);
+    if (mode == 3) {
+      fr_t g;
+      coset_pow(&g, coset, lo_bits, i);
+      fr_mul(&y[i], &y[i], &g);
+    }
+    store_fr(data + i, &y[i]);
+  }
 }
 
 /* t[i] = lo[i & (2^B - 1)] * hi[i >> B] */
@@ -59,93 +372,6 @@ __global__ void ntt_expand(fr_t *t, size_t n, const fr_t *lo, const fr_t *hi, un
   load_fr(&b, hi + (i >> B));
   fr_mul(&a, &a, &b);
   store_fr(t + i, &a);
-}
-
-/* One DIF pass: stages s0 .. s0+k-1 of a 2^L transform. blockDim = tile/2. */
-__global__ void __launch_bounds__(512) ntt_dif_pass(fr_t *data, unsigned L, unsigned s0, unsigned k, unsigned tlog,
-                                                    const fr_t *__restrict__ tw, unsigned tw_shift,
-                                                    const fr_t *__restrict__ coset, unsigned lo_bits) {
-  __shared__ uint32_t sm[8 * NTT_TILE];
-  const unsigned hs = L - s0 - k;
-  const unsigned tile_log = k + tlog, tile = 1u << tile_log;
-  const size_t ngroups = (size_t)1 << (hs - tlog);
-  const size_t b = blockIdx.x;
-  const size_t lg = b & (ngroups - 1), hf = b >> (hs - tlog);
-  const size_t base_hi = hf << (hs + k), col0 = lg << tlog;
-  const unsigned T = 1u << tlog;
-
-  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-    unsigned c = e & (T - 1), a = e >> tlog;
-    size_t i = base_hi | ((size_t)a << hs) | (col0 + c);
-    fr_t x;
-    load_fr(&x, data + i);
-    if (coset) {
-      fr_t g;
-      coset_pow(&g, coset, lo_bits, i);
-      fr_mul(&x, &x, &g);
-    }
-#pragma unroll
-    for (int w = 0; w < 8; w++) sm[w * NTT_TILE + e] = x.v[w];
-  }
-  __syncthreads();
-  for (unsigned q = 0; q < k; q++) {
-    const unsigned hl_log = k - 1 - q, hl = 1u << hl_log;
-    const unsigned s = s0 + q;
-    for (unsigned u = threadIdx.x; u < tile / 2; u += blockDim.x) {
-      unsigned c = u & (T - 1), v = u >> tlog;
-      unsigned a0 = ((v >> hl_log) << (hl_log + 1)) | (v & (hl - 1));
-      unsigned e0 = (a0 << tlog) | c, e1 = e0 + (hl << tlog);
-      size_t j = ((size_t)(a0 & (hl - 1)) << hs) | (col0 + c);
-      fr_t x0, x1, t, wv;
-#pragma unroll
-      for (int w = 0; w < 8; w++) {
-        x0.v[w] = sm[w * NTT_TILE + e0];
-        x1.v[w] = sm[w * NTT_TILE + e1];
-      }
-      fr_add(&t, &x0, &x1);
-      fr_sub(&x1, &x0, &x1);
-      load_fr(&wv, tw + ((j << s) << tw_shift));
-      fr_mul(&x1, &x1, &wv);
-#pragma unroll
-      for (int w = 0; w < 8; w++) {
-        sm[w * NTT_TILE + e0] = t.v[w];
-        sm[w * NTT_TILE + e1] = x1.v[w];
-      }
-    }
-    __syncthreads();
-  }
-  for (unsigned e = threadIdx.x; e < tile; e += blockDim.x) {
-    unsigned c = e & (T - 1), a = e >> tlog;
-    size_t i = base_hi | ((size_t)a << hs) | (col0 + c);
-    fr_t x;
-#pragma unroll
-    for (int w = 0; w < 8; w++) x.v[w] = sm[w * NTT_TILE + e];
-    store_fr(data + i, &x);
-  }
-}
-
-/* In-place bit reversal; mode 0: none, 1: * ninv, 2: * ninv * g^-i (natural index i after the permutation). */
-__global__ void ntt_bitrev(fr_t *data, unsigned L, int mode, fr_t ninv, const fr_t *coset, unsigned lo_bits) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >> L) return;
-  size_t r = L ? (size_t)(__brevll((unsigned long long)i) >> (64 - L)) : 0;
-  if (i > r) return;
-  fr_t a, b;
-  load_fr(&a, data + i);
-  load_fr(&b, data + r);
-  if (mode) {
-    fr_mul(&a, &a, &ninv);
-    fr_mul(&b, &b, &ninv);
-    if (mode == 2) {
-      fr_t g;
-      coset_pow(&g, coset, lo_bits, r);
-      fr_mul(&a, &a, &g); /* a moves to index r */
-      coset_pow(&g, coset, lo_bits, i);
-      fr_mul(&b, &b, &g);
-    }
-  }
-  store_fr(data + i, &b);
-  if (i != r) store_fr(data + r, &a);
 }
 
 /* ------------------------------------------------------------------------------------------------ host glue */
@@ -187,6 +413,12 @@ extern "C" void czk_cuda_ntt_free(czk_cuda_ntt *p) {
   free(p);
 }
 
+/* r = a^(2^e) */
+static void fr_sqr_n(czk_fr *r, const czk_fr *a, unsigned e) {
+  *r = *a;
+  for (unsigned i = 0; i < e; i++) czk__cr_fr_mul(r, r, r);
+}
+
 extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, czk_fr_roots roots,
                                        const czk_fr *coset_shift, void *stream) {
   if (!out || log_n_max < 1 || log_n_max > 28) return CZK_ERR_INVALID_ARG;
@@ -210,6 +442,26 @@ extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, c
     czk_fr nn;
     czk__cr_fr_from_u64(&nn, (uint64_t)1 << k);
     czk__cr_fr_inv(&p->ninv[k], &nn);
+  }
+  /* constants of the last radix group and of the coset scalings (sizes 2^3 .. 2^log_max) */
+  if (log_n_max >= 3) {
+    for (int d = 0; d < 2; d++) {
+      czk_fr w8;
+      fr_sqr_n(&w8, d ? &wi : &w, log_n_max - 3);
+      czk__cr_fr_one(&p->w8[d][0]);
+      for (int m = 1; m < 4; m++) czk__cr_fr_mul(&p->w8[d][m], &p->w8[d][m - 1], &w8);
+    }
+    for (unsigned L = 3; L <= log_n_max; L++) {
+      czk_fr s, si;
+      fr_sqr_n(&s, &g, L - 3);
+      fr_sqr_n(&si, &gi, L - 3);
+      czk__cr_fr_one(&p->cg[L][0]);
+      p->cq[L][0] = p->ninv[L];
+      for (int t = 1; t < 8; t++) {
+        czk__cr_fr_mul(&p->cg[L][t], &p->cg[L][t - 1], &s);
+        czk__cr_fr_mul(&p->cq[L][t], &p->cq[L][t - 1], &si);
+      }
+    }
   }
   czk_status s = CZK_OK;
   size_t tb = (half ? half : 1) * sizeof(fr_t);
@@ -263,31 +515,58 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
                                        void *stream) {
   if (!p || !d_data || log_n > p->log_max) return CZK_ERR_INVALID_ARG;
   if ((unsigned)dir > 3) return CZK_ERR_INVALID_ARG;
+  if (log_n == 0) return CZK_OK; /* one point: every direction is the identity */
   cudaStream_t st = (cudaStream_t)stream;
   fr_t *data = (fr_t *)d_data;
-  const bool inv = dir == CZK_CUDA_NTT_INVERSE || dir == CZK_CUDA_NTT_COSET_INVERSE;
-  const size_t n = (size_t)1 << log_n;
-  if (log_n > 0) {
-    const unsigned L = log_n;
-    const unsigned np = (L + NTT_TILE_LOG - 1) / NTT_TILE_LOG;
-    unsigned s0 = 0;
-    for (unsigned pi = 0; pi < np; pi++) {
-      unsigned k = L / np + (pi < L % np ? 1 : 0);
-      unsigned hs = L - s0 - k;
-      unsigned tlog = NTT_TILE_LOG - k < hs ? NTT_TILE_LOG - k : hs;
-      unsigned tile = 1u << (k + tlog);
-      size_t blocks = n / tile;
-      const fr_t *coset = (dir == CZK_CUDA_NTT_COSET_FORWARD && pi == 0) ? p->d_coset[0] : NULL;
-      ntt_dif_pass<<<(unsigned)blocks, tile / 2 < 512 ? tile / 2 : 512, 0, st>>>(
-          data, L, s0, k, tlog, p->d_tw[inv ? 1 : 0], p->log_max - L, coset, p->lo_bits);
-      CZK_CU_LAUNCHED(st);
-      s0 += k;
-    }
+  const int inv = dir == CZK_CUDA_NTT_INVERSE || dir == CZK_CUDA_NTT_COSET_INVERSE;
+  const unsigned L = log_n;
+  if (L <= 2) {
+    fr_t ninv;
+    memcpy(&ninv, &p->ninv[L], sizeof ninv);
+    ntt_tiny<<<1, 1, 0, st>>>(data, L, (int)dir, p->d_tw[inv], p->log_max - L, p->d_coset[inv], p->lo_bits, ninv);
+    CZK_CU_LAUNCHED(st);
+    return CZK_OK;
   }
-  int mode = dir == CZK_CUDA_NTT_INVERSE ? 1 : dir == CZK_CUDA_NTT_COSET_INVERSE ? 2 : 0;
-  fr_t ninv;
-  memcpy(&ninv, &p->ninv[log_n], sizeof ninv);
-  ntt_bitrev<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(data, log_n, mode, ninv, p->d_coset[1], p->lo_bits);
-  CZK_CU_LAUNCHED(st);
+  const unsigned np = ntt_npasses(L);
+  for (unsigned pi = 0; pi < np; pi++) {
+    ntt_pass_args a;
+    memset(&a, 0, sizeof a);
+    ntt_pass_geom(L, pi, &a.k, &a.s0, &a.tlog, &a.rlog);
+    a.L = L;
+    a.tw = p->d_tw[inv];
+    a.tw_shift = p->log_max - L;
+    a.lo_bits = p->lo_bits;
+    const bool coset_in = pi == 0 && dir == CZK_CUDA_NTT_COSET_FORWARD, last = pi + 1 == np;
+    if (coset_in) {
+      a.coset = p->d_coset[0];
+      memcpy(a.gc, p->cg[L], sizeof a.gc);
+    }
+    if (last) {
+      a.flags |= np == 1 ? NTT_F_BITREV : 0u;
+      memcpy(a.kc, p->w8[inv], sizeof a.kc);
+      memcpy(&a.w4, &p->w8[inv][2], sizeof a.w4);
+      if (dir == CZK_CUDA_NTT_INVERSE) {
+        a.flags |= NTT_F_NINV;
+        for (int m = 0; m < 4; m++) {
+          czk_fr km;
+          czk__cr_fr_mul(&km, &p->w8[inv][m], &p->ninv[L]);
+          memcpy(&a.kc[m], &km, sizeof km);
+        }
+      } else if (dir == CZK_CUDA_NTT_COSET_INVERSE) {
+        a.flags |= NTT_F_COSET_OUT;
+        a.coset = p->d_coset[1];
+        memcpy(a.gc, p->cq[L], sizeof a.gc);
+      }
+    }
+    const unsigned tile_log = a.k + a.tlog + a.rlog;
+    void (*kern)(fr_t *, ntt_pass_args) = last ? (coset_in ? ntt_pass_last_coset : ntt_pass_last)
+                                               : (coset_in ? ntt_pass_coset : ntt_pass);
+    kern<<<1u << (L - tile_log), 1u << (tile_log - 3), (size_t)32 << tile_log, st>>>(data, a);
+    CZK_CU_LAUNCHED(st);
+  }
+  if (np > 1) {
+    ntt_bitrev_tiles<<<1u << (L - 2 * NTT_BR_B), 256, 0, st>>>(data, L);
+    CZK_CU_LAUNCHED(st);
+  }
   return CZK_OK;
 }
