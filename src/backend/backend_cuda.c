@@ -738,17 +738,25 @@ static czk_status launch(czk_backend *be, czk_backend_g16 *j, lane *l) {
     czk_cuda_stream_sync(l->s_h); /* the staging buffer is read by DMAs in flight */
     return CZK_ERR_UNSATISFIED;
   }
+  /* The row check passed: H, and (key resident) the h MSM, go on s_h now -- they need only a, b, c -- so that the GPU
+   * works on them while the host stages the witness below. */
+  const unsigned fl = CZK_CUDA_SCALARS_DEVICE | CZK_CUDA_SCALARS_MONT;
+  CZK_TRY(czk__bkc_event_record(l->ev[EV_ABC], l->s_h));
+  CZK_TRY(h_chain(be, da, db, dc, sh->log_domain, l->s_h));
+  CZK_TRY(czk__bkc_event_record(l->ev[EV_H], l->s_h));
+  czk__groth16_msm_launches++;
+  if (!e->streamed) {
+    czk_g1_set_infinity(&l->r1[0]);
+    if (l->m[Q_H]) CZK_TRY(czk_cuda_msm_g1_run(l->m[Q_H], &l->r1[0], (const uint64_t *)da, n - 1, fl, l->s_h));
+    CZK_TRY(czk__bkc_event_record(l->ev[EV_MH], l->s_h));
+  }
   copy_ctx cw = {sw, as->w.w};
   czk_pool_parallel_for(pool, nw, 16384, copy_rows, &cw);
   CZK_TRY(czk_cuda_memcpy_htod(l->d_w, sw, nw * sizeof(czk_fr), l->s_w));
   l->t_stage = now_s() - t0;
-  czk_groth16_assignment_free(as); /* everything the device needs is in pinned staging now */
-  CZK_TRY(czk__bkc_event_record(l->ev[EV_ABC], l->s_h));
+  /* Everything the device needs is in pinned staging now; the caller's buffers (a, b, c and the witness: ~2 GiB at
+   * 2^24) are freed only after the kernels are launched, so that returning their pages does not delay the GPU. */
   CZK_TRY(czk__bkc_event_record(l->ev[EV_WUP], l->s_w));
-  /* H on s_h */
-  CZK_TRY(h_chain(be, da, db, dc, sh->log_domain, l->s_h));
-  CZK_TRY(czk__bkc_event_record(l->ev[EV_H], l->s_h));
-  czk__groth16_msm_launches++;
   /* gathers for the density-filtered queries on s_w */
   CZK_TRY(czk__bkc_gather(l->d_sa, l->d_w, e->d_idx_a, e->n_idx_a, l->s_w));
   CZK_TRY(czk__bkc_gather(l->d_sb, l->d_w, e->d_idx_b, e->n_idx_b, l->s_w));
@@ -759,16 +767,13 @@ static czk_status launch(czk_backend *be, czk_backend_g16 *j, lane *l) {
     l->driver_st = CZK_OK;
     if (pthread_create(&l->driver, NULL, driver_main, l) != 0) return CZK_ERR_INTERNAL;
     l->driver_on = true;
+    czk_groth16_assignment_free(as);
     return CZK_OK;
   }
-  const unsigned fl = CZK_CUDA_SCALARS_DEVICE | CZK_CUDA_SCALARS_MONT;
-  czk_g1_set_infinity(&l->r1[0]);
   czk_g1_set_infinity(&l->r1[1]);
   czk_g1_set_infinity(&l->r1[2]);
   czk_g1_set_infinity(&l->r1[3]);
   czk_g2_set_infinity(&l->r2);
-  if (l->m[Q_H]) CZK_TRY(czk_cuda_msm_g1_run(l->m[Q_H], &l->r1[0], (const uint64_t *)da, n - 1, fl, l->s_h));
-  CZK_TRY(czk__bkc_event_record(l->ev[EV_MH], l->s_h));
   if (l->m[Q_L]) CZK_TRY(czk_cuda_msm_g1_run(l->m[Q_L], &l->r1[1], (const uint64_t *)(l->d_w + ni), na, fl, l->s_w));
   CZK_TRY(czk__bkc_event_record(l->ev[EV_ML], l->s_w));
   if (l->m[Q_A])
@@ -780,6 +785,7 @@ static czk_status launch(czk_backend *be, czk_backend_g16 *j, lane *l) {
   if (l->m[Q_B2])
     CZK_TRY(czk_cuda_msm_g2_run(l->m[Q_B2], &l->r2, (const uint64_t *)l->d_sb, e->n_idx_b, fl, l->s_w));
   CZK_TRY(czk__bkc_event_record(l->ev[EV_MB2], l->s_w));
+  czk_groth16_assignment_free(as);
   return CZK_OK;
 }
 

@@ -3,6 +3,7 @@
 #include "cuda/ff.cuh"
 #include "cuda/msm_internal.cuh"
 
+#define EC_LOWREG 0
 #define EC_F fp2
 #define EC_G g2
 #include "cuda/ec.cuh"
