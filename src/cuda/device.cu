@@ -117,34 +117,23 @@ extern "C" czk_status czk__cuda_test_field(int op, void *out, const void *a, con
 /* ------------------------------------------------------------------------------------------------ throughput probe */
 /* Each thread runs `iters` rounds of 4 independent multiplication chains x_k = x_k * y (so the scheduler has 4-way
  * instruction-level parallelism), and stores the chains' sum so nothing is dead code. */
-__global__ void mul_probe_fp(fp_t *out, const fp_t *in, int iters) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  fp_t y = in[i & 1023], x0 = in[(i + 1) & 1023], x1 = in[(i + 2) & 1023], x2 = in[(i + 3) & 1023],
-       x3 = in[(i + 4) & 1023];
-  for (int r = 0; r < iters; r++) {
-    fp_mul(&x0, &x0, &y);
-    fp_mul(&x1, &x1, &y);
-    fp_mul(&x2, &x2, &y);
-    fp_mul(&x3, &x3, &y);
+#define MUL_PROBE(F)                                                                                                   \
+  __global__ void mul_probe_##F(F##_t *out, const F##_t *in, int iters) {                                             \
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;                                                         \
+    F##_t y = in[i & 1023], x0 = in[(i + 1) & 1023], x1 = in[(i + 2) & 1023], x2 = in[(i + 3) & 1023],                \
+          x3 = in[(i + 4) & 1023];                                                                                    \
+    for (int r = 0; r < iters; r++) {                                                                                 \
+      F##_mul(&x0, &x0, &y);                                                                                          \
+      F##_mul(&x1, &x1, &y);                                                                                          \
+      F##_mul(&x2, &x2, &y);                                                                                          \
+      F##_mul(&x3, &x3, &y);                                                                                          \
+    }                                                                                                                 \
+    F##_add(&x0, &x0, &x1);                                                                                           \
+    F##_add(&x2, &x2, &x3);                                                                                           \
+    F##_add(&out[i], &x0, &x2);                                                                                       \
   }
-  fp_add(&x0, &x0, &x1);
-  fp_add(&x2, &x2, &x3);
-  fp_add(&out[i], &x0, &x2);
-}
-__global__ void mul_probe_fr(fr_t *out, const fr_t *in, int iters) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  fr_t y = in[i & 1023], x0 = in[(i + 1) & 1023], x1 = in[(i + 2) & 1023], x2 = in[(i + 3) & 1023],
-       x3 = in[(i + 4) & 1023];
-  for (int r = 0; r < iters; r++) {
-    fr_mul(&x0, &x0, &y);
-    fr_mul(&x1, &x1, &y);
-    fr_mul(&x2, &x2, &y);
-    fr_mul(&x3, &x3, &y);
-  }
-  fr_add(&x0, &x0, &x1);
-  fr_add(&x2, &x2, &x3);
-  fr_add(&out[i], &x0, &x2);
-}
+MUL_PROBE(fp)
+MUL_PROBE(fr)
 
 extern "C" czk_status czk__cuda_mul_throughput(int field, double *gmul_per_s) {
   const int threads = 256, iters = 256;
