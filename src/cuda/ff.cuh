@@ -90,67 +90,144 @@ FF_PTX3(ptx_madc_hi, "madc.hi.u32")
  * the old ev2..ev(N-1), eN (positions 2..N -> 1..N-1) and a zero top word; under full unrolling the moves are renames.
  * Bounds: T < 2q before each iteration. od*2^32 < 2^(32N) after the shift, and it gains a_odd*b_i < q 2^32 and
  * m*q_odd < q 2^32, so it stays below 2^(32N) + 2^33 q < 2^(32(N+1)): the odd chains end without carry-out; the even
- * ones carry into eN. The result before the final subtraction is T < 2q. */
-CZK_D void mont_mul_eo(uint32_t *r, const uint32_t *A, const uint32_t *B, const uint32_t *q, const int N) {
+ * ones carry into eN. The result before the final subtraction is T < 2q. The bounds need only A < q: B may be any N-word
+ * value (T < A B / 2^(32N) + q < 2q still); reduce false skips the final subtraction (the NTT's lazy products). */
+/* The steps shared by mont_mul_eo, mul_wide_eo and redc_eo (state: ev, od, eN as described above). Each carry chain
+ * runs inside one step; the carry left pending by eo_shift is consumed by the first instruction of the next step. */
+
+/* T += A*b_i (first: T = A*b_i, nothing pending). The odd chain first: it takes the pending carry. Returns the even
+ * chain's carry-out (position N). */
+CZK_D uint32_t eo_mac(uint32_t *ev, uint32_t *od, const uint32_t *A, const uint32_t bi, const int N, const bool first) {
+  if (first) {
+#pragma unroll
+    for (int j = 0; j < N; j += 2) {
+      od[j] = ptx_mul_lo(A[j + 1], bi), od[j + 1] = ptx_mul_hi(A[j + 1], bi);
+      ev[j] = ptx_mul_lo(A[j], bi), ev[j + 1] = ptx_mul_hi(A[j], bi);
+    }
+    return 0;
+  }
+#pragma unroll
+  for (int j = 0; j < N - 2; j += 2)
+    od[j] = ptx_madc_lo_cc(A[j + 1], bi, od[j]), od[j + 1] = ptx_madc_hi_cc(A[j + 1], bi, od[j + 1]);
+  od[N - 2] = ptx_madc_lo_cc(A[N - 1], bi, od[N - 2]), od[N - 1] = ptx_madc_hi(A[N - 1], bi, od[N - 1]);
+  ev[0] = ptx_mad_lo_cc(A[0], bi, ev[0]), ev[1] = ptx_madc_hi_cc(A[0], bi, ev[1]);
+#pragma unroll
+  for (int j = 2; j < N; j += 2)
+    ev[j] = ptx_madc_lo_cc(A[j], bi, ev[j]), ev[j + 1] = ptx_madc_hi_cc(A[j], bi, ev[j + 1]);
+  return ptx_addc(0, 0);
+}
+
+/* T += m*q with m = ev0*n0 (ev0 becomes 0); cin: a carry is pending for the odd chain. Returns c0 plus the even
+ * chain's carry-out, c0 added by the chain's last instruction (as a separate C addition it cost the NTT kernels ~300
+ * bytes of spills). */
+CZK_D uint32_t eo_red(uint32_t *ev, uint32_t *od, const uint32_t *q, const int N, const bool cin, const uint32_t c0) {
+  const uint32_t m = ev[0] * q[N];
+  od[0] = cin ? ptx_madc_lo_cc(m, q[1], od[0]) : ptx_mad_lo_cc(m, q[1], od[0]);
+  od[1] = ptx_madc_hi_cc(m, q[1], od[1]);
+#pragma unroll
+  for (int j = 2; j < N - 2; j += 2)
+    od[j] = ptx_madc_lo_cc(m, q[j + 1], od[j]), od[j + 1] = ptx_madc_hi_cc(m, q[j + 1], od[j + 1]);
+  od[N - 2] = ptx_madc_lo_cc(m, q[N - 1], od[N - 2]), od[N - 1] = ptx_madc_hi(m, q[N - 1], od[N - 1]);
+  ev[0] = ptx_mad_lo_cc(m, q[0], ev[0]), ev[1] = ptx_madc_hi_cc(m, q[0], ev[1]);
+#pragma unroll
+  for (int j = 2; j < N; j += 2)
+    ev[j] = ptx_madc_lo_cc(m, q[j], ev[j]), ev[j + 1] = ptx_madc_hi_cc(m, q[j], ev[j + 1]);
+  return ptx_addc(c0, 0);
+}
+
+/* T >>= 32 (ev0 is 0 or shifted out); leaves the carry of the new ev0 pending (consumed by the next step). */
+CZK_D void eo_shift(uint32_t *ev, uint32_t *od, const uint32_t eN, const int N) {
+  const uint32_t lo = ptx_add_cc(od[0], ev[1]);
+  uint32_t t[10];
+#pragma unroll
+  for (int k = 0; k < N - 2; k++) t[k] = ev[k + 2];
+  ev[0] = lo;
+#pragma unroll
+  for (int k = 1; k < N; k++) ev[k] = od[k];
+#pragma unroll
+  for (int k = 0; k < N - 2; k++) od[k] = t[k];
+  od[N - 2] = eN, od[N - 1] = 0;
+}
+
+/* t = T >> 32 = (ev1..ev(N-1), eN) + od (no carry-out: the bounds above). */
+CZK_D void eo_merge(uint32_t *t, const uint32_t *ev, const uint32_t *od, const uint32_t eN, const int N) {
+  t[0] = ptx_add_cc(od[0], ev[1]);
+#pragma unroll
+  for (int k = 1; k < N - 1; k++) t[k] = ptx_addc_cc(od[k], ev[k + 1]);
+  t[N - 1] = ptx_addc(od[N - 1], eN);
+}
+
+/* r = t < 2q ? t - q when t >= q : t. */
+CZK_D void cond_sub_n(uint32_t *r, const uint32_t *t, const uint32_t *q, const int N) {
+  uint32_t s[12];
+  s[0] = ptx_sub_cc(t[0], q[0]);
+#pragma unroll
+  for (int k = 1; k < N; k++) s[k] = ptx_subc_cc(t[k], q[k]);
+  const uint32_t bw = ptx_subc(0, 0);
+#pragma unroll
+  for (int k = 0; k < N; k++) r[k] = bw ? t[k] : s[k];
+}
+
+CZK_D void mont_mul_eo(uint32_t *r, const uint32_t *A, const uint32_t *B, const uint32_t *q, const int N,
+                       const bool reduce) {
   uint32_t ev[12], od[12], eN = 0;
 #pragma unroll
   for (int i = 0; i < N; i++) {
-    const uint32_t bi = B[i];
-    if (i == 0) {
+    eN = eo_red(ev, od, q, N, false, eo_mac(ev, od, A, B[i], N, i == 0));
+    if (i < N - 1) {
+      eo_shift(ev, od, eN, N);
+    } else {
+      uint32_t t[12];
+      eo_merge(t, ev, od, eN, N);
+      if (reduce) {
+        cond_sub_n(r, t, q, N);
+      } else { /* lazy: t < 2q */
 #pragma unroll
-      for (int j = 0; j < N; j += 2) {
-        od[j] = ptx_mul_lo(A[j + 1], bi), od[j + 1] = ptx_mul_hi(A[j + 1], bi);
-        ev[j] = ptx_mul_lo(A[j], bi), ev[j + 1] = ptx_mul_hi(A[j], bi);
+        for (int k = 0; k < N; k++) r[k] = t[k];
       }
-    } else { /* the odd chain first: it takes the carry of the previous shift */
-#pragma unroll
-      for (int j = 0; j < N - 2; j += 2)
-        od[j] = ptx_madc_lo_cc(A[j + 1], bi, od[j]), od[j + 1] = ptx_madc_hi_cc(A[j + 1], bi, od[j + 1]);
-      od[N - 2] = ptx_madc_lo_cc(A[N - 1], bi, od[N - 2]), od[N - 1] = ptx_madc_hi(A[N - 1], bi, od[N - 1]);
-      ev[0] = ptx_mad_lo_cc(A[0], bi, ev[0]), ev[1] = ptx_madc_hi_cc(A[0], bi, ev[1]);
-#pragma unroll
-      for (int j = 2; j < N; j += 2)
-        ev[j] = ptx_madc_lo_cc(A[j], bi, ev[j]), ev[j + 1] = ptx_madc_hi_cc(A[j], bi, ev[j + 1]);
-      eN = ptx_addc(0, 0);
-    }
-    const uint32_t m = ev[0] * q[N];
-    od[0] = ptx_mad_lo_cc(m, q[1], od[0]), od[1] = ptx_madc_hi_cc(m, q[1], od[1]);
-#pragma unroll
-    for (int j = 2; j < N - 2; j += 2)
-      od[j] = ptx_madc_lo_cc(m, q[j + 1], od[j]), od[j + 1] = ptx_madc_hi_cc(m, q[j + 1], od[j + 1]);
-    od[N - 2] = ptx_madc_lo_cc(m, q[N - 1], od[N - 2]), od[N - 1] = ptx_madc_hi(m, q[N - 1], od[N - 1]);
-    ev[0] = ptx_mad_lo_cc(m, q[0], ev[0]), ev[1] = ptx_madc_hi_cc(m, q[0], ev[1]);
-#pragma unroll
-    for (int j = 2; j < N; j += 2)
-      ev[j] = ptx_madc_lo_cc(m, q[j], ev[j]), ev[j + 1] = ptx_madc_hi_cc(m, q[j], ev[j + 1]);
-    eN = ptx_addc(eN, 0);
-    if (i < N - 1) { /* shift (ev0 = 0) */
-      const uint32_t lo = ptx_add_cc(od[0], ev[1]);
-      uint32_t t[10];
-#pragma unroll
-      for (int k = 0; k < N - 2; k++) t[k] = ev[k + 2];
-      ev[0] = lo;
-#pragma unroll
-      for (int k = 1; k < N; k++) ev[k] = od[k];
-#pragma unroll
-      for (int k = 0; k < N - 2; k++) od[k] = t[k];
-      od[N - 2] = eN, od[N - 1] = 0;
-    } else { /* merge: T >> 32 = (ev1..ev(N-1), eN) + od */
-      uint32_t t[12], s[12];
-      t[0] = ptx_add_cc(od[0], ev[1]);
-#pragma unroll
-      for (int k = 1; k < N - 1; k++) t[k] = ptx_addc_cc(od[k], ev[k + 1]);
-      t[N - 1] = ptx_addc(od[N - 1], eN);
-      /* t < 2q: subtract q once if needed */
-      s[0] = ptx_sub_cc(t[0], q[0]);
-#pragma unroll
-      for (int k = 1; k < N; k++) s[k] = ptx_subc_cc(t[k], q[k]);
-      const uint32_t bw = ptx_subc(0, 0);
-#pragma unroll
-      for (int k = 0; k < N; k++) r[k] = bw ? t[k] : s[k];
     }
   }
 }
+
+/* P = A*B as 2N words (P[0..N-1] low, P[N..2N-1] high): mont_mul_eo's schedule without the reduction; iteration i
+ * adds A*b_i and shifts the finished lowest word out into P[i]. */
+CZK_D void mul_wide_eo(uint32_t *P, const uint32_t *A, const uint32_t *B, const int N) {
+  uint32_t ev[12], od[12], eN = 0;
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    eN = eo_mac(ev, od, A, B[i], N, i == 0);
+    P[i] = ev[0];
+    if (i < N - 1)
+      eo_shift(ev, od, eN, N);
+    else
+      eo_merge(P + N, ev, od, eN, N);
+  }
+}
+
+/* r = T 2^(-32N) mod q for a 2N-word T < q 2^(32N) (T[0..N-1] low, T[N..2N-1] high), fully reduced: mont_mul_eo's
+ * reduction steps alone over the low half, then the high half added and one conditional subtraction (the sum is
+ * < T / 2^(32N) + q < 2q). */
+CZK_D void redc_eo(uint32_t *r, const uint32_t *T, const uint32_t *q, const int N) {
+  uint32_t ev[12], od[12], eN = 0;
+#pragma unroll
+  for (int k = 0; k < N; k++) ev[k] = T[k], od[k] = 0;
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    eN = eo_red(ev, od, q, N, i > 0, 0);
+    if (i < N - 1) {
+      eo_shift(ev, od, eN, N);
+    } else {
+      uint32_t t[12];
+      eo_merge(t, ev, od, eN, N);
+      t[0] = ptx_add_cc(t[0], T[N]);
+#pragma unroll
+      for (int k = 1; k < N; k++) t[k] = ptx_addc_cc(t[k], T[N + k]);
+      (void)ptx_addc(0, 0); /* no carry: t < 2q */
+      cond_sub_n(r, t, q, N);
+    }
+  }
+}
+
 /* The moduli and n0 for mont_mul_eo (see there why they are not const). */
 static __device__ __constant__ uint32_t FF_QP[13] = {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u,
                                                      0x6730d2a0u, 0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u,
@@ -170,6 +247,21 @@ CZK_D void mod_add_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const ui
   asm volatile("subc.u32 %0, 0, 0;" : "=r"(bw));
 #pragma unroll
   for (int j = 0; j < N; j++) r[j] = bw ? t[j] : s[j];
+}
+
+/* r = a + b mod p (a, b < p) where 2p may exceed 2^(32N): the sum's carry-out takes part in the comparison. */
+CZK_D void mod_add_c_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p, const int N) {
+  uint32_t t[12], s[12], c, bw;
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));
+#pragma unroll
+  for (int j = 1; j < N; j++) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));
+  asm volatile("addc.u32 %0, 0, 0;" : "=r"(c));
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(p[0]));
+#pragma unroll
+  for (int j = 1; j < N; j++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(p[j]));
+  asm volatile("subc.u32 %0, %1, 0;" : "=r"(bw) : "r"(c)); /* all ones iff no carry and a - p borrowed: keep t */
+#pragma unroll
+  for (int j = 0; j < N; j++) r[j] = bw == 0xffffffffu ? t[j] : s[j];
 }
 
 /* r = a - b mod p. */
@@ -201,14 +293,37 @@ CZK_D bool eq_n(const uint32_t *a, const uint32_t *b, const int N) {
   return acc == 0;
 }
 
+/* Shared-memory loads and stores of N words at a 16-byte aligned shared address, in 16-byte accesses. asm volatile:
+ * each load is issued where it is written and never merged with another load of the same words, so a value read from
+ * shared memory occupies registers only while it is used (the MSM kernels keep point operands there to stay under
+ * the register limit; see msm_impl.cuh). */
+CZK_D void lds_n(uint32_t *r, const void *p, const int N) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
+#pragma unroll
+  for (int j = 0; j < N; j += 4)
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[j]), "=r"(r[j + 1]), "=r"(r[j + 2]), "=r"(r[j + 3])
+                 : "r"(a + 4 * j));
+}
+CZK_D void sts_n(void *p, const uint32_t *r, const int N) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
+#pragma unroll
+  for (int j = 0; j < N; j += 4)
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a + 4 * j), "r"(r[j]), "r"(r[j + 1]),
+                 "r"(r[j + 2]), "r"(r[j + 3])
+                 : "memory");
+}
+
 /* ---------------------------------------------------------------- Fp */
-CZK_D void fp_mul(fp_t *r, const fp_t *a, const fp_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QP, 12); }
-CZK_D void fp_sqr(fp_t *r, const fp_t *a) { mont_mul_eo(r->v, a->v, a->v, FF_QP, 12); }
+CZK_D void fp_mul(fp_t *r, const fp_t *a, const fp_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QP, 12, true); }
+CZK_D void fp_sqr(fp_t *r, const fp_t *a) { mont_mul_eo(r->v, a->v, a->v, FF_QP, 12, true); }
 CZK_D void fp_add(fp_t *r, const fp_t *a, const fp_t *b) { mod_add_n(r->v, a->v, b->v, FP_P, 12); }
 CZK_D void fp_sub(fp_t *r, const fp_t *a, const fp_t *b) { mod_sub_n(r->v, a->v, b->v, FP_P, 12); }
 CZK_D void fp_dbl(fp_t *r, const fp_t *a) { mod_add_n(r->v, a->v, a->v, FP_P, 12); }
 CZK_D bool fp_is_zero(const fp_t *a) { return is_zero_n(a->v, 12); }
 CZK_D bool fp_eq(const fp_t *a, const fp_t *b) { return eq_n(a->v, b->v, 12); }
+CZK_D void fp_lds(fp_t *r, const fp_t *p) { lds_n(r->v, p, 12); }
+CZK_D void fp_sts(fp_t *p, const fp_t *r) { sts_n(p, r->v, 12); }
 CZK_D void fp_set_zero(fp_t *r) {
 #pragma unroll
   for (int j = 0; j < 12; j++) r->v[j] = 0;
@@ -236,28 +351,84 @@ CZK_D void fp_inv(fp_t *r, const fp_t *a) {
 }
 
 /* ---------------------------------------------------------------- Fr */
-CZK_D void fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QR, 8); }
+CZK_D void fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QR, 8, true); }
 CZK_D void fr_add(fr_t *r, const fr_t *a, const fr_t *b) { mod_add_n(r->v, a->v, b->v, FR_P, 8); }
 CZK_D void fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { mod_sub_n(r->v, a->v, b->v, FR_P, 8); }
+/* The NTT's lazy arithmetic: values in [0, 2r) instead of [0, r) (2r < 2^256). fr_mul_lazy(a < r, b < 2^256) < 2r
+ * without the final subtraction; fr_add2 / fr_sub2 are sum and difference mod 2r; fr_norm takes [0, 2r) to [0, r). */
+static __constant__ const uint32_t FR_2P[8] = {0x00000002u, 0xfffffffeu, 0xfffcb7fdu, 0xa77b4805u,
+                                               0x1343b00au, 0x6673b010u, 0x533afa90u, 0xe7db4ea6u};
+CZK_D void fr_mul_lazy(fr_t *r, const fr_t *a, const fr_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QR, 8, false); }
+CZK_D void fr_add2(fr_t *r, const fr_t *a, const fr_t *b) { mod_add_c_n(r->v, a->v, b->v, FR_2P, 8); }
+CZK_D void fr_sub2(fr_t *r, const fr_t *a, const fr_t *b) { mod_sub_n(r->v, a->v, b->v, FR_2P, 8); }
+CZK_D void fr_norm(fr_t *r) {
+  uint32_t s[8], bw;
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(r->v[0]), "r"(FR_P[0]));
+#pragma unroll
+  for (int j = 1; j < 8; j++) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(r->v[j]), "r"(FR_P[j]));
+  asm volatile("subc.u32 %0, 0, 0;" : "=r"(bw));
+#pragma unroll
+  for (int j = 0; j < 8; j++) r->v[j] = bw ? r->v[j] : s[j];
+}
 /* Montgomery -> canonical integer: a * 1 * R^-1. */
 CZK_D void fr_from_mont(fr_t *r, const fr_t *a) {
   const uint32_t one[8] = {1, 0, 0, 0, 0, 0, 0, 0};
-  mont_mul_eo(r->v, a->v, one, FF_QR, 8);
+  mont_mul_eo(r->v, a->v, one, FF_QR, 8, true);
 }
 
 /* ---------------------------------------------------------------- Fp2 = Fp[u]/(u^2+1) */
-/* Karatsuba: 3 Fp mul + 5 add/sub. */
-CZK_D void fp2_mul(fp2_t *r, const fp2_t *a, const fp2_t *b) {
-  fp_t t0, t1, s0, s1;
-  fp_mul(&t0, &a->c0, &b->c0);
-  fp_mul(&t1, &a->c1, &b->c1);
-  fp_add(&s0, &a->c0, &a->c1);
-  fp_add(&s1, &b->c0, &b->c1);
-  fp_mul(&s0, &s0, &s1);
-  fp_sub(&r->c0, &t0, &t1);
-  fp_sub(&s0, &s0, &t0);
-  fp_sub(&r->c1, &s0, &t1);
+/* Karatsuba with lazy reduction: three 768-bit products and two Montgomery reductions (3*144 + 2*156 wide
+ * multiply-adds instead of 3*300). P0 = a0 b0, P1 = a1 b1, P2 = (a0 + a1)(b0 + b1) (the sums unreduced: < 2p < 2^382);
+ * c1 = P2 - P0 - P1 = a0 b1 + a1 b0 in [0, 2p^2); c0 = P0 - P1, plus p 2^384 when negative, in [0, p 2^384); both
+ * below p 2^384, so each reduction ends below 2p and one subtraction finishes it. r may alias a or b. */
+CZK_D void add_raw_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const int N) {
+  r[0] = ptx_add_cc(a[0], b[0]);
+#pragma unroll
+  for (int k = 1; k < N - 1; k++) r[k] = ptx_addc_cc(a[k], b[k]);
+  r[N - 1] = ptx_addc(a[N - 1], b[N - 1]);
 }
+CZK_D void fp2_mul_lz(fp2_t *r, const fp2_t *a, const fp2_t *b) {
+  uint32_t sa[12], sb[12], P[24], S[24], D[24];
+  add_raw_n(sa, a->c0.v, a->c1.v, 12);
+  add_raw_n(sb, b->c0.v, b->c1.v, 12);
+  mul_wide_eo(S, a->c0.v, b->c0.v, 12); /* P0 */
+  mul_wide_eo(P, a->c1.v, b->c1.v, 12); /* P1 */
+  D[0] = ptx_sub_cc(S[0], P[0]);
+#pragma unroll
+  for (int k = 1; k < 24; k++) D[k] = ptx_subc_cc(S[k], P[k]);
+  const uint32_t neg = ptx_subc(0, 0);
+  S[0] = ptx_add_cc(S[0], P[0]); /* S = P0 + P1 < 2^766 */
+#pragma unroll
+  for (int k = 1; k < 23; k++) S[k] = ptx_addc_cc(S[k], P[k]);
+  S[23] = ptx_addc(S[23], P[23]);
+  D[12] = ptx_add_cc(D[12], FF_QP[0] & neg);
+#pragma unroll
+  for (int k = 1; k < 11; k++) D[12 + k] = ptx_addc_cc(D[12 + k], FF_QP[k] & neg);
+  D[23] = ptx_addc(D[23], FF_QP[11] & neg);
+  redc_eo(r->c0.v, D, FF_QP, 12);
+  mul_wide_eo(P, sa, sb, 12); /* P2 */
+  P[0] = ptx_sub_cc(P[0], S[0]);
+#pragma unroll
+  for (int k = 1; k < 23; k++) P[k] = ptx_subc_cc(P[k], S[k]);
+  P[23] = ptx_subc(P[23], S[23]);
+  redc_eo(r->c1.v, P, FF_QP, 12);
+}
+#ifndef FP2_NOINLINE
+#define FP2_NOINLINE 0
+#endif
+#if FP2_NOINLINE
+/* FP2_NOINLINE (msm_g2.cu): the product out of line, operands and result by value (passed in registers: no stack
+ * frame). The G2 MSM kernels make ~10 products per point addition; inlined, a kernel was 31-54 K instructions
+ * (~0.5-0.9 MB of code) and missed the instruction cache: out of line, G2 MSM 2^24 went 408 -> 324 ms on the H200. */
+static __device__ __noinline__ fp2_t fp2_mul_nv(const fp2_t a, const fp2_t b) {
+  fp2_t r;
+  fp2_mul_lz(&r, &a, &b);
+  return r;
+}
+CZK_D void fp2_mul(fp2_t *r, const fp2_t *a, const fp2_t *b) { *r = fp2_mul_nv(*a, *b); }
+#else
+CZK_D void fp2_mul(fp2_t *r, const fp2_t *a, const fp2_t *b) { fp2_mul_lz(r, a, b); }
+#endif
 /* (a0+a1)(a0-a1) + 2 a0 a1 u: 2 Fp mul. */
 CZK_D void fp2_sqr(fp2_t *r, const fp2_t *a) {
   fp_t s, d, m;
@@ -285,6 +456,14 @@ CZK_D void fp2_neg(fp2_t *r, const fp2_t *a) {
 }
 CZK_D bool fp2_is_zero(const fp2_t *a) { return fp_is_zero(&a->c0) && fp_is_zero(&a->c1); }
 CZK_D bool fp2_eq(const fp2_t *a, const fp2_t *b) { return fp_eq(&a->c0, &b->c0) && fp_eq(&a->c1, &b->c1); }
+CZK_D void fp2_lds(fp2_t *r, const fp2_t *p) {
+  fp_lds(&r->c0, &p->c0);
+  fp_lds(&r->c1, &p->c1);
+}
+CZK_D void fp2_sts(fp2_t *p, const fp2_t *r) {
+  fp_sts(&p->c0, &r->c0);
+  fp_sts(&p->c1, &r->c1);
+}
 CZK_D void fp2_set_zero(fp2_t *r) {
   fp_set_zero(&r->c0);
   fp_set_zero(&r->c1);

@@ -32,13 +32,40 @@ static __device__ __forceinline__ void GOP(load_aff)(AFF *q, const AFF *__restri
   for (int i = 0; i < (int)(sizeof(AFF) / 16); i++) dst[i] = __ldg(src + i);
 }
 
+/* Level 1. The next entry's base is copied into shared memory with cp.async while the current one is added, and madd
+ * reads its coordinates from there at each use, so neither occupies registers (a register prefetch held two points:
+ * 96 registers for G2). The key and value are read two entries ahead, so that the copy's address is at hand when it
+ * is issued. Shared memory: two slots of AFF_CH 16-byte chunks per thread (an odd count: the 16-byte accesses of 8
+ * consecutive threads fall in distinct bank groups). */
+#define AFF_CH ((unsigned)(sizeof(AFF) / 16) | 1u)
+#define XYZZ_CH ((unsigned)(sizeof(XYZZ) / 16) | 1u)
+static __device__ __forceinline__ void GOP(stage_pt)(uint4 *dst, const void *src, const unsigned nch) {
+  for (unsigned i = 0; i < nch; i++) cp_async16(dst + i, (const uint4 *)src + i);
+}
+static __device__ __forceinline__ void GOP(lds_xyzz)(XYZZ *r, const uint4 *p) {
+  const XYZZ *q = (const XYZZ *)p;
+  FOP(lds)(&r->x, &q->x);
+  FOP(lds)(&r->y, &q->y);
+  FOP(lds)(&r->zz, &q->zz);
+  FOP(lds)(&r->zzz, &q->zzz);
+}
+static __device__ __forceinline__ void GOP(sts_xyzz)(uint4 *p, const XYZZ *r) {
+  XYZZ *q = (XYZZ *)p;
+  FOP(sts)(&q->x, &r->x);
+  FOP(sts)(&q->y, &r->y);
+  FOP(sts)(&q->zz, &r->zz);
+  FOP(sts)(&q->zzz, &r->zzz);
+}
+
 __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restrict__ keys,
-                                                         const uint32_t *__restrict__ vals, size_t N, uint32_t L,
-                                                         const AFF *__restrict__ bases, XYZZ *buckets,
-                                                         uint32_t *rkeys, XYZZ *rpts, uint32_t sentinel) {
+                                                          const uint32_t *__restrict__ vals, size_t N, uint32_t L,
+                                                          const AFF *__restrict__ bases, XYZZ *buckets,
+                                                          uint32_t *rkeys, XYZZ *rpts, uint32_t sentinel) {
+  extern __shared__ uint4 msm_sm[];
   size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   size_t nch = (N + L - 1) / L;
   if (t >= nch) return;
+  uint4 *const slot0p = msm_sm + threadIdx.x * AFF_CH, *const slot1p = slot0p + blockDim.x * AFF_CH;
   size_t lo = t * L, hi = lo + L < N ? lo + L : N;
   bool prev_cont = lo > 0 && keys[lo - 1] == keys[lo];
   bool next_cont = hi < N && keys[hi] == keys[hi - 1];
@@ -47,19 +74,18 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restric
   GOP(set_inf)(&acc);
   uint32_t cur = keys[lo];
   bool first = true;
-  /* software pipelining: the next entry's point is loaded before this entry's addition, so that the random 96/192-byte
-   * base load overlaps the arithmetic (occupancy is low: ~160+ registers per thread) */
-  uint32_t k_next = keys[lo], v_next = vals[lo];
-  AFF q_next;
-  if (k_next != sentinel) GOP(load_aff)(&q_next, bases, v_next & MSM_KEYMASK);
+  uint32_t k1 = keys[lo], v1 = vals[lo], k2 = sentinel, v2 = 0;
+  if (k1 != sentinel) GOP(stage_pt)(slot0p, bases + (v1 & MSM_KEYMASK), sizeof(AFF) / 16);
+  cp_async_commit();
+  if (lo + 1 < hi) k2 = keys[lo + 1], v2 = vals[lo + 1];
   for (size_t i = lo; i < hi; i++) {
-    uint32_t k = k_next, v = v_next;
-    AFF q = q_next;
-    if (i + 1 < hi) {
-      k_next = keys[i + 1];
-      v_next = vals[i + 1];
-      if (k_next != sentinel) GOP(load_aff)(&q_next, bases, v_next & MSM_KEYMASK);
-    }
+    const uint32_t k = k1, v = v1;
+    const bool odd = ((i - lo) & 1) != 0;
+    k1 = k2, v1 = v2;
+    if (i + 1 < hi && k1 != sentinel) GOP(stage_pt)(odd ? slot0p : slot1p, bases + (v1 & MSM_KEYMASK), sizeof(AFF) / 16);
+    cp_async_commit();
+    if (i + 2 < hi) k2 = keys[i + 2], v2 = vals[i + 2];
+    cp_async_wait1();
     if (k != cur) {
       if (cur != sentinel) {
         if (first && prev_cont) {
@@ -73,10 +99,7 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restric
       cur = k;
       GOP(set_inf)(&acc);
     }
-    if (k != sentinel) {
-      GOP(aff_cneg)(&q, (v >> 31) != 0);
-      GOP(madd)(&acc, &acc, &q);
-    }
+    if (k != sentinel) GOP(madd)(&acc, &acc, (const AFF *)(odd ? slot1p : slot0p), (v >> 31) != 0, true);
   }
   if (cur != sentinel) {
     if ((first && prev_cont) || next_cont) {
@@ -129,7 +152,7 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_lk)(const uint32_t *__restric
     }
     if (!(kf & MSM_DUMMY) && k != sentinel) {
       XYZZ q = ipts[i];
-      GOP(add)(&acc, &acc, &q);
+      GOP(add)(&acc, &acc, &q, false);
       real = true;
     }
   }
@@ -150,32 +173,53 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_lk)(const uint32_t *__restric
   rkeys[2 * t + 1] = slot1;
 }
 
-/* seg[w*nseg + s] = sum_{k in [a, a+S)} (k+1) B_{w,k}, a = s*S. */
-__global__ void __launch_bounds__(128) GOP(msm_bucket_seg)(const XYZZ *__restrict__ buckets, uint32_t nb,
-                                                             uint32_t W, uint32_t S, XYZZ *seg) {
+/* seg[w*nseg + s] = sum_{k in [a, a+S)} (k+1) B_{w,k}, a = s*S (64 threads per block). The next bucket is copied into
+ * shared memory while the current one is added, and the running sum and the accumulator take turns in registers
+ * (each lives in its shared-memory slot while the other is the first operand), so one point is in registers at a
+ * time instead of three. Four slots of XYZZ_CH chunks per thread: two bucket buffers, run, acc. */
+__global__ void __launch_bounds__(64) GOP(msm_bucket_seg)(const XYZZ *__restrict__ buckets, uint32_t nb,
+                                                              uint32_t W, uint32_t S, XYZZ *seg) {
+  extern __shared__ uint4 msm_sm[];
   uint32_t nseg = nb / S;
   size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (size_t)W * nseg) return;
   uint32_t w = (uint32_t)(t / nseg), s = (uint32_t)(t % nseg), a = s * S;
   const XYZZ *b = buckets + (size_t)w * nb;
-  XYZZ run, acc;
-  GOP(set_inf)(&run);
-  GOP(set_inf)(&acc);
-  for (uint32_t k = a + S; k-- > a;) {
-    XYZZ q = b[k];
-    GOP(add)(&run, &run, &q);
-    GOP(add)(&acc, &acc, &run);
+  const unsigned stride = blockDim.x * XYZZ_CH;
+  uint4 *const buf0 = msm_sm + threadIdx.x * XYZZ_CH, *const buf1 = buf0 + stride, *const runs = buf0 + 2 * stride,
+               *const accs = buf0 + 3 * stride;
+  XYZZ p;
+  GOP(set_inf)(&p);
+  GOP(sts_xyzz)(runs, &p);
+  GOP(sts_xyzz)(accs, &p);
+  GOP(stage_pt)(buf0, b + (a + S - 1), sizeof(XYZZ) / 16);
+  cp_async_commit();
+  for (uint32_t j = 0; j < S; j++) {
+    const uint32_t k = a + S - 1 - j;
+    const bool odd = (j & 1) != 0;
+    if (j + 1 < S) GOP(stage_pt)(odd ? buf0 : buf1, b + (k - 1), sizeof(XYZZ) / 16);
+    cp_async_commit();
+    cp_async_wait1();
+    GOP(lds_xyzz)(&p, runs);
+    GOP(add)(&p, &p, (const XYZZ *)(odd ? buf1 : buf0), true);
+    GOP(sts_xyzz)(runs, &p);
+    GOP(lds_xyzz)(&p, accs);
+    GOP(add)(&p, &p, (const XYZZ *)runs, true);
+    GOP(sts_xyzz)(accs, &p);
   }
-  if (a) { /* acc += a * run */
-    XYZZ m;
-    GOP(set_inf)(&m);
+  if (a) { /* acc += a * run, the multiple built in registers, then added from buf0 */
+    GOP(set_inf)(&p);
     for (int bit = 31 - __clz(a); bit >= 0; bit--) {
-      GOP(dbl)(&m, &m);
-      if ((a >> bit) & 1) GOP(add)(&m, &m, &run);
+      GOP(dbl)(&p, &p);
+      if ((a >> bit) & 1) GOP(add)(&p, &p, (const XYZZ *)runs, true);
     }
-    GOP(add)(&acc, &acc, &m);
+    GOP(sts_xyzz)(buf0, &p);
+    GOP(lds_xyzz)(&p, accs);
+    GOP(add)(&p, &p, (const XYZZ *)buf0, true);
+  } else {
+    GOP(lds_xyzz)(&p, accs);
   }
-  seg[t] = acc;
+  seg[t] = p;
 }
 
 /* seg[w*cnt + i] += seg[w*cnt + i + half] for i < half, every window. */
@@ -185,7 +229,7 @@ __global__ void __launch_bounds__(128) GOP(msm_tree)(XYZZ *seg, uint32_t cnt, ui
   uint32_t w = (uint32_t)(t / half), i = (uint32_t)(t % half);
   XYZZ *p = seg + (size_t)w * cnt;
   XYZZ a = p[i], b = p[i + half];
-  GOP(add)(&a, &a, &b);
+  GOP(add)(&a, &a, &b, false);
   p[i] = a;
 }
 
@@ -204,9 +248,11 @@ czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W
   CZK_CU(cudaMemsetAsync(buckets, 0, nbuckets * sizeof(XYZZ), st));
   msm_mark(m, "memset", st);
   size_t nch = (N + m->l1 - 1) / m->l1;
-  GOP(msm_acc_l1)<<<(unsigned)((nch + 127) / 128), 128, 0, st>>>(m->d_keys[1], m->d_vals[1], N, m->l1,
-                                                                   (const AFF *)m->d_bases, buckets,
-                                                                   m->d_rkeys[0], (XYZZ *)m->d_rpts[0], sentinel);
+  const size_t smem1 = 2 * 128 * AFF_CH * 16;
+  CZK_CU(cudaFuncSetAttribute(GOP(msm_acc_l1), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem1));
+  GOP(msm_acc_l1)<<<(unsigned)((nch + 127) / 128), 128, smem1, st>>>(m->d_keys[1], m->d_vals[1], N, m->l1,
+                                                                       (const AFF *)m->d_bases, buckets,
+                                                                       m->d_rkeys[0], (XYZZ *)m->d_rpts[0], sentinel);
   CZK_CU_LAUNCHED(st);
   msm_mark(m, "acc-l1", st);
   int cur = 0;
@@ -224,7 +270,9 @@ czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W
   uint32_t nseg = nb / S;
   size_t nthr = (size_t)W * nseg;
   XYZZ *seg = (XYZZ *)m->d_seg;
-  GOP(msm_bucket_seg)<<<(unsigned)((nthr + 127) / 128), 128, 0, st>>>(buckets, nb, W, S, seg);
+  const size_t smem2 = 4 * 64 * XYZZ_CH * 16;
+  CZK_CU(cudaFuncSetAttribute(GOP(msm_bucket_seg), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem2));
+  GOP(msm_bucket_seg)<<<(unsigned)((nthr + 63) / 64), 64, smem2, st>>>(buckets, nb, W, S, seg);
   CZK_CU_LAUNCHED(st);
   msm_mark(m, "bucket-seg", st);
   for (uint32_t half = nseg / 2; half >= 1; half /= 2) {
@@ -268,3 +316,5 @@ void GOP(gen_bases_launch)(void *d_out, size_t n, const void *dA, size_t na, con
 #undef GOP
 #undef XYZZ
 #undef AFF
+#undef AFF_CH
+#undef XYZZ_CH

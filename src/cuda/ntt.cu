@@ -24,13 +24,20 @@
  * Permutation: a single-pass transform (L <= 10: one block) stores straight to the bit-reversed positions. Otherwise
  * ntt_bitrev_tiles swaps in place, per pair of middle-bit values (B, rev B), the two 16x16 tiles {(A, B, C)} and
  * {(A, rev B, C)} (A: top 4 index bits, C: low 4): reads and writes are runs of 16 elements (512 bytes).
- * Products: ff.cuh's fr_mul (even/odd split CIOS, ~200 instructions; it was ~600 before, in the lo-chain/hi-chain
- * form). This is where most of the speed comes from: a butterfly is now ~270 instructions (product ~200, add + sub
- * ~50), against ~700 plus 32 shared-memory word accesses and a barrier before.
+ * Products: ff.cuh's even/odd split CIOS (~200 instructions; it was ~600 before, in the lo-chain/hi-chain form). This
+ * is where most of the speed comes from: a butterfly is ~270 instructions (product ~200, add + sub ~50), against ~700
+ * plus 32 shared-memory word accesses and a barrier before.
+ * Lazy arithmetic: inside a transform values lie in [0, 2r) (2r < 2^256): sums and differences are taken mod 2r and
+ * the products skip their final subtraction (fr_mul_lazy: twiddle or constant < r times a value < 2^256 gives < 2r);
+ * the last pass normalizes to [0, r) as it stores. On the H200, 2^27 forward 37.3 -> 36.0 ms with 4 blocks per SM
+ * (38.6 exact). Tried and slower: an Fr-specific reduction that turns the two lowest words' products of m q into
+ * additions (q0 = 1, q1 = 2^32 - 1; 41.7 ms), and the bit reversal fused into the last pass through an out-of-place
+ * scratch buffer (passes 1.9 ms faster in total, but the 4 GiB stream-ordered allocation per call cost more).
  * Work: (n/2) L - ~n products (+3n/8 inverse, +2n coset forward, +17n/8 coset inverse). Memory: ceil(L/10) read-write
  * passes over 32n bytes, plus one for the permutation when L > 10, plus twiddle reads (<= 7 per 8 elements and
  * radix-8 group; only the first pass of a large transform misses the caches: ~0.8 x 32n bytes). */
 #include <cuda_runtime.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,10 +46,11 @@
 
 #define NTT_TILE_LOG 10 /* at most 2^10 elements (32 KiB of shared memory, 128 threads) per block */
 #define NTT_PASS_MAX 10 /* at most 10 radix-2 stages per pass */
-/* Resident pass blocks per SM the register allocation is sized for: 3 gives 168 registers per thread and no spills;
- * 4 (128 registers) spills ~30 bytes per thread around the radix-8 stages. */
+/* Resident pass blocks per SM the register allocation is sized for: 4 gives 128 registers per thread (the passes but
+ * the last spill nothing; the last ones ~30-50 bytes) and was faster than 3 (168 registers): 2^27 36.0 vs 37.3 ms;
+ * 5 (96 registers) spills 200-800 bytes. */
 #ifndef NTT_MIN_BLOCKS
-#define NTT_MIN_BLOCKS 3
+#define NTT_MIN_BLOCKS 4
 #endif
 
 struct czk_cuda_ntt {
@@ -134,6 +142,7 @@ static __device__ __forceinline__ void coset_pow(fr_t *r, const fr_t *tab, unsig
   fr_mul(r, &a, &b);
 }
 
+
 /* One stage of a group on the thread's 8 elements: pairs (t, t + 2^j), twiddle of pair t: tw[base + (t mod 2^j) <<
  * step_log]. j is a literal after inlining, so x[] stays in registers. */
 static __device__ __forceinline__ void ntt_stage(fr_t x[8], const int j, unsigned base, unsigned step_log,
@@ -144,24 +153,24 @@ static __device__ __forceinline__ void ntt_stage(fr_t x[8], const int j, unsigne
     const int u = t + (1 << j);
     fr_t w, s, d;
     ldg_fr(&w, tw + (base + ((unsigned)(t & ((1 << j) - 1)) << step_log)));
-    fr_add(&s, &x[t], &x[u]);
-    fr_sub(&d, &x[t], &x[u]);
+    fr_add2(&s, &x[t], &x[u]);
+    fr_sub2(&d, &x[t], &x[u]);
     x[t] = s;
-    fr_mul(&x[u], &d, &w);
+    fr_mul_lazy(&x[u], &w, &d);
   }
 }
 
 /* Butterfly with constant multipliers (NULL: none): x0, x1 <- (x0 + x1) * ms, (x0 - x1) * md. */
 static __device__ __forceinline__ void ntt_bfly_c(fr_t *x0, fr_t *x1, const fr_t *ms, const fr_t *md) {
   fr_t s, d;
-  fr_add(&s, x0, x1);
-  fr_sub(&d, x0, x1);
+  fr_add2(&s, x0, x1);
+  fr_sub2(&d, x0, x1);
   if (ms)
-    fr_mul(x0, &s, ms);
+    fr_mul_lazy(x0, ms, &s);
   else
     *x0 = s;
   if (md)
-    fr_mul(x1, &d, md);
+    fr_mul_lazy(x1, md, &d);
   else
     *x1 = d;
 }
@@ -206,9 +215,9 @@ static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, co
         fr_t cg;
         coset_pow(&cg, p.coset, p.lo_bits, i0);
 #pragma unroll
-        for (int t = 1; t < 8; t++) fr_mul(&x[t], &x[t], &p.gc[t]);
+        for (int t = 1; t < 8; t++) fr_mul_lazy(&x[t], &p.gc[t], &x[t]);
 #pragma unroll
-        for (int t = 0; t < 8; t++) fr_mul(&x[t], &x[t], &cg);
+        for (int t = 0; t < 8; t++) fr_mul_lazy(&x[t], &cg, &x[t]);
       }
     } else {
 #pragma unroll
@@ -265,9 +274,13 @@ static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, co
         coset_pow(&cg, p.coset, p.lo_bits, L > 3 ? __brev(i0 >> 3) >> (35 - L) : 0u);
 #pragma unroll
         for (int t = 0; t < 8; t++) {
-          fr_mul(&x[t], &x[t], &p.gc[((t & 1) << 2) | (t & 2) | (t >> 2)]);
-          fr_mul(&x[t], &x[t], &cg);
+          fr_mul_lazy(&x[t], &p.gc[((t & 1) << 2) | (t & 2) | (t >> 2)], &x[t]);
+          fr_mul_lazy(&x[t], &cg, &x[t]);
         }
+      }
+      if (last_pass) {
+#pragma unroll
+        for (int t = 0; t < 8; t++) fr_norm(&x[t]);
       }
       if (last_pass && (flags & NTT_F_BITREV)) {
 #pragma unroll
@@ -528,6 +541,12 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
     return CZK_OK;
   }
   const unsigned np = ntt_npasses(L);
+  const bool prof = getenv("CZK_CUDA_NTT_PROFILE") != NULL;
+  cudaEvent_t pev[8]; /* CZK_CUDA_NTT_PROFILE: time of each pass, logged (debugging aid: synchronous) */
+  if (prof) {
+    for (unsigned i = 0; i <= np + 1; i++) cudaEventCreate(&pev[i]);
+    cudaEventRecord(pev[0], st);
+  }
   for (unsigned pi = 0; pi < np; pi++) {
     ntt_pass_args a;
     memset(&a, 0, sizeof a);
@@ -563,10 +582,24 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
                                                : (coset_in ? ntt_pass_coset : ntt_pass);
     kern<<<1u << (L - tile_log), 1u << (tile_log - 3), (size_t)32 << tile_log, st>>>(data, a);
     CZK_CU_LAUNCHED(st);
+    if (prof) cudaEventRecord(pev[pi + 1], st);
   }
   if (np > 1) {
     ntt_bitrev_tiles<<<1u << (L - 2 * NTT_BR_B), 256, 0, st>>>(data, L);
     CZK_CU_LAUNCHED(st);
+  }
+  if (prof) {
+    cudaEventRecord(pev[np + 1], st);
+    cudaEventSynchronize(pev[np + 1]);
+    char line[256];
+    int len = snprintf(line, sizeof line, "ntt 2^%u dir %d:", L, (int)dir);
+    for (unsigned i = 1; i <= np + 1 && len < (int)sizeof line; i++) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, pev[i - 1], pev[i]);
+      len += snprintf(line + len, sizeof line - len, " %s %.3f", i <= np ? "pass" : "bitrev", ms);
+    }
+    for (unsigned i = 0; i <= np + 1; i++) cudaEventDestroy(pev[i]);
+    czk_log_write(CZK_LOG_INFO, "cuda", "%s ms", line);
   }
   return CZK_OK;
 }
