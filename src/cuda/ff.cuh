@@ -90,8 +90,9 @@ FF_PTX3(ptx_madc_hi, "madc.hi.u32")
  * the old ev2..ev(N-1), eN (positions 2..N -> 1..N-1) and a zero top word; under full unrolling the moves are renames.
  * Bounds: T < 2q before each iteration. od*2^32 < 2^(32N) after the shift, and it gains a_odd*b_i < q 2^32 and
  * m*q_odd < q 2^32, so it stays below 2^(32N) + 2^33 q < 2^(32(N+1)): the odd chains end without carry-out; the even
- * ones carry into eN. The result before the final subtraction is T < 2q. The bounds need only A < q: B may be any N-word
- * value (T < A B / 2^(32N) + q < 2q still); reduce false skips the final subtraction (the NTT's lazy products). */
+ * ones carry into eN. The result before the final subtraction is T < 2q. The bounds need only A < q: B may be any
+ * N-word value (T < A B / 2^(32N) + q < 2q still); reduce false skips the final subtraction (the NTT's lazy
+ * products). */
 /* The steps shared by mont_mul_eo, mul_wide_eo and redc_eo (state: ev, od, eN as described above). Each carry chain
  * runs inside one step; the carry left pending by eo_shift is consumed by the first instruction of the next step. */
 

@@ -25,13 +25,6 @@
 #define MSM_DUMMY 0x80000000u
 #define MSM_KEYMASK 0x7fffffffu
 
-static __device__ __forceinline__ void GOP(load_aff)(AFF *q, const AFF *__restrict__ bases, uint32_t idx) {
-  const uint4 *src = (const uint4 *)(bases + idx);
-  uint4 *dst = (uint4 *)q;
-#pragma unroll
-  for (int i = 0; i < (int)(sizeof(AFF) / 16); i++) dst[i] = __ldg(src + i);
-}
-
 /* Level 1. The next entry's base is copied into shared memory with cp.async while the current one is added, and madd
  * reads its coordinates from there at each use, so neither occupies registers (a register prefetch held two points:
  * 96 registers for G2). The key and value are read two entries ahead, so that the copy's address is at hand when it
@@ -82,7 +75,8 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restric
     const uint32_t k = k1, v = v1;
     const bool odd = ((i - lo) & 1) != 0;
     k1 = k2, v1 = v2;
-    if (i + 1 < hi && k1 != sentinel) GOP(stage_pt)(odd ? slot0p : slot1p, bases + (v1 & MSM_KEYMASK), sizeof(AFF) / 16);
+    if (i + 1 < hi && k1 != sentinel)
+      GOP(stage_pt)(odd ? slot0p : slot1p, bases + (v1 & MSM_KEYMASK), sizeof(AFF) / 16);
     cp_async_commit();
     if (i + 2 < hi) k2 = keys[i + 2], v2 = vals[i + 2];
     cp_async_wait1();
