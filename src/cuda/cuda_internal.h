@@ -16,8 +16,9 @@ extern "C" {
 
 /* Device self-test of field arithmetic: out[i] = op(a[i], b[i]) on host arrays of n elements, computed on the GPU.
  * op: 0 fp_mul, 1 fp_add, 2 fp_sub, 3 fr_mul, 4 fr_add, 5 fr_sub, 6 fp2_mul, 7 fp2_sqr, 8 fp_inv, 9 fp2_inv
- * (7-9: b unused).
- * Element size: 48 bytes (fp), 32 (fr), 96 (fp2). Synchronous (tests only). */
+ * (7-9: b unused), 10 fr_mul_shoup (the NTT twiddle product: a Montgomery, a < r, b any value < 2r; the result a b
+ * R^-1 mod r lies in [0, 2r), not reduced).
+ * Element size: 48 bytes (fp), 32 (fr, op 10), 96 (fp2). Synchronous (tests only). */
 czk_status czk__cuda_test_field(int op, void *out, const void *a, const void *b, size_t n);
 
 /* Bench probe: raw Montgomery multiplication throughput on device 0 (field 0: Fp, 1: Fr), in 10^9 products/s, from

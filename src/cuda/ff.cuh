@@ -75,6 +75,10 @@ FF_PTX3(ptx_mad_lo_cc, "mad.lo.cc.u32")
 FF_PTX3(ptx_madc_lo_cc, "madc.lo.cc.u32")
 FF_PTX3(ptx_madc_hi_cc, "madc.hi.cc.u32")
 FF_PTX3(ptx_madc_hi, "madc.hi.u32")
+FF_PTX3(ptx_mad_lo, "mad.lo.u32")
+FF_PTX3(ptx_mad_hi, "mad.hi.u32")
+FF_PTX3(ptx_mad_hi_cc, "mad.hi.cc.u32")
+FF_PTX3(ptx_madc_lo, "madc.lo.u32")
 
 /* r = a*b*2^(-32N) mod q, fully reduced (a < q, q < 2^(32N-2), N even); r may alias a or b. q[0..N-1] is the modulus,
  * q[N] = n0 = -q^-1 mod 2^32. Pass the moduli below, which sit in constant memory that is NOT const: with literal
@@ -315,6 +319,90 @@ CZK_D void sts_n(void *p, const uint32_t *r, const int N) {
                  : "memory");
 }
 
+/* ---------------------------------------------------------------- truncated products (Shoup multiplication) */
+/* One term of a carry chain: c + lo(a b) or c + hi(a b); carry in unless first, carry out unless last. */
+CZK_D uint32_t cc_term(const bool hi, const bool first, const bool last, uint32_t a, uint32_t b, uint32_t c) {
+  if (hi) {
+    if (first) return last ? ptx_mad_hi(a, b, c) : ptx_mad_hi_cc(a, b, c);
+    return last ? ptx_madc_hi(a, b, c) : ptx_madc_hi_cc(a, b, c);
+  }
+  if (first) return last ? ptx_mad_lo(a, b, c) : ptx_mad_lo_cc(a, b, c);
+  return last ? ptx_madc_lo(a, b, c) : ptx_madc_lo_cc(a, b, c);
+}
+/* The truncated products keep absolute word positions in two accumulators by the parity of a term pair's start: a
+ * product x*y adds lo(x y) at position p and hi(x y) at p+1; pairs with p even go to c0 (index p), pairs with p odd
+ * to c1 (index p-1), so that in both each pair is an aligned register pair, which ptxas needs to fuse lo and hi into
+ * one wide multiply-add (IMAD.WIDE.U32(.X)). Row i of A*B (b = B[i]) has one chain per parity of j (pairs start at
+ * i+j), one chain per accumulator.
+ * pp_row: acc += the terms A[j] b, j = par, par+2, .. < N, restricted to positions pmin..pmax (consecutive
+ * positions: one carry chain). cap: the carry-out goes to position pmax+1, which holds at most a previous carry
+ * (0 or 1); otherwise it is dropped. All indices are compile-time after unrolling. */
+CZK_D void pp_row(uint32_t *acc, const int off, const uint32_t *A, const uint32_t b, const int i, const int par,
+                  const int N, const int pmin, const int pmax, const bool cap) {
+  const int jtop = par + 2 * ((N - 1 - par) / 2), ptop = i + jtop + 1 < pmax ? i + jtop + 1 : pmax;
+  bool first = true;
+#pragma unroll
+  for (int j = par; j < N; j += 2) {
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const int p = i + j + h;
+      if (p < pmin || p > pmax) continue;
+      acc[p - off] = cc_term(h == 1, first, p == ptop && !cap, A[j], b, acc[p - off]);
+      first = false;
+    }
+  }
+  if (cap && !first) acc[pmax + 1 - off] = ptx_addc(acc[pmax + 1 - off], 0);
+}
+CZK_D void pp_rows(uint32_t *c0, uint32_t *c1, const uint32_t *A, const uint32_t b, const int i, const int N,
+                   const int pmin, const int pmax0, const int pmax1, const bool cap0, const bool cap1) {
+  if (i & 1) {
+    pp_row(c1, 1, A, b, i, 0, N, pmin, pmax0, cap0);
+    pp_row(c0, 0, A, b, i, 1, N, pmin, pmax1, cap1);
+  } else {
+    pp_row(c0, 0, A, b, i, 0, N, pmin, pmax0, cap0);
+    pp_row(c1, 1, A, b, i, 1, N, pmin, pmax1, cap1);
+  }
+}
+/* P = A B mod 2^(32N). unit0: B[0] = 1 (the first row is A itself; Fr's modulus has q0 = 1). */
+CZK_D void mul_lo_eo(uint32_t *P, const uint32_t *A, const uint32_t *B, const int N, const bool unit0) {
+  uint32_t c0[12], c1[12];
+#pragma unroll
+  for (int k = 0; k < N; k++) c0[k] = unit0 ? A[k] : 0u, c1[k] = 0;
+#pragma unroll
+  for (int i = unit0 ? 1 : 0; i < N; i++) pp_rows(c0, c1, A, B[i], i, N, 0, N - 1, N - 1, false, false);
+  P[0] = c0[0];
+  P[1] = ptx_add_cc(c0[1], c1[0]);
+#pragma unroll
+  for (int k = 2; k < N - 1; k++) P[k] = ptx_addc_cc(c0[k], c1[k - 1]);
+  P[N - 1] = ptx_addc(c0[N - 1], c1[N - 2]);
+}
+/* Q = floor(T / 2^(32N)) for T = A B minus the terms below position N-1 and the low words at position N-2: the
+ * dropped part is below 2N 2^(32(N-1)), so Q is floor(A B / 2^(32N)) or one less, and the exact quotient's loss is
+ * below 2^-27 (what fr_mul_shoup's bound needs). Positions N-1 .. 2N-1; the chains of row i end at i+N-1 (even j)
+ * and i+N (odd j), their carries go one position up (in each accumulator the chains' ends do not decrease, so that
+ * position holds at most an earlier carry); the last odd chain has none (A B < 2^(64N)). */
+CZK_D void mul_hi_trunc_eo(uint32_t *Q, const uint32_t *A, const uint32_t *B, const int N) {
+  uint32_t c0[25], c1[25];
+#pragma unroll
+  for (int k = 0; k <= 2 * N; k++) c0[k] = 0, c1[k] = 0;
+#pragma unroll
+  for (int i = 0; i < N; i++) pp_rows(c0, c1, A, B[i], i, N, N - 1, i + N - 1, i + N, true, i < N - 1);
+  (void)ptx_add_cc(c0[N - 1], c1[N - 2]);
+#pragma unroll
+  for (int k = 0; k < N - 1; k++) Q[k] = ptx_addc_cc(c0[N + k], c1[N + k - 1]);
+  Q[N - 1] = ptx_addc(c0[2 * N - 1], c1[2 * N - 2]);
+}
+
+/* Asynchronous 16-byte copy global -> shared (cp.async, sm_80+), its group commit, and the wait for all groups but
+ * the newest one. A thread reads only what it copied itself, so no barrier is needed. */
+CZK_D void cp_async16(void *sdst, const void *gsrc) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint32_t)__cvta_generic_to_shared(sdst)),
+               "l"(gsrc)
+               : "memory");
+}
+CZK_D void cp_async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+CZK_D void cp_async_wait1(void) { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+
 /* ---------------------------------------------------------------- Fp */
 CZK_D void fp_mul(fp_t *r, const fp_t *a, const fp_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QP, 12, true); }
 CZK_D void fp_sqr(fp_t *r, const fp_t *a) { mont_mul_eo(r->v, a->v, a->v, FF_QP, 12, true); }
@@ -370,6 +458,37 @@ CZK_D void fr_norm(fr_t *r) {
   asm volatile("subc.u32 %0, 0, 0;" : "=r"(bw));
 #pragma unroll
   for (int j = 0; j < 8; j++) r->v[j] = bw ? r->v[j] : s[j];
+}
+/* Shoup multiplication by a precomputed constant (the NTT's twiddles): for w < r given as the pair (w, ws) with
+ * ws = floor(w 2^256 / r), and any b < 2r, fr_mul_shoup gives w b mod r lazily in [0, 2r): with Q the quotient
+ * estimate floor(ws b / 2^256) (truncated: mul_hi_trunc_eo), w b / r - Q < b/2^256 + 2^-27 + 1 < 2, so w b - Q r lies
+ * in [0, 2r) and is computed mod 2^256 from the low halves of w b and Q r. Its Montgomery meaning: for b = B R,
+ * w b = (w B) R, so a plain w times a Montgomery b is the Montgomery product. Cost: the high half of ws b, the low
+ * halves of w b and Q r (q0 = 1: one row is free): 85 wide + 22 narrow multiply-adds against 128 + 8 for mont_mul_eo.
+ * fr_shoup_pair makes (w, ws) from the Montgomery form m = w R mod r: w = m R^-1 mod r, and since
+ * m = w 2^256 - r ws, ws = -m r^-1 mod 2^256 = low half of m (-r^-1 mod 2^256). */
+static __device__ __constant__ uint32_t FR_NINV256[8] = {0xffffffffu, 0xfffffffeu, 0xfffe5bfdu, 0x53ba5bffu,
+                                                         0x0004ec06u, 0x181b2c17u, 0xd7bf2839u, 0x3d443ab0u};
+/* The two halves: the quotient estimate from ws, then w b - Q r from w (the NTT loads w between them). */
+CZK_D void shoup_quot(uint32_t *q, const fr_t *ws, const fr_t *b) { mul_hi_trunc_eo(q, ws->v, b->v, 8); }
+CZK_D void shoup_rem(fr_t *r, const uint32_t *q, const fr_t *w, const fr_t *b) {
+  uint32_t l[8], m[8];
+  mul_lo_eo(l, w->v, b->v, 8, false);
+  mul_lo_eo(m, q, FF_QR, 8, true);
+  r->v[0] = ptx_sub_cc(l[0], m[0]);
+#pragma unroll
+  for (int k = 1; k < 7; k++) r->v[k] = ptx_subc_cc(l[k], m[k]);
+  r->v[7] = ptx_subc(l[7], m[7]);
+}
+CZK_D void fr_mul_shoup(fr_t *r, const fr_t *w, const fr_t *ws, const fr_t *b) {
+  uint32_t q[8];
+  shoup_quot(q, ws, b);
+  shoup_rem(r, q, w, b);
+}
+CZK_D void fr_shoup_pair(fr_t *w, fr_t *ws, const fr_t *m) {
+  const uint32_t one[8] = {1, 0, 0, 0, 0, 0, 0, 0};
+  mont_mul_eo(w->v, m->v, one, FF_QR, 8, true);
+  mul_lo_eo(ws->v, m->v, FR_NINV256, 8, false);
 }
 /* Montgomery -> canonical integer: a * 1 * R^-1. */
 CZK_D void fr_from_mont(fr_t *r, const fr_t *a) {

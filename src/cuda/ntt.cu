@@ -14,7 +14,14 @@
  * rewrites exactly the slots it read). Shared memory holds each element as two 16-byte halves in two planes, at a
  * slot XOR-swizzled so that all the group shapes access it without bank conflicts.
  * Twiddles: one table w_N^j (j < N/2, N = 2^log_n_max) per direction, read through the read-only cache; a smaller
- * domain reads it with stride N/n. A radix-8 group needs 7 of them per thread (4+2+1, its three stages).
+ * domain reads it with stride N/n. A radix-8 group needs 7 of them per thread (4+2+1, its three stages). Each entry
+ * is a Shoup pair (plain w^j, floor(w^j 2^256 / r)), 64 bytes, made on the device from the Montgomery powers
+ * (ntt_expand, fr_shoup_pair), and the butterflies multiply by it with fr_mul_shoup (ff.cuh): 85 wide + 22 narrow
+ * multiply-adds instead of mont_mul_eo's 128 + 8. On the H200, 2^27 forward 36.1 -> 34.4 ms (passes 11.6 / 11.2 /
+ * 10.6 -> 11.0 / 10.5 / 10.35 ms; ncu: the multiplier pipe 86% -> 75% busy, the warps now wait more on loads).
+ * Tried and slower: the Shoup pairs also for the last group's constants (kernel parameters; the last pass spilled
+ * ~620 bytes), and a per-thread ring of twiddle pairs in shared memory filled by cp.async two ahead of use (50.4 ms:
+ * the load stalls went, but instruction fetch and shared-memory stalls came, and the last pass took 20 ms).
  * Last group of the last pass (the three lowest index bits): its twiddles are the constants w_8^m, w_4 (kernel
  * parameters) and its trivial ones are skipped: 5 products per 8 elements instead of 12. INVERSE folds n^-1 into the
  * constants of that group's first stage (8 products instead of 3 + 8); COSET_INVERSE multiplies its outputs by
@@ -24,11 +31,12 @@
  * Permutation: a single-pass transform (L <= 10: one block) stores straight to the bit-reversed positions. Otherwise
  * ntt_bitrev_tiles swaps in place, per pair of middle-bit values (B, rev B), the two 16x16 tiles {(A, B, C)} and
  * {(A, rev B, C)} (A: top 4 index bits, C: low 4): reads and writes are runs of 16 elements (512 bytes).
- * Products: ff.cuh's even/odd split CIOS (~200 instructions; it was ~600 before, in the lo-chain/hi-chain form). This
- * is where most of the speed comes from: a butterfly is ~270 instructions (product ~200, add + sub ~50), against ~700
- * plus 32 shared-memory word accesses and a barrier before.
+ * Products: the twiddle products are Shoup products (above); the constants of the last group and the coset factors
+ * use ff.cuh's even/odd split CIOS (~200 instructions; it was ~600 before, in the lo-chain/hi-chain form). A
+ * butterfly is ~260 instructions (SASS of ntt_pass: 3136 for 12 butterflies, 1020 IMAD.WIDE).
  * Lazy arithmetic: inside a transform values lie in [0, 2r) (2r < 2^256): sums and differences are taken mod 2r and
- * the products skip their final subtraction (fr_mul_lazy: twiddle or constant < r times a value < 2^256 gives < 2r);
+ * the products skip their final subtraction (fr_mul_lazy: constant < r times a value < 2^256 gives < 2r;
+ * fr_mul_shoup: twiddle < r times a value < 2r gives < 2r);
  * the last pass normalizes to [0, r) as it stores. On the H200, 2^27 forward 37.3 -> 36.0 ms with 4 blocks per SM
  * (38.6 exact). Tried and slower: an Fr-specific reduction that turns the two lowest words' products of m q into
  * additions (q0 = 1, q1 = 2^32 - 1; 41.7 ms), and the bit reversal fused into the last pass through an out-of-place
@@ -44,7 +52,9 @@
 #include "cuda/cuda_internal.h"
 #include "cuda/ff.cuh"
 
+#ifndef NTT_TILE_LOG
 #define NTT_TILE_LOG 10 /* at most 2^10 elements (32 KiB of shared memory, 128 threads) per block */
+#endif
 #define NTT_PASS_MAX 10 /* at most 10 radix-2 stages per pass */
 /* Resident pass blocks per SM the register allocation is sized for: 4 gives 128 registers per thread (the passes but
  * the last spill nothing; the last ones ~30-50 bytes) and was faster than 3 (168 registers): 2^27 36.0 vs 37.3 ms;
@@ -56,7 +66,7 @@
 struct czk_cuda_ntt {
   unsigned log_max;
   unsigned lo_bits; /* coset tables: lo has 2^lo_bits entries, hi 2^(log_max - lo_bits) */
-  fr_t *d_tw[2];    /* [0] forward w^j, [1] inverse w^-j, j < 2^(log_max-1) */
+  fr_t *d_tw[2];    /* [0] forward w^j, [1] inverse w^-j, j < 2^(log_max-1): Shoup pairs (plain w^j, ws_j) */
   fr_t *d_coset[2]; /* [0] g^i tables (lo then hi), [1] g^-i tables */
   czk_fr ninv[29];  /* n^-1 for n = 2^k (Montgomery) */
   czk_fr w8[2][4];  /* [dir] omega_8^m, m < 4 (log_max >= 3) */
@@ -144,23 +154,26 @@ static __device__ __forceinline__ void coset_pow(fr_t *r, const fr_t *tab, unsig
 
 
 /* One stage of a group on the thread's 8 elements: pairs (t, t + 2^j), twiddle of pair t: tw[base + (t mod 2^j) <<
- * step_log]. j is a literal after inlining, so x[] stays in registers. */
+ * step_log] (a Shoup pair: fr_mul_shoup). j is a literal after inlining, so x[] stays in registers. */
 static __device__ __forceinline__ void ntt_stage(fr_t x[8], const int j, unsigned base, unsigned step_log,
                                                  const fr_t *__restrict__ tw) {
 #pragma unroll
   for (int t = 0; t < 8; t++) {
     if (t & (1 << j)) continue;
     const int u = t + (1 << j);
-    fr_t w, s, d;
-    ldg_fr(&w, tw + (base + ((unsigned)(t & ((1 << j) - 1)) << step_log)));
+    fr_t w, ws, s, d;
+    const fr_t *e = tw + 2 * (size_t)(base + ((unsigned)(t & ((1 << j) - 1)) << step_log));
     fr_add2(&s, &x[t], &x[u]);
     fr_sub2(&d, &x[t], &x[u]);
     x[t] = s;
-    fr_mul_lazy(&x[u], &w, &d);
+    ldg_fr(&ws, e + 1);
+    ldg_fr(&w, e);
+    fr_mul_shoup(&x[u], &w, &ws, &d);
   }
 }
 
-/* Butterfly with constant multipliers (NULL: none): x0, x1 <- (x0 + x1) * ms, (x0 - x1) * md. */
+/* Butterfly with constant multipliers (Montgomery; NULL: none): x0, x1 <- (x0 + x1) * ms, (x0 - x1) * md. Shoup
+ * pairs here (kernel parameters) made the last pass spill ~620 bytes instead of ~140. */
 static __device__ __forceinline__ void ntt_bfly_c(fr_t *x0, fr_t *x1, const fr_t *ms, const fr_t *md) {
   fr_t s, d;
   fr_add2(&s, x0, x1);
@@ -356,12 +369,15 @@ __global__ void ntt_tiny(fr_t *data, unsigned L, int mode, const fr_t *tw, unsig
     const unsigned half = n >> (s + 1);
     for (unsigned i = 0; i < n; i++) {
       if (i & half) continue;
-      fr_t a, d, w;
+      fr_t a, d, w, ws;
       fr_add(&a, &x[i], &x[i + half]);
       fr_sub(&d, &x[i], &x[i + half]);
-      load_fr(&w, tw + (((i & (half - 1)) << s) << tw_shift));
+      const fr_t *e = tw + 2 * (size_t)(((i & (half - 1)) << s) << tw_shift);
+      load_fr(&w, e);
+      load_fr(&ws, e + 1);
       x[i] = a;
-      fr_mul(&x[i + half], &d, &w);
+      fr_mul_shoup(&x[i + half], &w, &ws, &d);
+      fr_norm(&x[i + half]);
     }
   }
   for (unsigned i = 0; i < n; i++) y[L == 1 ? i : ((i & 1) << 1) | (i >> 1)] = x[i];
@@ -376,7 +392,7 @@ __global__ void ntt_tiny(fr_t *data, unsigned L, int mode, const fr_t *tw, unsig
   }
 }
 
-/* t[i] = lo[i & (2^B - 1)] * hi[i >> B] */
+/* t[i] = lo[i & (2^B - 1)] * hi[i >> B] as a Shoup pair (t[2i], t[2i+1]) */
 __global__ void ntt_expand(fr_t *t, size_t n, const fr_t *lo, const fr_t *hi, unsigned B) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -384,12 +400,15 @@ __global__ void ntt_expand(fr_t *t, size_t n, const fr_t *lo, const fr_t *hi, un
   load_fr(&a, lo + (i & (((size_t)1 << B) - 1)));
   load_fr(&b, hi + (i >> B));
   fr_mul(&a, &a, &b);
-  store_fr(t + i, &a);
+  fr_t w, ws;
+  fr_shoup_pair(&w, &ws, &a);
+  store_fr(t + 2 * i, &w);
+  store_fr(t + 2 * i + 1, &ws);
 }
 
 /* ------------------------------------------------------------------------------------------------ host glue */
 static czk_status upload_expand(fr_t *d_out, size_t n, const czk_fr *step, unsigned B, cudaStream_t st) {
-  /* d_out[i] = step^i for i < n: lo[j] = step^j (j < 2^B), hi[k] = step^(k 2^B) */
+  /* d_out[2i], d_out[2i+1] = the Shoup pair of step^i for i < n: lo[j] = step^j (j < 2^B), hi[k] = step^(k 2^B) */
   size_t nlo = (size_t)1 << B, nhi = (n + nlo - 1) / nlo;
   czk_fr *h = (czk_fr *)malloc((nlo + nhi) * sizeof(czk_fr));
   if (!h) return CZK_ERR_NOMEM;
@@ -477,7 +496,7 @@ extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, c
     }
   }
   czk_status s = CZK_OK;
-  size_t tb = (half ? half : 1) * sizeof(fr_t);
+  size_t tb = (half ? half : 1) * 2 * sizeof(fr_t);
   size_t cb = (((size_t)1 << p->lo_bits) + ((size_t)1 << (log_n_max - p->lo_bits))) * sizeof(fr_t);
   cudaError_t e = cudaMalloc((void **)&p->d_tw[0], tb);
   if (e == cudaSuccess) e = cudaMalloc((void **)&p->d_tw[1], tb);

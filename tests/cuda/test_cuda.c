@@ -82,6 +82,55 @@ static void test_field(void) {
     }
     CHECK_MSG(memcmp(fo, fe, N * sizeof(czk_fr)) == 0, "fr op %d", op);
   }
+  /* Shoup product (NTT twiddles): a Montgomery, b any value below 2r (here b or b + r), lazy result in [0, 2r) that
+   * is a b R^-1 mod r; edges: a = 0, 1, -1 with b = 0, r, 2r - 1 */
+  static const uint64_t FRM[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL,
+                                  0x73eda753299d7d48ULL};
+  for (int i = 0; i < N; i++) {
+    rand_fr(&fa[i]);
+    rand_fr(&fb[i]);
+  }
+  fa[0] = frz, fa[1] = fr1, fa[2] = frm1, fa[3] = frm1, fa[4] = frm1, fa[5] = fr1;
+  fb[0] = frz, fb[1] = frz, fb[2] = frm1, fb[3] = frz, fb[5] = fr1;
+  for (int k = 0; k < 4; k++) fb[4].l[k] = FRM[k] - (k == 0); /* raw r - 1: b = 2r - 1 after the + r below */
+  czk_fr *fb2 = (czk_fr *)calloc(N, sizeof(czk_fr));
+  for (int i = 0; i < N; i++) {
+    fb2[i] = fb[i];
+    if (i % 2 == 1 || i == 2 || i == 4) { /* + r: the same residue at or above r */
+      unsigned __int128 c = 0;
+      for (int k = 0; k < 4; k++) {
+        c += (unsigned __int128)fb2[i].l[k] + FRM[k];
+        fb2[i].l[k] = (uint64_t)c;
+        c >>= 64;
+      }
+    }
+  }
+  CHECK(czk__cuda_test_field(10, fo, fa, fb2, N) == CZK_OK);
+  int shoup_bad = 0;
+  for (int i = 0; i < N; i++) {
+    czk__cr_fr_mul(&fe[i], &fa[i], &fb[i]);
+    /* fo < 2r, and fo or fo - r equals the expectation */
+    czk_fr t = fo[i];
+    uint64_t bw = 0;
+    czk_fr d;
+    for (int k = 0; k < 4; k++) {
+      unsigned __int128 x = (unsigned __int128)t.l[k] - FRM[k] - bw;
+      d.l[k] = (uint64_t)x;
+      bw = (uint64_t)(x >> 64) & 1;
+    }
+    if (!bw) { /* fo >= r: fo - r must be < r */
+      uint64_t bw2 = 0;
+      for (int k = 0; k < 4; k++) {
+        unsigned __int128 x = (unsigned __int128)d.l[k] - FRM[k] - bw2;
+        bw2 = (uint64_t)(x >> 64) & 1;
+      }
+      if (!bw2) shoup_bad++;
+      t = d;
+    }
+    if (memcmp(&t, &fe[i], sizeof t) != 0) shoup_bad++;
+  }
+  CHECK_MSG(shoup_bad == 0, "fr shoup product: %d wrong", shoup_bad);
+  free(fb2);
   /* Fp2 */
   czk_fp2 *pa = (czk_fp2 *)a, *pb = (czk_fp2 *)b, *po = (czk_fp2 *)o, *pe = (czk_fp2 *)e;
   for (int i = 0; i < N; i++) {
