@@ -20,8 +20,11 @@
  * multiply-adds instead of mont_mul_eo's 128 + 8. On the H200, 2^27 forward 36.1 -> 34.4 ms (passes 11.6 / 11.2 /
  * 10.6 -> 11.0 / 10.5 / 10.35 ms; ncu: the multiplier pipe 86% -> 75% busy, the warps now wait more on loads).
  * Tried and slower: the Shoup pairs also for the last group's constants (kernel parameters; the last pass spilled
- * ~620 bytes), and a per-thread ring of twiddle pairs in shared memory filled by cp.async two ahead of use (50.4 ms:
- * the load stalls went, but instruction fetch and shared-memory stalls came, and the last pass took 20 ms).
+ * ~620 bytes); a per-thread ring of twiddle pairs in shared memory filled by cp.async two ahead of use (50.4 ms:
+ * the load stalls went, but instruction fetch and shared-memory stalls came, and the last pass took 20 ms); each
+ * butterfly streaming its two elements through their shared-memory slots instead of 8 elements in registers (80-96
+ * registers, 4 / 5 / 6 blocks per SM: 35.1 / 34.3 / 36.0 ms, no real gain for more shared-memory traffic); 3 blocks
+ * per SM (36.7 ms); 512-element tiles (40.3 ms).
  * Last group of the last pass (the three lowest index bits): its twiddles are the constants w_8^m, w_4 (kernel
  * parameters) and its trivial ones are skipped: 5 products per 8 elements instead of 12. INVERSE folds n^-1 into the
  * constants of that group's first stage (8 products instead of 3 + 8); COSET_INVERSE multiplies its outputs by
