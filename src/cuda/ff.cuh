@@ -393,16 +393,6 @@ CZK_D void mul_hi_trunc_eo(uint32_t *Q, const uint32_t *A, const uint32_t *B, co
   Q[N - 1] = ptx_addc(c0[2 * N - 1], c1[2 * N - 2]);
 }
 
-/* Asynchronous 16-byte copy global -> shared (cp.async, sm_80+), its group commit, and the wait for all groups but
- * the newest one. A thread reads only what it copied itself, so no barrier is needed. */
-CZK_D void cp_async16(void *sdst, const void *gsrc) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint32_t)__cvta_generic_to_shared(sdst)),
-               "l"(gsrc)
-               : "memory");
-}
-CZK_D void cp_async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
-CZK_D void cp_async_wait1(void) { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
-
 /* ---------------------------------------------------------------- Fp */
 CZK_D void fp_mul(fp_t *r, const fp_t *a, const fp_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QP, 12, true); }
 CZK_D void fp_sqr(fp_t *r, const fp_t *a) { mont_mul_eo(r->v, a->v, a->v, FF_QP, 12, true); }
@@ -469,10 +459,9 @@ CZK_D void fr_norm(fr_t *r) {
  * m = w 2^256 - r ws, ws = -m r^-1 mod 2^256 = low half of m (-r^-1 mod 2^256). */
 static __device__ __constant__ uint32_t FR_NINV256[8] = {0xffffffffu, 0xfffffffeu, 0xfffe5bfdu, 0x53ba5bffu,
                                                          0x0004ec06u, 0x181b2c17u, 0xd7bf2839u, 0x3d443ab0u};
-/* The two halves: the quotient estimate from ws, then w b - Q r from w (the NTT loads w between them). */
-CZK_D void shoup_quot(uint32_t *q, const fr_t *ws, const fr_t *b) { mul_hi_trunc_eo(q, ws->v, b->v, 8); }
-CZK_D void shoup_rem(fr_t *r, const uint32_t *q, const fr_t *w, const fr_t *b) {
-  uint32_t l[8], m[8];
+CZK_D void fr_mul_shoup(fr_t *r, const fr_t *w, const fr_t *ws, const fr_t *b) {
+  uint32_t q[8], l[8], m[8];
+  mul_hi_trunc_eo(q, ws->v, b->v, 8);
   mul_lo_eo(l, w->v, b->v, 8, false);
   mul_lo_eo(m, q, FF_QR, 8, true);
   r->v[0] = ptx_sub_cc(l[0], m[0]);
@@ -480,20 +469,14 @@ CZK_D void shoup_rem(fr_t *r, const uint32_t *q, const fr_t *w, const fr_t *b) {
   for (int k = 1; k < 7; k++) r->v[k] = ptx_subc_cc(l[k], m[k]);
   r->v[7] = ptx_subc(l[7], m[7]);
 }
-CZK_D void fr_mul_shoup(fr_t *r, const fr_t *w, const fr_t *ws, const fr_t *b) {
-  uint32_t q[8];
-  shoup_quot(q, ws, b);
-  shoup_rem(r, q, w, b);
-}
-CZK_D void fr_shoup_pair(fr_t *w, fr_t *ws, const fr_t *m) {
-  const uint32_t one[8] = {1, 0, 0, 0, 0, 0, 0, 0};
-  mont_mul_eo(w->v, m->v, one, FF_QR, 8, true);
-  mul_lo_eo(ws->v, m->v, FR_NINV256, 8, false);
-}
 /* Montgomery -> canonical integer: a * 1 * R^-1. */
 CZK_D void fr_from_mont(fr_t *r, const fr_t *a) {
   const uint32_t one[8] = {1, 0, 0, 0, 0, 0, 0, 0};
   mont_mul_eo(r->v, a->v, one, FF_QR, 8, true);
+}
+CZK_D void fr_shoup_pair(fr_t *w, fr_t *ws, const fr_t *m) {
+  fr_from_mont(w, m);
+  mul_lo_eo(ws->v, m->v, FR_NINV256, 8, false);
 }
 
 /* ---------------------------------------------------------------- Fp2 = Fp[u]/(u^2+1) */

@@ -59,6 +59,16 @@ static inline void msm_mark(czk_cuda_msm *m, const char *name, cudaStream_t st) 
   cudaEventRecord(m->ev[m->nev++], st);
 }
 
+/* Asynchronous 16-byte copy global -> shared (cp.async, sm_80+), its group commit, and the wait for all groups but
+ * the newest one. A thread reads only what it copied itself, so no barrier is needed. */
+static __device__ __forceinline__ void cp_async16(void *sdst, const void *gsrc) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((uint32_t)__cvta_generic_to_shared(sdst)),
+               "l"(gsrc)
+               : "memory");
+}
+static __device__ __forceinline__ void cp_async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
+static __device__ __forceinline__ void cp_async_wait1(void) { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+
 /* Launch the accumulation, bucket reduction and window-sum copy after the pairs are sorted (msm_impl.cuh). */
 czk_status g1_msm_launch_acc(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W, uint32_t sentinel, cudaStream_t st);
 czk_status g2_msm_launch_acc(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W, uint32_t sentinel, cudaStream_t st);
