@@ -454,20 +454,38 @@ CZK_D void fr_norm(fr_t *r) {
  * estimate floor(ws b / 2^256) (truncated: mul_hi_trunc_eo), w b / r - Q < b/2^256 + 2^-27 + 1 < 2, so w b - Q r lies
  * in [0, 2r) and is computed mod 2^256 from the low halves of w b and Q r. Its Montgomery meaning: for b = B R,
  * w b = (w B) R, so a plain w times a Montgomery b is the Montgomery product. Cost: the high half of ws b, the low
- * halves of w b and Q r (q0 = 1: one row is free): 85 wide + 22 narrow multiply-adds against 128 + 8 for mont_mul_eo.
+ * halves of w b and Q r, taken together as w b + Q (2^256 - r) (below): 79 wide + 21 narrow multiply-adds against
+ * 128 + 8 for mont_mul_eo.
  * fr_shoup_pair makes (w, ws) from the Montgomery form m = w R mod r: w = m R^-1 mod r, and since
  * m = w 2^256 - r ws, ws = -m r^-1 mod 2^256 = low half of m (-r^-1 mod 2^256). */
 static __device__ __constant__ uint32_t FR_NINV256[8] = {0xffffffffu, 0xfffffffeu, 0xfffe5bfdu, 0x53ba5bffu,
                                                          0x0004ec06u, 0x181b2c17u, 0xd7bf2839u, 0x3d443ab0u};
+/* 2^256 - r: its words 0 and 1 are 2^32 - 1 and 0. */
+static __device__ __constant__ uint32_t FR_NEGR[8] = {0xffffffffu, 0x00000000u, 0x0001a401u, 0xac425bfdu,
+                                                      0xf65e27fau, 0xccc627f7u, 0xd66282b7u, 0x8c1258acu};
 CZK_D void fr_mul_shoup(fr_t *r, const fr_t *w, const fr_t *ws, const fr_t *b) {
-  uint32_t q[8], l[8], m[8];
+  /* w b - q r = w b + q (2^256 - r) mod 2^256 = w b + q 2^32 - q + (rows 2..7 of q (2^256 - r)), in one pair of
+   * accumulators: c1 (c1[k] is position k+1) starts at q 2^32, both take the rows of w b and of q (2^256 - r), and q
+   * is subtracted from c0 at the end. Against the low halves of w b and q r computed apart and subtracted (q r: rows
+   * 1..7), this saves row 1's 13 half-products, one merge of the accumulators and the subtraction. */
+  uint32_t q[8], c0[8], c1[8];
   mul_hi_trunc_eo(q, ws->v, b->v, 8);
-  mul_lo_eo(l, w->v, b->v, 8, false);
-  mul_lo_eo(m, q, FF_QR, 8, true);
-  r->v[0] = ptx_sub_cc(l[0], m[0]);
 #pragma unroll
-  for (int k = 1; k < 7; k++) r->v[k] = ptx_subc_cc(l[k], m[k]);
-  r->v[7] = ptx_subc(l[7], m[7]);
+  for (int k = 0; k < 7; k++) c0[k] = 0, c1[k] = q[k];
+  c0[7] = 0, c1[7] = 0;
+#pragma unroll
+  for (int i = 0; i < 8; i++) pp_rows(c0, c1, w->v, b->v[i], i, 8, 0, 7, 7, false, false);
+#pragma unroll
+  for (int i = 2; i < 8; i++) pp_rows(c0, c1, q, FR_NEGR[i], i, 8, 0, 7, 7, false, false);
+  c0[0] = ptx_sub_cc(c0[0], q[0]);
+#pragma unroll
+  for (int k = 1; k < 7; k++) c0[k] = ptx_subc_cc(c0[k], q[k]);
+  c0[7] = ptx_subc(c0[7], q[7]);
+  r->v[0] = c0[0];
+  r->v[1] = ptx_add_cc(c0[1], c1[0]);
+#pragma unroll
+  for (int k = 2; k < 7; k++) r->v[k] = ptx_addc_cc(c0[k], c1[k - 1]);
+  r->v[7] = ptx_addc(c0[7], c1[6]);
 }
 /* Montgomery -> canonical integer: a * 1 * R^-1. */
 CZK_D void fr_from_mont(fr_t *r, const fr_t *a) {

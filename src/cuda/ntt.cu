@@ -4,7 +4,8 @@
  * permutation; the inverse is the same DIF with w^-1. Stage s (0-based, n = 2^L) pairs (i, i + 2^(L-1-s)) with bit
  * L-1-s of i clear:  x_i' = x_i + x_j,  x_j' = (x_i - x_j) * w_n^((i mod 2^(L-1-s)) * 2^s).
  *
- * Passes: the L stages are split into ceil(L/10) passes of k <= 10 stages (a radix-2^k step). A block owns a tile of
+ * Passes: the L stages are split into ceil(L/10) passes of k <= 10 stages (a radix-2^k step; how many in which pass:
+ * ntt_pass_stages). A block owns a tile of
  * 2^k elements along the pass's index bits times 2^tlog adjacent columns (contiguous in memory) times 2^rlog rows
  * (independent 2^k-point problems, used by the last pass), at most 1024 elements.
  * Groups: inside a pass, each thread holds 8 elements in registers (3 index bits, the "window") and runs 2 or 3 stages
@@ -16,30 +17,34 @@
  * Twiddles: one table w_N^j (j < N/2, N = 2^log_n_max) per direction, read through the read-only cache; a smaller
  * domain reads it with stride N/n. A radix-8 group needs 7 of them per thread (4+2+1, its three stages). Each entry
  * is a Shoup pair (plain w^j, floor(w^j 2^256 / r)), 64 bytes, made on the device from the Montgomery powers
- * (ntt_expand, fr_shoup_pair), and the butterflies multiply by it with fr_mul_shoup (ff.cuh): 85 wide + 22 narrow
+ * (ntt_expand, fr_shoup_pair), and the butterflies multiply by it with fr_mul_shoup (ff.cuh): 79 wide + 21 narrow
  * multiply-adds instead of mont_mul_eo's 128 + 8. On the H200, 2^27 forward 36.1 -> 34.4 ms (passes 11.6 / 11.2 /
- * 10.6 -> 11.0 / 10.5 / 10.35 ms; ncu: the multiplier pipe 86% -> 75% busy, the warps now wait more on loads).
- * Tried and slower: the Shoup pairs also for the last group's constants (kernel parameters; the last pass spilled
- * ~620 bytes); a per-thread ring of twiddle pairs in shared memory filled by cp.async two ahead of use (50.4 ms:
+ * 10.6 -> 11.0 / 10.5 / 10.35 ms; ncu: the multiplier pipe 86% -> 75% busy, the warps now wait more on loads) with
+ * the first form of the product (85 + 22: the low halves of w b and Q r apart, then subtracted), 34.4 -> 33.3 ms
+ * with the merged one (passes 10.73 / 10.05 / 9.89).
+ * Tried and slower: L2 prefetches of the first group's twiddles (37.0 ms); a per-thread ring of twiddle pairs in
+ * shared memory filled by cp.async two ahead of use (50.4 ms:
  * the load stalls went, but instruction fetch and shared-memory stalls came, and the last pass took 20 ms); each
  * butterfly streaming its two elements through their shared-memory slots instead of 8 elements in registers (80-96
  * registers, 4 / 5 / 6 blocks per SM: 35.1 / 34.3 / 36.0 ms, no real gain for more shared-memory traffic); 3 blocks
  * per SM (36.7 ms); 512-element tiles (40.3 ms).
  * Last group of the last pass (the three lowest index bits): its twiddles are the constants w_8^m, w_4 (kernel
- * parameters) and its trivial ones are skipped: 5 products per 8 elements instead of 12. INVERSE folds n^-1 into the
+ * parameters, Shoup pairs made on the host: host_shoup_pair) and its trivial ones are skipped: 5 products per 8
+ * elements instead of 12. The last pass kernels are built for 3 blocks per SM (168 registers; at 4 they spill ~220
+ * bytes): pass 9.89 -> 9.61 ms at 2^27 (Montgomery constants at 4 blocks -> Shoup at 3). INVERSE folds n^-1 into the
  * constants of that group's first stage (8 products instead of 3 + 8); COSET_INVERSE multiplies its outputs by
  * n^-1 g^-F (F = natural output index) = c * Q_m, c per thread from the two small g^-i tables, Q_m (m = top 3 bits
  * of F) kernel parameters. COSET_FORWARD likewise multiplies the inputs of the first group of the first pass by
  * g^i = c * G_t (t = top 3 bits of i).
  * Permutation: a single-pass transform (L <= 10: one block) stores straight to the bit-reversed positions. Otherwise
- * ntt_bitrev_tiles swaps in place, per pair of middle-bit values (B, rev B), the two 16x16 tiles {(A, B, C)} and
+ * ntt_bitrev_words swaps in place, per pair of middle-bit values (B, rev B), the two 16x16 tiles {(A, B, C)} and
  * {(A, rev B, C)} (A: top 4 index bits, C: low 4): reads and writes are runs of 16 elements (512 bytes).
- * Products: the twiddle products are Shoup products (above); the constants of the last group and the coset factors
- * use ff.cuh's even/odd split CIOS (~200 instructions; it was ~600 before, in the lo-chain/hi-chain form). A
- * butterfly is ~260 instructions (SASS of ntt_pass: 3136 for 12 butterflies, 1020 IMAD.WIDE).
+ * Products: the twiddle and last-group products are Shoup products (above); the coset factors use ff.cuh's even/odd
+ * split CIOS (~200 instructions). A butterfly is ~245 instructions (SASS of ntt_pass: 2952 for 12 butterflies, 960
+ * IMAD.WIDE; 3136 and 1020 with the first Shoup form).
  * Lazy arithmetic: inside a transform values lie in [0, 2r) (2r < 2^256): sums and differences are taken mod 2r and
  * the products skip their final subtraction (fr_mul_lazy: constant < r times a value < 2^256 gives < 2r;
- * fr_mul_shoup: twiddle < r times a value < 2r gives < 2r);
+ * fr_mul_shoup: constant < r times a value < 2r gives < 2r);
  * the last pass normalizes to [0, r) as it stores. On the H200, 2^27 forward 37.3 -> 36.0 ms with 4 blocks per SM
  * (38.6 exact). Tried and slower: an Fr-specific reduction that turns the two lowest words' products of m q into
  * additions (q0 = 1, q1 = 2^32 - 1; 41.7 ms), and the bit reversal fused into the last pass through an out-of-place
@@ -64,6 +69,9 @@
  * 5 (96 registers) spills 200-800 bytes. */
 #ifndef NTT_MIN_BLOCKS
 #define NTT_MIN_BLOCKS 4
+#endif
+#ifndef NTT_LAST_MIN_BLOCKS
+#define NTT_LAST_MIN_BLOCKS 3
 #endif
 
 struct czk_cuda_ntt {
@@ -107,8 +115,9 @@ static __device__ __forceinline__ uint4 *ntt_shared(void) {
 #define NTT_F_BITREV 4u    /* single pass: store to the bit-reversed positions */
 
 typedef struct ntt_pass_args {
-  fr_t kc[4];       /* last pass: first-stage multipliers of the last group: omega_8^m (INVERSE: times n^-1) */
-  fr_t w4;          /* omega_4 */
+  fr_t kc[4], kcs[4]; /* last pass: first-stage multipliers of the last group, omega_8^m (INVERSE: times n^-1), as
+                         Shoup pairs (plain, quotient) */
+  fr_t w4, w4s;       /* omega_4 (Shoup pair) */
   fr_t gc[8];        /* first pass of COSET_FORWARD: g^(t n/8); COSET_OUT: n^-1 g^(-t n/8) */
   const fr_t *tw;    /* w^j table of the direction, j < 2^(log_max-1) */
   const fr_t *coset; /* COSET_FORWARD: g^i lo/hi tables; COSET_OUT: g^-i tables */
@@ -117,13 +126,27 @@ typedef struct ntt_pass_args {
 
 /* Pass geometry (host side; shared with the schedule of czk_cuda_ntt_run): pass pi of a 2^L transform (L >= 3) runs
  * stages s0 .. s0+k-1; a block's tile is 2^(k + tlog + rlog) elements. Tiles of 2^8 .. 2^10 elements keep whole warps
- * busy and, for smaller transforms, enough blocks for the SMs. */
+ * busy and, for smaller transforms, enough blocks for the SMs.
+ * Stages per pass: as even as possible, in ascending order (the last pass's tile is 2^k contiguous elements, while an
+ * earlier pass reads runs of 2^(tile - k) columns: fewer stages there means longer runs, and the first pass, whose
+ * twiddles come from DRAM, reads more of each twiddle line). An even split is skewed, one stage moved from the first
+ * pass to the last, for two passes and for 9,9,9 (2^27: 8,9,10). H200, forward ms, skewed vs even: 2^12 0.034 / 0.037,
+ * 2^14 0.039 / 0.041, 2^16 0.046 / 0.046, 2^18 0.076 / 0.077, 2^24 (7,8,9 vs 8,8,8) 3.70 / 3.62 (hence not there),
+ * 2^27 31.71 / 32.58 (passes 9.09 / 10.14 / 10.29 vs 10.75 / 10.05 / 9.61 ms); ascending vs descending at 2^26
+ * (8,9,9 vs 9,9,8): 15.57 / 15.73. Other orders at 2^27 (10,9,8, 8,10,9, 9,10,8, 10,8,9, 9,8,10): 33.6-36.2 ms in
+ * total (a middle pass of 10 stages reads runs of one element). */
 static unsigned ntt_npasses(unsigned L) { return (L + NTT_PASS_MAX - 1) / NTT_PASS_MAX; }
+static unsigned ntt_pass_stages(unsigned L, unsigned pi) {
+  const unsigned np = ntt_npasses(L), base = L / np, rem = L % np;
+  unsigned k = base + (pi >= np - rem ? 1 : 0);
+  if (np >= 2 && rem == 0 && base < NTT_PASS_MAX && base > 3 && (np == 2 || base == 9))
+    k += pi == 0 ? -1 : pi == np - 1 ? 1 : 0;
+  return k;
+}
 static void ntt_pass_geom(unsigned L, unsigned pi, unsigned *k, unsigned *s0, unsigned *tlog, unsigned *rlog) {
-  const unsigned np = ntt_npasses(L);
   unsigned s = 0;
-  for (unsigned q = 0; q < pi; q++) s += L / np + (q < L % np ? 1 : 0);
-  const unsigned kk = L / np + (pi < L % np ? 1 : 0), hs = L - s - kk;
+  for (unsigned q = 0; q < pi; q++) s += ntt_pass_stages(L, q);
+  const unsigned kk = ntt_pass_stages(L, pi), hs = L - s - kk;
   unsigned tl = L > 16 ? L - 8 : 8;
   if (tl > NTT_TILE_LOG) tl = NTT_TILE_LOG;
   const unsigned extra = tl > kk ? tl - kk : 0;
@@ -175,20 +198,21 @@ static __device__ __forceinline__ void ntt_stage(fr_t x[8], const int j, unsigne
   }
 }
 
-/* Butterfly with constant multipliers (Montgomery; NULL: none): x0, x1 <- (x0 + x1) * ms, (x0 - x1) * md. Shoup
- * pairs here (kernel parameters) made the last pass spill ~620 bytes instead of ~140. */
-static __device__ __forceinline__ void ntt_bfly_c(fr_t *x0, fr_t *x1, const fr_t *ms, const fr_t *md) {
-  fr_t s, d;
-  fr_add2(&s, x0, x1);
-  fr_sub2(&d, x0, x1);
-  if (ms)
-    fr_mul_lazy(x0, ms, &s);
+/* Butterfly with constant multipliers (Shoup pairs (m, ms) in the kernel parameters; NULL: none):
+ * x0, x1 <- (x0 + x1) * s, (x0 - x1) * d. */
+static __device__ __forceinline__ void ntt_bfly_c(fr_t *x0, fr_t *x1, const fr_t *s, const fr_t *ss, const fr_t *d,
+                                                  const fr_t *ds) {
+  fr_t u, v;
+  fr_add2(&u, x0, x1);
+  fr_sub2(&v, x0, x1);
+  if (s)
+    fr_mul_shoup(x0, s, ss, &u);
   else
-    *x0 = s;
-  if (md)
-    fr_mul_lazy(x1, md, &d);
+    *x0 = u;
+  if (d)
+    fr_mul_shoup(x1, d, ds, &v);
   else
-    *x1 = d;
+    *x1 = v;
 }
 
 /* One DIF pass: stages s0 .. s0+k-1 of a 2^L transform, in place. blockDim = tile/8, dynamic shared memory 32*tile.
@@ -245,36 +269,36 @@ static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, co
       if (flags & NTT_F_NINV) { /* n^-1 on the sums, n^-1 omega^m on the differences of the first stage */
         if (shape == 0) {
 #pragma unroll
-          for (int t = 0; t < 4; t++) ntt_bfly_c(&x[t], &x[t + 4], &p.kc[0], &p.kc[t]);
+          for (int t = 0; t < 4; t++) ntt_bfly_c(&x[t], &x[t + 4], &p.kc[0], &p.kcs[0], &p.kc[t], &p.kcs[t]);
         } else {
 #pragma unroll
           for (int t = 0; t < 8; t += 4) {
-            ntt_bfly_c(&x[t], &x[t + 2], &p.kc[0], &p.kc[0]);
-            ntt_bfly_c(&x[t + 1], &x[t + 3], &p.kc[0], &p.kc[2]);
+            ntt_bfly_c(&x[t], &x[t + 2], &p.kc[0], &p.kcs[0], &p.kc[0], &p.kcs[0]);
+            ntt_bfly_c(&x[t + 1], &x[t + 3], &p.kc[0], &p.kcs[0], &p.kc[2], &p.kcs[2]);
           }
         }
       } else {
         if (shape == 0) {
-          ntt_bfly_c(&x[0], &x[4], NULL, NULL);
+          ntt_bfly_c(&x[0], &x[4], NULL, NULL, NULL, NULL);
 #pragma unroll
-          for (int t = 1; t < 4; t++) ntt_bfly_c(&x[t], &x[t + 4], NULL, &p.kc[t]);
+          for (int t = 1; t < 4; t++) ntt_bfly_c(&x[t], &x[t + 4], NULL, NULL, &p.kc[t], &p.kcs[t]);
         } else {
 #pragma unroll
           for (int t = 0; t < 8; t += 4) {
-            ntt_bfly_c(&x[t], &x[t + 2], NULL, NULL);
-            ntt_bfly_c(&x[t + 1], &x[t + 3], NULL, &p.kc[2]);
+            ntt_bfly_c(&x[t], &x[t + 2], NULL, NULL, NULL, NULL);
+            ntt_bfly_c(&x[t + 1], &x[t + 3], NULL, NULL, &p.kc[2], &p.kcs[2]);
           }
         }
       }
       if (shape == 0) { /* second stage (bit 1): omega_4 on odd t */
 #pragma unroll
         for (int t = 0; t < 8; t += 4) {
-          ntt_bfly_c(&x[t], &x[t + 2], NULL, NULL);
-          ntt_bfly_c(&x[t + 1], &x[t + 3], NULL, &p.w4);
+          ntt_bfly_c(&x[t], &x[t + 2], NULL, NULL, NULL, NULL);
+          ntt_bfly_c(&x[t + 1], &x[t + 3], NULL, NULL, &p.w4, &p.w4s);
         }
       }
 #pragma unroll
-      for (int t = 0; t < 8; t += 2) ntt_bfly_c(&x[t], &x[t + 1], NULL, NULL);
+      for (int t = 0; t < 8; t += 2) ntt_bfly_c(&x[t], &x[t + 1], NULL, NULL, NULL, NULL);
     } else {
       const unsigned X = ((a0 & ((1u << w) - 1)) << hs) | col0 | c, Sw = p.s0 + k - 1 - w;
       if (shape != 2) ntt_stage(x, 2, (X << (Sw - 2)) << p.tw_shift, log_max - 3, p.tw);
@@ -315,43 +339,55 @@ static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, co
 
 /* The pass kernels: the coset input scaling and the constant last group compiled only where used (registers, code
  * size). ntt_pass: every pass but the last; ntt_pass_last: the last pass (flags NINV, COSET_OUT, BITREV). */
-#define NTT_PASS_KERNEL(name, coset_in, last_pass)                                                                    \
-  __global__ void __launch_bounds__(128, NTT_MIN_BLOCKS)                                                              \
+#define NTT_PASS_KERNEL(name, coset_in, last_pass, min_blocks)                                                        \
+  __global__ void __launch_bounds__(128, min_blocks)                                                                  \
       name(fr_t *__restrict__ data, const __grid_constant__ ntt_pass_args p) {                                        \
     ntt_pass_impl(data, p, coset_in, last_pass);                                                                      \
   }
-NTT_PASS_KERNEL(ntt_pass, false, false)
-NTT_PASS_KERNEL(ntt_pass_coset, true, false)
-NTT_PASS_KERNEL(ntt_pass_last, false, true)
-NTT_PASS_KERNEL(ntt_pass_last_coset, true, true)
+NTT_PASS_KERNEL(ntt_pass, false, false, NTT_MIN_BLOCKS)
+NTT_PASS_KERNEL(ntt_pass_coset, true, false, NTT_MIN_BLOCKS)
+NTT_PASS_KERNEL(ntt_pass_last, false, true, NTT_LAST_MIN_BLOCKS)
+NTT_PASS_KERNEL(ntt_pass_last_coset, true, true, NTT_LAST_MIN_BLOCKS)
 
 /* In-place bit reversal of a 2^L array, L >= 11. Index i = (A, B, C): A the top 4 bits, C the low 4, B the middle
- * mb = L-8 bits; bitrev(i) = (rev C, rev B, rev A). Block B (B <= rev B) swaps the tiles {(A, B, C)} and
- * {(A, rev B, C)} (one tile, transposed in place, when B = rev B): 16 runs of 16 consecutive elements each. */
-#define NTT_BR_B 4
-static __device__ __forceinline__ unsigned br_swz(unsigned e) { return e ^ ((e >> 5) & 7u); }
-__global__ void __launch_bounds__(256) ntt_bitrev_tiles(fr_t *__restrict__ data, unsigned L) {
-  __shared__ uint4 sm[4 * 256]; /* [tile][half][slot] */
-  const unsigned mb = L - 2 * NTT_BR_B, B = blockIdx.x;
+ * mb = L - 8 bits; bitrev(i) = (rev C, rev B, rev A). Block B (B <= rev B) swaps the tiles {(A, B, C)} and
+ * {(A, rev B, C)} (one tile, transposed in place, when B = rev B): 16 runs of 16 consecutive elements (512 bytes)
+ * each. Each thread moves 16-byte halves of elements, word w = (e, h) of a tile, so that one warp instruction covers a
+ * whole run (the element-per-thread form, two 16-byte accesses per element and half a run per instruction: 2.50 ms
+ * at 2^27 on the H200, this one 2.17 ms; a cudaMemcpy of the same 4 GiB: 2.01 ms). Shared memory slot of (e, h):
+ * plane h, e ^ ((e >> 6) & 3) ^ (h << 2): the stores' quarter warps (4 consecutive e, h = 0, 1) and the transposed
+ * reads (e bits 6, 7 varying, h = 0, 1) fall on 8 distinct 16-byte bank groups. Tried and slower: 32x32 tiles (2.57
+ * ms), a grid-stride loop (2.73 ms with one block per tile pair, 3.4-3.5 with 4 or 8 resident blocks per SM). */
+static __device__ __forceinline__ unsigned brw_slot(unsigned e, unsigned h) {
+  return (h << 8) | (e ^ ((e >> 6) & 3u) ^ (h << 2));
+}
+__global__ void __launch_bounds__(256) ntt_bitrev_words(fr_t *__restrict__ data, unsigned L) {
+  __shared__ uint4 sm[2][512];
+  const unsigned mb = L - 8, B = blockIdx.x;
   const unsigned Br = __brev(B) >> (32 - mb);
   if (B > Br) return;
-  const unsigned th = threadIdx.x, A = th >> NTT_BR_B, C = th & 15u, hsh = L - NTT_BR_B;
-  const unsigned e_in = br_swz(th);
-  /* position (A, *, C) receives the element at (rev C, *, rev A) of the partner tile */
-  const unsigned e_out = br_swz(((__brev(C) >> 28) << 4) | (__brev(A) >> 28));
-  fr_t v;
-  load_fr(&v, data + ((A << hsh) | (B << NTT_BR_B) | C));
-  sm_put(sm, 256, e_in, &v);
-  if (Br != B) {
-    load_fr(&v, data + ((A << hsh) | (Br << NTT_BR_B) | C));
-    sm_put(sm + 512, 256, e_in, &v);
+  const unsigned hsh = L - 4;
+  uint4 *d = (uint4 *)data;
+  uint4 v[2][2];
+#pragma unroll
+  for (unsigned u = 0; u < 2; u++) {
+    const unsigned w = threadIdx.x + 256u * u, e = w >> 1, h = w & 1u, A = e >> 4, C = e & 15u;
+    v[0][u] = d[2 * (size_t)((A << hsh) | (B << 4) | C) + h];
+    if (Br != B) v[1][u] = d[2 * (size_t)((A << hsh) | (Br << 4) | C) + h];
+  }
+#pragma unroll
+  for (unsigned u = 0; u < 2; u++) {
+    const unsigned w = threadIdx.x + 256u * u, e = w >> 1, h = w & 1u;
+    sm[0][brw_slot(e, h)] = v[0][u];
+    if (Br != B) sm[1][brw_slot(e, h)] = v[1][u];
   }
   __syncthreads();
-  sm_get(&v, sm, 256, e_out);
-  store_fr(data + ((A << hsh) | (Br << NTT_BR_B) | C), &v);
-  if (Br != B) {
-    sm_get(&v, sm + 512, 256, e_out);
-    store_fr(data + ((A << hsh) | (B << NTT_BR_B) | C), &v);
+#pragma unroll
+  for (unsigned u = 0; u < 2; u++) {
+    const unsigned w = threadIdx.x + 256u * u, e = w >> 1, h = w & 1u, A = e >> 4, C = e & 15u;
+    const unsigned slot = brw_slot(((__brev(C) >> 28) << 4) | (__brev(A) >> 28), h);
+    d[2 * (size_t)((A << hsh) | (Br << 4) | C) + h] = sm[0][slot];
+    if (Br != B) d[2 * (size_t)((A << hsh) | (B << 4) | C) + h] = sm[1][slot];
   }
 }
 
@@ -546,6 +582,25 @@ extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, c
   return CZK_OK;
 }
 
+/* The Shoup pair (w, floor(w 2^256 / r)) of a constant given in Montgomery form m = w 2^256 mod r (see
+ * fr_shoup_pair): w from the host reference, the quotient = m (-r^-1 mod 2^256) mod 2^256. */
+static void host_shoup_pair(fr_t *w, fr_t *ws, const czk_fr *m) {
+  static const uint64_t ninv[4] = {0xfffffffeffffffffull, 0x53ba5bfffffe5bfdull, 0x181b2c170004ec06ull,
+                                   0x3d443ab0d7bf2839ull};
+  uint64_t raw[4], q[4] = {0, 0, 0, 0};
+  czk__cr_fr_to_raw(raw, m);
+  for (int i = 0; i < 4; i++) {
+    unsigned __int128 c = 0;
+    for (int j = 0; i + j < 4; j++) {
+      c += (unsigned __int128)m->l[i] * ninv[j] + q[i + j];
+      q[i + j] = (uint64_t)c;
+      c >>= 64;
+    }
+  }
+  memcpy(w, raw, sizeof *w);
+  memcpy(ws, q, sizeof *ws);
+}
+
 extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned log_n, czk_cuda_ntt_dir dir,
                                        void *stream) {
   if (!p || !d_data || log_n > p->log_max) return CZK_ERR_INVALID_ARG;
@@ -584,14 +639,14 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
     }
     if (last) {
       a.flags |= np == 1 ? NTT_F_BITREV : 0u;
-      memcpy(a.kc, p->w8[inv], sizeof a.kc);
-      memcpy(&a.w4, &p->w8[inv][2], sizeof a.w4);
+      for (int m = 0; m < 4; m++) host_shoup_pair(&a.kc[m], &a.kcs[m], &p->w8[inv][m]);
+      host_shoup_pair(&a.w4, &a.w4s, &p->w8[inv][2]);
       if (dir == CZK_CUDA_NTT_INVERSE) {
         a.flags |= NTT_F_NINV;
         for (int m = 0; m < 4; m++) {
           czk_fr km;
           czk__cr_fr_mul(&km, &p->w8[inv][m], &p->ninv[L]);
-          memcpy(&a.kc[m], &km, sizeof km);
+          host_shoup_pair(&a.kc[m], &a.kcs[m], &km);
         }
       } else if (dir == CZK_CUDA_NTT_COSET_INVERSE) {
         a.flags |= NTT_F_COSET_OUT;
@@ -607,7 +662,7 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
     if (prof) cudaEventRecord(pev[pi + 1], st);
   }
   if (np > 1) {
-    ntt_bitrev_tiles<<<1u << (L - 2 * NTT_BR_B), 256, 0, st>>>(data, L);
+    ntt_bitrev_words<<<1u << (L - 8), 256, 0, st>>>(data, L);
     CZK_CU_LAUNCHED(st);
   }
   if (prof) {
