@@ -363,13 +363,13 @@ CZK_D void pp_rows(uint32_t *c0, uint32_t *c1, const uint32_t *A, const uint32_t
     pp_row(c1, 1, A, b, i, 1, N, pmin, pmax1, cap1);
   }
 }
-/* P = A B mod 2^(32N). unit0: B[0] = 1 (the first row is A itself; Fr's modulus has q0 = 1). */
-CZK_D void mul_lo_eo(uint32_t *P, const uint32_t *A, const uint32_t *B, const int N, const bool unit0) {
+/* P = A B mod 2^(32N). */
+CZK_D void mul_lo_eo(uint32_t *P, const uint32_t *A, const uint32_t *B, const int N) {
   uint32_t c0[12], c1[12];
 #pragma unroll
-  for (int k = 0; k < N; k++) c0[k] = unit0 ? A[k] : 0u, c1[k] = 0;
+  for (int k = 0; k < N; k++) c0[k] = 0, c1[k] = 0;
 #pragma unroll
-  for (int i = unit0 ? 1 : 0; i < N; i++) pp_rows(c0, c1, A, B[i], i, N, 0, N - 1, N - 1, false, false);
+  for (int i = 0; i < N; i++) pp_rows(c0, c1, A, B[i], i, N, 0, N - 1, N - 1, false, false);
   P[0] = c0[0];
   P[1] = ptx_add_cc(c0[1], c1[0]);
 #pragma unroll
@@ -494,7 +494,7 @@ CZK_D void fr_from_mont(fr_t *r, const fr_t *a) {
 }
 CZK_D void fr_shoup_pair(fr_t *w, fr_t *ws, const fr_t *m) {
   fr_from_mont(w, m);
-  mul_lo_eo(ws->v, m->v, FR_NINV256, 8, false);
+  mul_lo_eo(ws->v, m->v, FR_NINV256, 8);
 }
 
 /* ---------------------------------------------------------------- Fp2 = Fp[u]/(u^2+1) */
