@@ -1,5 +1,7 @@
 /* czk/backend.h: compute backends (ggml style): one backend instance per device (the CPU, each CUDA GPU), one vtable
- * per device kind behind an opaque czk_backend, and the Groth16 prover on a backend.
+ * per device kind behind an opaque czk_backend. A backend offers primitives only (memory, copies, streams/events, MSM
+ * G1/G2 over device-resident or host bases, NTT/coset, H, CSR mat-vec, gather); it knows nothing of Groth16,
+ * circuits, keys or jobs (the prover over these primitives is src/groth16).
  *
  * Devices: czk_backend_enumerate() returns the CPU backend ("cpu") followed by one backend per usable CUDA device
  * ("cuda:0", "cuda:1", ...), minus those named in an exclude list (an exact name, or a kind: "cuda" drops every GPU,
@@ -24,10 +26,8 @@
 #define CZK_BACKEND_H
 
 #include "czk/common.h"
-#include "czk/cs.h"
 #include "czk/curve.h"
 #include "czk/field.h"
-#include "czk/groth16.h"
 #include "czk/ntt.h"
 #include "czk/pool.h"
 #include "czk/status.h"
@@ -46,6 +46,8 @@ typedef struct czk_backend_props {
   uint64_t mem_total;   /* bytes of device memory (host RAM for the CPU; 0 = unknown) */
   uint64_t mem_free;    /* at the time of the call (0 = unknown) */
   unsigned units;       /* SMs / threads */
+  bool host_memory;     /* device pointers are host pointers and every operation completes before it returns (the
+                           CPU backend): callers may hand host arrays to operations directly, no staging or copies */
 } czk_backend_props;
 
 /* ------------------------------------------------------------------------------------------------ devices */
@@ -66,6 +68,11 @@ CZK_API czk_status czk_backend_alloc(czk_backend *be, void **dptr, size_t bytes)
 CZK_API void czk_backend_mem_free(czk_backend *be, void *dptr);
 CZK_API czk_status czk_backend_host_alloc(czk_backend *be, void **hptr, size_t bytes); /* pinned on CUDA */
 CZK_API void czk_backend_host_free(czk_backend *be, void *hptr);
+
+/* Pin existing host memory for fast asynchronous copies (CUDA: cudaHostRegister, read-only use); a no-op on a
+ * host-memory backend. CZK_ERR_UNSUPPORTED when the driver refuses. Unregister before the memory goes away. */
+CZK_API czk_status czk_backend_host_register(czk_backend *be, const void *hptr, size_t bytes);
+CZK_API void czk_backend_host_unregister(czk_backend *be, const void *hptr);
 
 CZK_API czk_status czk_backend_stream_new(czk_backend *be, czk_backend_stream **out);
 CZK_API void czk_backend_stream_free(czk_backend *be, czk_backend_stream *s);
@@ -93,6 +100,18 @@ CZK_API czk_status czk_backend_msm_g1(czk_backend *be, czk_g1 *out, const czk_g1
 CZK_API czk_status czk_backend_msm_g2(czk_backend *be, czk_g2 *out, const czk_g2_affine *d_bases,
                                      const czk_fr *d_scalars, size_t n, czk_backend_stream *s);
 
+/* MSM handles: scratch allocated once for up to n_max points over bases that stay where they are (device memory,
+ * or host memory on a host-memory backend; the handle does not own them). run is asynchronous on the stream: *out
+ * (a host czk_g1 / czk_g2) is valid after the stream passes the operation; successive runs of one handle must be on
+ * one stream (they share scratch). n <= n_max uses the first n bases. */
+typedef struct czk_backend_msm czk_backend_msm;
+typedef enum czk_backend_group { CZK_BACKEND_G1 = 1, CZK_BACKEND_G2 = 2 } czk_backend_group;
+CZK_API czk_status czk_backend_msm_new(czk_backend *be, czk_backend_msm **out, czk_backend_group g,
+                                      const void *d_bases, size_t n_max);
+CZK_API czk_status czk_backend_msm_run(czk_backend *be, czk_backend_msm *m, void *out, const czk_fr *d_scalars,
+                                      size_t n, czk_backend_stream *s);
+CZK_API void czk_backend_msm_free(czk_backend *be, czk_backend_msm *m);
+
 typedef enum czk_backend_ntt_dir {
   CZK_BACKEND_NTT_FORWARD = 0,       /* A_j = sum_i a_i w^(ij) */
   CZK_BACKEND_NTT_INVERSE = 1,       /* a_i = n^-1 sum_j A_j w^(-ij) */
@@ -102,56 +121,26 @@ typedef enum czk_backend_ntt_dir {
 /* In place on d_data (2^log_n values, natural order in and out), log_n <= 28. */
 CZK_API czk_status czk_backend_ntt(czk_backend *be, czk_fr *d_data, unsigned log_n, czk_fr_roots roots,
                                   czk_backend_ntt_dir dir, czk_backend_stream *s);
-/* Groth16 H (bellperson convention, CZK_H_BELLPERSON of ntt.h) in place: d_a, d_b, d_c hold the evaluations over the
- * domain 2^log_n (bellman roots); afterwards d_a holds the coefficients of (a b - c) / (X^n - 1); b, c clobbered.
- * On CUDA: iNTT, coset NTT of each, pointwise (a b - c) / (g^n - 1), coset iNTT, chained on the stream. */
+/* Groth16 H in place over the domain 2^log_n (conventions of czk_ntt_h, ntt.h): d_a, d_b, d_c hold the evaluations;
+ * afterwards d_a holds H's values for the MSM with the key's h query; b, c are clobbered.
+ *   CZK_H_BELLPERSON (bellman roots): iNTT, coset NTT (g = 7) of each, (a b - c) / (g^n - 1), coset iNTT: the
+ *     coefficients of (a b - c) / (X^n - 1); the h query has n - 1 points.
+ *   CZK_H_SNARKJS (snarkjs roots): iNTT, then evaluation on the odd coset w_2n <w_n> of each, a b - c there; the
+ *     zkey's h query has n points. */
 CZK_API czk_status czk_backend_h(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, unsigned log_n,
-                                czk_backend_stream *s);
+                                czk_h_kind kind, czk_backend_stream *s);
+/* d_out[j] = d_in[d_idx[j]], j < n (the witness entries of a density-filtered query). */
+CZK_API czk_status czk_backend_gather(czk_backend *be, czk_fr *d_out, const czk_fr *d_in, const uint32_t *d_idx,
+                                     size_t n, czk_backend_stream *s);
 
-/* A CSR matrix resident on a backend (rows x cols, cols indexing the witness). Made from a host czk_csr. */
+/* A CSR matrix resident on a backend (rows x cols, cols indexing the witness), copied from host arrays: row_ptr has
+ * rows + 1 entries (row_ptr[rows] = nnz), col and val nnz entries. The host arrays may go once the call returns. */
 typedef struct czk_backend_csr czk_backend_csr;
-CZK_API czk_status czk_backend_csr_upload(czk_backend *be, czk_backend_csr **out, const czk_csr *m, size_t rows,
-                                         czk_backend_stream *s);
+CZK_API czk_status czk_backend_csr_upload(czk_backend *be, czk_backend_csr **out, const uint64_t *row_ptr,
+                                         const uint32_t *col, const czk_fr *val, size_t rows, czk_backend_stream *s);
 CZK_API void czk_backend_csr_free(czk_backend *be, czk_backend_csr *m);
 /* d_out[j] = sum_k val[k] * d_w[col[k]] over row j's entries, j < rows. */
 CZK_API czk_status czk_backend_matvec(czk_backend *be, czk_fr *d_out, const czk_backend_csr *m, const czk_fr *d_w,
                                      czk_backend_stream *s);
-
-/* ------------------------------------------------------------------------------------------------ Groth16 */
-/* A proving key as the backend sees it: decoded host queries (czk_groth16_pk_get_queries), their sizes, the vk, and
- * an identity for the device key cache (e.g. the czk_groth16_pk pointer; it must stay unique while the key lives:
- * call czk_backend_key_evict before reusing the memory of a freed key). */
-typedef struct czk_backend_pk {
-  const void *id;
-  const czk_groth16_vk *vk;
-  czk_groth16_pk_queries q;
-  czk_groth16_pk_sizes s;
-} czk_backend_pk;
-CZK_API czk_status czk_backend_pk_from(czk_backend_pk *out, czk_groth16_pk *pk, czk_pool *pool);
-
-/* Device key cache (CUDA): keys stay resident in device memory while they fit in the cache capacity (default: device
- * memory minus 16 GiB, env CZK_BACKEND_KEY_CACHE overrides, in bytes; 0 = never resident), least recently used
- * unreferenced keys are evicted first; a key in use by a proof is never evicted. A key that does not fit is streamed:
- * its bases go through device buffers in chunks from host memory (pinned when the key is), copies overlapped with the
- * MSMs. */
-CZK_API czk_status czk_backend_key_set_capacity(czk_backend *be, uint64_t bytes);
-CZK_API czk_status czk_backend_key_evict(czk_backend *be, const void *id); /* CZK_ERR_STATE while in use */
-typedef struct czk_backend_cache_stats {
-  uint64_t capacity, used; /* bytes */
-  uint32_t keys, in_use;
-  uint64_t hits, misses, evictions, streamed;
-} czk_backend_cache_stats;
-CZK_API czk_status czk_backend_cache_stats_get(czk_backend *be, czk_backend_cache_stats *out);
-
-/* The two-phase prover on a backend (prove_finish is czk_groth16_prove_finish; czk_groth16_job_abort releases).
- * Same contract as czk_groth16_prove_start: consumes *as, checks sizes, refuses a non-satisfying witness
- * (CZK_ERR_UNSATISFIED) before any MSM. On CUDA it returns with the work in flight: a, b, c and w uploaded, H
- * (iNTT, coset NTT, pointwise, coset iNTT) and the five MSMs (G2 included) launched on streams owned by this job;
- * prove_finish waits on its events. Timings are device-event spans (they overlap: H and the witness MSMs run on two
- * streams). The key and shape must outlive the job. */
-CZK_API czk_status czk_groth16_prove_start_on(czk_groth16_job **out, czk_backend *be, czk_groth16_pk *pk,
-                                              const czk_r1cs *shape, czk_groth16_assignment *as, czk_pool *pool);
-CZK_API czk_status czk_groth16_prove_start_key(czk_groth16_job **out, czk_backend *be, const czk_backend_pk *key,
-                                               const czk_r1cs *shape, czk_groth16_assignment *as, czk_pool *pool);
 
 #endif

@@ -101,6 +101,35 @@ typedef enum czk_cuda_ntt_dir {
 CZK_API czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned log_n, czk_cuda_ntt_dir dir,
                                    void *stream);
 
+/* ------------------------------------------------------------------------------------------------ events, memory, poly kernels (poly.cu) */
+/* Events (opaque cudaEvent_t; timing = 0 makes a sync-only event), memory info, stream-ordered allocation, host
+ * registration, the sticky-error probe, and the prover's elementwise kernels. */
+CZK_API czk_status czk_cuda_event_new(void **ev, int timing);
+CZK_API void czk_cuda_event_free(void *ev);
+CZK_API czk_status czk_cuda_event_record(void *ev, void *stream);
+CZK_API czk_status czk_cuda_event_sync(void *ev);
+CZK_API czk_status czk_cuda_stream_wait(void *stream, void *ev);
+CZK_API czk_status czk_cuda_event_elapsed(float *ms, void *a, void *b);
+CZK_API czk_status czk_cuda_mem_info(uint64_t *free_b, uint64_t *total_b, unsigned *sms);
+CZK_API czk_status czk_cuda_malloc_async(void **p, size_t bytes, void *stream);
+CZK_API czk_status czk_cuda_free_async(void *p, void *stream);
+/* Register host memory as pinned (read-only use); CZK_ERR_UNSUPPORTED when the driver refuses (e.g. some mappings). */
+CZK_API czk_status czk_cuda_host_register(const void *p, size_t bytes);
+CZK_API void czk_cuda_host_unregister(const void *p);
+/* True when the current device's context has a sticky error (it clears a pending non-sticky error first). */
+CZK_API int czk_cuda_sticky_error(void);
+/* Test hook: launch a kernel that stores through a bad device address (the context becomes unusable). */
+CZK_API czk_status czk_cuda_inject_fault(void *stream);
+
+/* a[i] = (a[i] b[i] - c[i]) * zinv, i < n (Montgomery). */
+CZK_API czk_status czk_cuda_h_pointwise(czk_fr *a, const czk_fr *b, const czk_fr *c, size_t n, const czk_fr *zinv,
+                                void *stream);
+/* out[j] = in[idx[j]], j < n. */
+CZK_API czk_status czk_cuda_gather(czk_fr *out, const czk_fr *in, const uint32_t *idx, size_t n, void *stream);
+/* out[j] = sum_{k in [row_ptr[j], row_ptr[j+1])} val[k] * w[col[k]], j < rows; one warp per row. */
+CZK_API czk_status czk_cuda_csr_matvec(czk_fr *out, const uint64_t *row_ptr, const uint32_t *col, const czk_fr *val,
+                               size_t rows, const czk_fr *w, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

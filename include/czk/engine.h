@@ -67,6 +67,8 @@ typedef struct czk_engine_device_ctx {
   uint32_t ordinal; /* index in the engine's device list */
   uint32_t worker;  /* worker index within the device (0..K-1) */
   void *backend;    /* the device's backend handle (NULL for the default CPU device) */
+  void *dkey;       /* the key's copy in this device's memory (kind->key_upload's object), or NULL: prove from the
+                       host copy (the kind streams it) */
 } czk_engine_device_ctx;
 
 typedef struct czk_engine_device_desc {
@@ -74,6 +76,8 @@ typedef struct czk_engine_device_desc {
   void *backend;             /* opaque; handed to kind->prove_start/finish */
   uint32_t workers;          /* proving workers on this device; 0 = config.workers_per_device */
   uint64_t mem_total_bytes;  /* for status only (0 = unknown) */
+  uint64_t key_mem_bytes;    /* device memory the key cache may fill with device copies of keys (0 = none: keys are
+                                proved from their host copy on this device) */
 } czk_engine_device_desc;
 
 /* Timings a kind reports from prove_start/prove_finish (all optional, ns). kernel_ns is the device's kernel-busy time
@@ -126,6 +130,14 @@ typedef struct czk_engine_kind {
   czk_status (*key_load)(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
                          uint64_t *bytes);
   void (*key_free)(void *user, void *key);
+  /* Optional device tier. key_device_bytes: device bytes of one device copy of the key (0 = no device tier).
+   * key_upload copies a loaded key into `backend`'s memory (runs outside every lock; the engine decides when, under
+   * the device's key_mem_bytes); key_unload frees such a copy (never while a prove uses it). */
+  uint64_t key_device_bytes;
+  czk_status (*key_upload)(void *user, void *key, void *backend, void **dkey);
+  void (*key_unload)(void *user, void *backend, void *dkey);
+  /* Optional: frees `user` (called by the kind's owner, not the engine; see czk_kind_free). */
+  void (*destroy)(void *user);
 } czk_engine_kind;
 
 /* ---- configuration ------------------------------------------------------------------------------------------------ */
@@ -139,7 +151,9 @@ typedef struct czk_engine_config {
   uint64_t result_ttl_ms;         /* keep finished results this long (default 600000) */
   uint32_t trace_capacity;        /* spans kept (ring buffer); 0 = tracing off */
   uint64_t verify_auto_max_bytes; /* CZK_VERIFY_AUTO threshold (default 256 MiB) */
-  czk_key_tier key_tier;          /* tier requested when loading keys (default DEVICE) */
+  czk_key_tier key_tier;          /* best tier the key cache aims for (default DEVICE: device copies where a device's
+                                     key_mem_bytes allows, host copies pinned); PINNED / MAPPED: no device copies, host
+                                     copy pinned or not. kind->key_load is asked for the host tier (PINNED or MAPPED) */
   czk_pool *pool;                 /* pool for CPU parallelism in synthesis; NULL = czk_pool_default() */
 } czk_engine_config;
 
@@ -237,6 +251,9 @@ typedef struct czk_engine_device_status {
   uint64_t kernel_busy_ns;    /* sum of reported kernel time */
   uint64_t occupied_ns;       /* time with at least one worker in prove */
   uint64_t idle_ns[CZK_IDLE_COUNT];
+  uint64_t key_mem_limit;     /* key_mem_bytes of the device */
+  uint64_t key_mem_used;      /* bytes of the key copies resident on it (never above the limit) */
+  uint32_t keys_resident;
 } czk_engine_device_status;
 
 typedef struct czk_engine_kind_status {
@@ -249,9 +266,12 @@ typedef struct czk_engine_kind_status {
 
 typedef struct czk_engine_key_status {
   char key_id[64];
-  czk_key_tier tier;
+  czk_key_tier tier;      /* best tier: DEVICE when a device holds a copy, else host_tier */
+  czk_key_tier host_tier; /* PINNED / MAPPED as the loader reported it; DISK while not loaded */
   bool loading;
-  uint64_t bytes;
+  uint64_t bytes;         /* host bytes (counted in the budget) */
+  uint64_t device_bytes;  /* bytes of one device copy */
+  uint32_t device_mask;   /* bit d set: a copy is resident on device ordinal d (d < 32) */
   uint32_t refs;
   uint64_t last_use_ms_ago;
 } czk_engine_key_status;

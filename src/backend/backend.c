@@ -1,7 +1,6 @@
 /* backend.c: device enumeration (CPU first, then every CUDA device, minus an exclude list), backend lookup by name,
  * and the public wrappers of the vtable (backend_impl.h): argument checks, the quarantine gate (a quarantined
- * backend answers CZK_ERR_DEVICE to every call without touching its device) and the bridge from a czk_groth16_pk to
- * the backend's key view. */
+ * backend answers CZK_ERR_DEVICE to every call without touching its device). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +162,43 @@ czk_status czk_backend_copy_dtoh(czk_backend *be, void *dst, const void *d_src, 
   return be->iface->copy_dtoh(be, dst, d_src, bytes, s);
 }
 
+czk_status czk_backend_host_register(czk_backend *be, const void *hptr, size_t bytes) {
+  GATE(be);
+  if (!hptr || !bytes) return CZK_ERR_INVALID_ARG;
+  return be->iface->host_register(be, hptr, bytes);
+}
+void czk_backend_host_unregister(czk_backend *be, const void *hptr) {
+  if (be && hptr) be->iface->host_unregister(be, hptr);
+}
+
+czk_status czk_backend_msm_new(czk_backend *be, czk_backend_msm **out, czk_backend_group g, const void *d_bases,
+                               size_t n_max) {
+  if (!out) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  GATE(be);
+  if ((g != CZK_BACKEND_G1 && g != CZK_BACKEND_G2) || !n_max || !d_bases) return CZK_ERR_INVALID_ARG;
+  return be->iface->msm_new(be, out, g, d_bases, n_max);
+}
+czk_status czk_backend_msm_run(czk_backend *be, czk_backend_msm *m, void *out, const czk_fr *d_scalars, size_t n,
+                               czk_backend_stream *s) {
+  GATE(be);
+  if (!m || !out || (n && !d_scalars)) return CZK_ERR_INVALID_ARG;
+  return be->iface->msm_run(be, m, out, d_scalars, n, s);
+}
+void czk_backend_msm_free(czk_backend *be, czk_backend_msm *m) {
+  if (be && m) be->iface->msm_free(be, m);
+}
+
+/* One-shot MSM: a handle for this call; waits for the stream before the handle's scratch is freed. */
+static czk_status msm_once(czk_backend *be, czk_backend_group g, void *out, const void *d_bases, const czk_fr *d_k,
+                           size_t n, czk_backend_stream *s) {
+  czk_backend_msm *m = NULL;
+  czk_status st = be->iface->msm_new(be, &m, g, d_bases, n);
+  if (st == CZK_OK) st = be->iface->msm_run(be, m, out, d_k, n, s);
+  if (st == CZK_OK) st = be->iface->stream_sync(be, s);
+  if (m) be->iface->msm_free(be, m);
+  return st;
+}
 czk_status czk_backend_msm_g1(czk_backend *be, czk_g1 *out, const czk_g1_affine *d_bases, const czk_fr *d_scalars,
                               size_t n, czk_backend_stream *s) {
   GATE(be);
@@ -171,7 +207,7 @@ czk_status czk_backend_msm_g1(czk_backend *be, czk_g1 *out, const czk_g1_affine 
     czk_g1_set_infinity(out);
     return CZK_OK;
   }
-  return be->iface->msm_g1(be, out, d_bases, d_scalars, n, s);
+  return msm_once(be, CZK_BACKEND_G1, out, d_bases, d_scalars, n, s);
 }
 czk_status czk_backend_msm_g2(czk_backend *be, czk_g2 *out, const czk_g2_affine *d_bases, const czk_fr *d_scalars,
                               size_t n, czk_backend_stream *s) {
@@ -181,7 +217,7 @@ czk_status czk_backend_msm_g2(czk_backend *be, czk_g2 *out, const czk_g2_affine 
     czk_g2_set_infinity(out);
     return CZK_OK;
   }
-  return be->iface->msm_g2(be, out, d_bases, d_scalars, n, s);
+  return msm_once(be, CZK_BACKEND_G2, out, d_bases, d_scalars, n, s);
 }
 czk_status czk_backend_ntt(czk_backend *be, czk_fr *d_data, unsigned log_n, czk_fr_roots roots,
                            czk_backend_ntt_dir dir, czk_backend_stream *s) {
@@ -190,19 +226,27 @@ czk_status czk_backend_ntt(czk_backend *be, czk_fr *d_data, unsigned log_n, czk_
     return CZK_ERR_INVALID_ARG;
   return be->iface->ntt(be, d_data, log_n, roots, dir, s);
 }
-czk_status czk_backend_h(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, unsigned log_n,
+czk_status czk_backend_h(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, unsigned log_n, czk_h_kind kind,
                          czk_backend_stream *s) {
   GATE(be);
-  if (!d_a || !d_b || !d_c || log_n > 28) return CZK_ERR_INVALID_ARG;
-  return be->iface->h(be, d_a, d_b, d_c, log_n, s);
+  if (!d_a || !d_b || !d_c || log_n > 28 || (kind != CZK_H_BELLPERSON && kind != CZK_H_SNARKJS))
+    return CZK_ERR_INVALID_ARG;
+  return be->iface->h(be, d_a, d_b, d_c, log_n, kind, s);
 }
-czk_status czk_backend_csr_upload(czk_backend *be, czk_backend_csr **out, const czk_csr *m, size_t rows,
-                                  czk_backend_stream *s) {
+czk_status czk_backend_gather(czk_backend *be, czk_fr *d_out, const czk_fr *d_in, const uint32_t *d_idx, size_t n,
+                              czk_backend_stream *s) {
+  GATE(be);
+  if (!n) return CZK_OK;
+  if (!d_out || !d_in || !d_idx) return CZK_ERR_INVALID_ARG;
+  return be->iface->gather(be, d_out, d_in, d_idx, n, s);
+}
+czk_status czk_backend_csr_upload(czk_backend *be, czk_backend_csr **out, const uint64_t *row_ptr, const uint32_t *col,
+                                  const czk_fr *val, size_t rows, czk_backend_stream *s) {
   if (!out) return CZK_ERR_INVALID_ARG;
   *out = NULL;
   GATE(be);
-  if (!m || !m->row_ptr || rows > UINT32_MAX || m->row_ptr[rows] != m->nnz) return CZK_ERR_INVALID_ARG;
-  return be->iface->csr_upload(be, out, m, rows, s);
+  if (!row_ptr || rows > UINT32_MAX || (row_ptr[rows] && (!col || !val))) return CZK_ERR_INVALID_ARG;
+  return be->iface->csr_upload(be, out, row_ptr, col, val, rows, s);
 }
 void czk_backend_csr_free(czk_backend *be, czk_backend_csr *m) {
   if (be && m) be->iface->csr_free(be, m);
@@ -212,29 +256,4 @@ czk_status czk_backend_matvec(czk_backend *be, czk_fr *d_out, const czk_backend_
   GATE(be);
   if (!d_out || !m || !d_w) return CZK_ERR_INVALID_ARG;
   return be->iface->matvec(be, d_out, m, d_w, s);
-}
-
-czk_status czk_backend_pk_from(czk_backend_pk *out, czk_groth16_pk *pk, czk_pool *pool) {
-  if (!out || !pk) return CZK_ERR_INVALID_ARG;
-  memset(out, 0, sizeof *out);
-  CZK_TRY(czk_groth16_pk_prepare(pk, pool));
-  CZK_TRY(czk_groth16_pk_get_queries(pk, &out->q));
-  czk_groth16_pk_get_sizes(pk, &out->s);
-  out->vk = czk_groth16_pk_vk(pk);
-  out->id = pk;
-  return CZK_OK;
-}
-
-czk_status czk_backend_key_set_capacity(czk_backend *be, uint64_t bytes) {
-  GATE(be);
-  return be->iface->key_capacity(be, bytes);
-}
-czk_status czk_backend_key_evict(czk_backend *be, const void *id) {
-  GATE(be);
-  return be->iface->key_evict(be, id);
-}
-czk_status czk_backend_cache_stats_get(czk_backend *be, czk_backend_cache_stats *out) {
-  if (!be || !out) return CZK_ERR_INVALID_ARG;
-  memset(out, 0, sizeof *out);
-  return be->iface->cache_stats(be, out);
 }

@@ -2,19 +2,16 @@
  * pool-parallel CSR mat-vec). "Device" memory is the host heap (64-byte aligned), copies are memcpy, every operation
  * runs synchronously on the backend's pool when called, so streams and events are always complete (elapsed = 0).
  * NTT domains are created once per (roots, log_n) and kept (a mutex guards creation only; domains are read-only).
- * Groth16: row check, czk_ntt_h (bellperson), the five MSMs with the density-filtered queries; all synchronous, the
- * pending object only carries the result. */
+ * props.host_memory is set: callers hand host arrays to every operation directly. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backend/backend_impl.h"
 #include "czk/msm.h"
 #include "czk/ntt.h"
-#include "groth16/groth16_internal.h"
 
 typedef struct cpu_ctx {
   czk_pool *pool;
@@ -23,15 +20,17 @@ typedef struct cpu_ctx {
 } cpu_ctx;
 
 struct czk_backend_csr {
-  czk_csr m; /* references the caller's arrays (CPU: no copy) */
+  uint64_t *row_ptr; /* copies of the caller's arrays (the contract lets the caller free them) */
+  uint32_t *col;
+  czk_fr *val;
   size_t rows;
 };
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+struct czk_backend_msm {
+  czk_backend_group g;
+  const void *bases;
+  size_t n_max;
+};
 
 static cpu_ctx *CTX(czk_backend *be) { return (cpu_ctx *)be->ctx; }
 
@@ -53,6 +52,7 @@ static czk_status cpu_props(czk_backend *be, czk_backend_props *out) {
   out->mem_free = avail > 0 && ps > 0 ? (uint64_t)avail * (uint64_t)ps : 0;
   out->units = czk_pool_threads(CTX(be)->pool ? CTX(be)->pool : czk_pool_default());
   snprintf(out->description, sizeof out->description, "host CPU, %u threads", out->units);
+  out->host_memory = true;
   return CZK_OK;
 }
 
@@ -119,15 +119,31 @@ static czk_status cpu_copy(czk_backend *be, void *dst, const void *src, size_t b
   return CZK_OK;
 }
 
-static czk_status cpu_msm_g1(czk_backend *be, czk_g1 *out, const czk_g1_affine *b, const czk_fr *k, size_t n,
-                             czk_backend_stream *s) {
-  (void)s;
-  return czk_msm_g1(out, b, k, n, 0, NULL, NULL, CTX(be)->pool);
+static czk_status cpu_host_register(czk_backend *be, const void *p, size_t bytes) {
+  (void)be, (void)p, (void)bytes;
+  return CZK_OK;
 }
-static czk_status cpu_msm_g2(czk_backend *be, czk_g2 *out, const czk_g2_affine *b, const czk_fr *k, size_t n,
-                             czk_backend_stream *s) {
+static void cpu_host_unregister(czk_backend *be, const void *p) { (void)be, (void)p; }
+
+static czk_status cpu_msm_new(czk_backend *be, czk_backend_msm **out, czk_backend_group g, const void *b,
+                              size_t n_max) {
+  (void)be;
+  czk_backend_msm *m = calloc(1, sizeof *m);
+  if (!m) return CZK_ERR_NOMEM;
+  m->g = g, m->bases = b, m->n_max = n_max;
+  *out = m;
+  return CZK_OK;
+}
+static czk_status cpu_msm_run(czk_backend *be, czk_backend_msm *m, void *out, const czk_fr *k, size_t n,
+                              czk_backend_stream *s) {
   (void)s;
-  return czk_msm_g2(out, b, k, n, 0, NULL, NULL, CTX(be)->pool);
+  if (n > m->n_max) return CZK_ERR_INVALID_ARG;
+  if (m->g == CZK_BACKEND_G1) return czk_msm_g1(out, m->bases, k, n, 0, NULL, NULL, CTX(be)->pool);
+  return czk_msm_g2(out, m->bases, k, n, 0, NULL, NULL, CTX(be)->pool);
+}
+static void cpu_msm_free(czk_backend *be, czk_backend_msm *m) {
+  (void)be;
+  free(m);
 }
 
 static czk_status domain(czk_backend *be, czk_fr_roots roots, unsigned log_n, const czk_ntt_domain **out) {
@@ -156,26 +172,57 @@ static czk_status cpu_ntt(czk_backend *be, czk_fr *d, unsigned log_n, czk_fr_roo
   return CZK_ERR_INVALID_ARG;
 }
 
-static czk_status cpu_h(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, unsigned log_n, czk_backend_stream *s) {
+static czk_status cpu_h(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, unsigned log_n, czk_h_kind kind,
+                        czk_backend_stream *s) {
   (void)s;
   const czk_ntt_domain *dom;
-  CZK_TRY(domain(be, CZK_ROOTS_BELLMAN, log_n, &dom));
-  return czk_ntt_h(dom, CZK_H_BELLPERSON, a, b, c, CTX(be)->pool);
+  CZK_TRY(domain(be, kind == CZK_H_SNARKJS ? CZK_ROOTS_SNARKJS : CZK_ROOTS_BELLMAN, log_n, &dom));
+  return czk_ntt_h(dom, kind, a, b, c, CTX(be)->pool);
 }
 
-static czk_status cpu_csr_upload(czk_backend *be, czk_backend_csr **out, const czk_csr *m, size_t rows,
-                                 czk_backend_stream *s) {
-  (void)be, (void)s;
-  czk_backend_csr *r = calloc(1, sizeof *r);
-  if (!r) return CZK_ERR_NOMEM;
-  r->m = *m;
-  r->rows = rows;
-  *out = r;
+typedef struct gather_ctx {
+  czk_fr *out;
+  const czk_fr *in;
+  const uint32_t *idx;
+} gather_ctx;
+static void gather_rows(void *vctx, size_t b, size_t e) {
+  const gather_ctx *x = vctx;
+  for (size_t j = b; j < e; j++) x->out[j] = x->in[x->idx[j]];
+}
+static czk_status cpu_gather(czk_backend *be, czk_fr *out, const czk_fr *in, const uint32_t *idx, size_t n,
+                             czk_backend_stream *s) {
+  (void)s;
+  gather_ctx x = {out, in, idx};
+  czk_pool_parallel_for(CTX(be)->pool, n, 16384, gather_rows, &x);
   return CZK_OK;
 }
+
 static void cpu_csr_free(czk_backend *be, czk_backend_csr *m) {
   (void)be;
+  free(m->row_ptr);
+  free(m->col);
+  free(m->val);
   free(m);
+}
+static czk_status cpu_csr_upload(czk_backend *be, czk_backend_csr **out, const uint64_t *row_ptr, const uint32_t *col,
+                                 const czk_fr *val, size_t rows, czk_backend_stream *s) {
+  (void)s;
+  czk_backend_csr *r = calloc(1, sizeof *r);
+  if (!r) return CZK_ERR_NOMEM;
+  size_t nnz = row_ptr[rows];
+  r->rows = rows;
+  r->row_ptr = malloc((rows + 1) * sizeof *r->row_ptr);
+  r->col = malloc((nnz ? nnz : 1) * sizeof *r->col);
+  r->val = malloc((nnz ? nnz : 1) * sizeof *r->val);
+  if (!r->row_ptr || !r->col || !r->val) {
+    cpu_csr_free(be, r);
+    return CZK_ERR_NOMEM;
+  }
+  memcpy(r->row_ptr, row_ptr, (rows + 1) * sizeof *r->row_ptr);
+  if (nnz) memcpy(r->col, col, nnz * sizeof *r->col);
+  if (nnz) memcpy(r->val, val, nnz * sizeof *r->val);
+  *out = r;
+  return CZK_OK;
 }
 
 typedef struct mv_ctx {
@@ -185,7 +232,7 @@ typedef struct mv_ctx {
 } mv_ctx;
 static void mv_rows(void *vctx, size_t b, size_t e) {
   const mv_ctx *x = vctx;
-  const czk_csr *m = &x->m->m;
+  const czk_backend_csr *m = x->m;
   for (size_t j = b; j < e; j++) {
     czk_fr acc = czk_fr_zero_v, t;
     for (uint64_t k = m->row_ptr[j]; k < m->row_ptr[j + 1]; k++) {
@@ -200,77 +247,6 @@ static czk_status cpu_matvec(czk_backend *be, czk_fr *out, const czk_backend_csr
   (void)s;
   mv_ctx x = {m, w, out};
   czk_pool_parallel_for(CTX(be)->pool, m->rows, 1024, mv_rows, &x);
-  return CZK_OK;
-}
-
-/* ---- Groth16: everything runs in launch (like prove.c), wait only reports */
-static czk_status cpu_g16_launch(czk_backend *be, czk_backend_g16 *j, void **pending) {
-  czk_pool *pool = j->pool ? j->pool : CTX(be)->pool;
-  czk_groth16_assignment *as = j->as;
-  const czk_r1cs *sh = j->shape;
-  const czk_groth16_pk_queries *q = &j->key->q;
-  double t0 = now_s();
-  czk_status st = czk__groth16_check_rows(as->a, as->b, as->c, sh->n_constraints, pool);
-  double t1 = now_s();
-  const czk_ntt_domain *dom = NULL;
-  if (st == CZK_OK) st = domain(be, CZK_ROOTS_BELLMAN, sh->log_domain, &dom);
-  if (st == CZK_OK) st = czk_ntt_h(dom, CZK_H_BELLPERSON, as->a, as->b, as->c, pool);
-  double t2 = now_s();
-  free(as->b), free(as->c);
-  as->b = as->c = NULL;
-  j->t.check = t1 - t0;
-  j->t.h = t2 - t1;
-  if (st != CZK_OK) {
-    czk_groth16_assignment_free(as);
-    return st;
-  }
-  const size_t n = as->n_domain, ni = sh->n_inputs, na = sh->n_aux;
-  const czk_fr *win = as->w.w, *waux = as->w.w + ni;
-  czk__groth16_msm_launches++;
-  double t = now_s();
-  st = czk_msm_g1(&j->h, q->h, as->a, n - 1, 0, NULL, NULL, pool);
-  j->t.msm_h = now_s() - t, t = now_s();
-  if (st == CZK_OK) st = czk_msm_g1(&j->l, q->l, waux, na, 0, NULL, NULL, pool);
-  j->t.msm_l = now_s() - t, t = now_s();
-  czk_g1 p1;
-  czk_g2 p2;
-  size_t used = 0;
-  if (st == CZK_OK) st = czk_msm_g1(&j->a, q->a, win, ni, 0, NULL, NULL, pool);
-  if (st == CZK_OK) st = czk_msm_g1_density(&p1, q->a + ni, waux, na, sh->a_aux_density, 0, NULL, NULL, pool, NULL);
-  if (st == CZK_OK) czk_g1_add(&j->a, &j->a, &p1);
-  j->t.msm_a = now_s() - t, t = now_s();
-  if (st == CZK_OK)
-    st = czk_msm_g1_density(&j->b1, q->b_g1, win, ni, sh->b_input_density, 0, NULL, NULL, pool, &used);
-  if (st == CZK_OK)
-    st = czk_msm_g1_density(&p1, q->b_g1 + used, waux, na, sh->b_aux_density, 0, NULL, NULL, pool, NULL);
-  if (st == CZK_OK) czk_g1_add(&j->b1, &j->b1, &p1);
-  j->t.msm_b_g1 = now_s() - t, t = now_s();
-  if (st == CZK_OK)
-    st = czk_msm_g2_density(&j->b2, q->b_g2, win, ni, sh->b_input_density, 0, NULL, NULL, pool, &used);
-  if (st == CZK_OK)
-    st = czk_msm_g2_density(&p2, q->b_g2 + used, waux, na, sh->b_aux_density, 0, NULL, NULL, pool, NULL);
-  if (st == CZK_OK) czk_g2_add(&j->b2, &j->b2, &p2);
-  j->t.msm_b_g2 = now_s() - t;
-  czk_groth16_assignment_free(as);
-  if (st == CZK_OK) *pending = j; /* non-NULL token */
-  return st;
-}
-static czk_status cpu_g16_wait(czk_backend *be, czk_backend_g16 *j, void *pending) {
-  (void)be, (void)j, (void)pending;
-  return CZK_OK;
-}
-static void cpu_g16_release(czk_backend *be, void *pending) { (void)be, (void)pending; }
-
-static czk_status cpu_key_capacity(czk_backend *be, uint64_t bytes) {
-  (void)be, (void)bytes;
-  return CZK_OK; /* keys stay in host memory */
-}
-static czk_status cpu_key_evict(czk_backend *be, const void *id) {
-  (void)be, (void)id;
-  return CZK_OK;
-}
-static czk_status cpu_cache_stats(czk_backend *be, czk_backend_cache_stats *out) {
-  (void)be, (void)out;
   return CZK_OK;
 }
 
@@ -293,19 +269,17 @@ static const czk_backend_iface cpu_iface = {
     .event_elapsed = cpu_event_elapsed,
     .copy_htod = cpu_copy,
     .copy_dtoh = cpu_copy,
-    .msm_g1 = cpu_msm_g1,
-    .msm_g2 = cpu_msm_g2,
+    .host_register = cpu_host_register,
+    .host_unregister = cpu_host_unregister,
+    .msm_new = cpu_msm_new,
+    .msm_run = cpu_msm_run,
+    .msm_free = cpu_msm_free,
     .ntt = cpu_ntt,
     .h = cpu_h,
+    .gather = cpu_gather,
     .csr_upload = cpu_csr_upload,
     .csr_free = cpu_csr_free,
     .matvec = cpu_matvec,
-    .g16_launch = cpu_g16_launch,
-    .g16_wait = cpu_g16_wait,
-    .g16_release = cpu_g16_release,
-    .key_capacity = cpu_key_capacity,
-    .key_evict = cpu_key_evict,
-    .cache_stats = cpu_cache_stats,
 };
 
 czk_status czk__backend_cpu_new(czk_backend **out, czk_pool *pool) {

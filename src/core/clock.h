@@ -14,6 +14,8 @@
 
 /* Monotonic now (ns). */
 CZK_API uint64_t czk__clock_now_ns(void);
+/* Monotonic now in seconds (for stage timings). */
+static inline double czk__now_s(void) { return (double)czk__clock_now_ns() * 1e-9; }
 /* Sleep ns (resumes after signals). */
 CZK_API void czk__clock_sleep_ns(uint64_t ns);
 /* Sleep until the monotonic time t_ns (absolute: no drift when called in a loop). */

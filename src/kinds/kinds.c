@@ -1,4 +1,5 @@
 /* kinds.c: shared helpers of the circuit kinds and the common destructor. */
+#include <stdio.h>
 #include <string.h>
 
 #include "czk/kinds.h"
@@ -16,4 +17,50 @@ void czk_kind_free(czk_engine_kind *kind) {
   if (kind->parse && strncmp(kind->name, "synthetic-", 10) == 0) czk__kind_synthetic_free(kind->user);
   else if (kind->parse && strncmp(kind->name, "circom:", 7) == 0) czk__kind_circom_free(kind->user);
   memset(kind, 0, sizeof *kind);
+}
+
+static bool valid_circuit_id(const uint8_t *p, size_t n) {
+  if (n < 1 || n > 64 || p[0] == '.') return false;
+  for (size_t i = 0; i < n; i++)
+    if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9') ||
+          p[i] == '_' || p[i] == '-' || p[i] == '.'))
+      return false;
+  return true;
+}
+
+czk_status czk_kind_name_for(const czk_kind_request *r, unsigned default_synthetic_k, char *name, size_t name_len,
+                             char *err, size_t err_len) {
+  char scratch[8];
+  if (!err) err = scratch, err_len = sizeof scratch;
+  err[0] = 0;
+  if (!r || !name || !name_len) return CZK_ERR_INVALID_ARG;
+  name[0] = 0;
+  switch (r->proof_kind) {
+  case CZK_PROOF_KIND_POREP_SEAL_COMMIT: snprintf(name, name_len, "porep-c2"); return CZK_OK;
+  case CZK_PROOF_KIND_SNAP_DEALS_UPDATE: snprintf(name, name_len, "snap-update"); return CZK_OK;
+  case CZK_PROOF_KIND_WINDOW_POST_PARTITION: snprintf(name, name_len, "window-post"); return CZK_OK;
+  case CZK_PROOF_KIND_WINNING_POST: snprintf(name, name_len, "winning-post"); return CZK_OK;
+  case CZK_PROOF_KIND_SYNTHETIC: {
+    unsigned k = default_synthetic_k;
+    if (r->sector_size) {
+      if (r->sector_size & (r->sector_size - 1)) {
+        snprintf(err, err_len, "synthetic: sector_size %llu is not a power of two (it gives the circuit size 2^k)",
+                 (unsigned long long)r->sector_size);
+        return CZK_ERR_INVALID_ARG;
+      }
+      k = (unsigned)__builtin_ctzll(r->sector_size);
+    }
+    snprintf(name, name_len, "synthetic-k%u", k);
+    return CZK_OK;
+  }
+  case CZK_PROOF_KIND_CIRCOM:
+    if (r->n_vanilla_proofs < 1 || !r->vanilla_proofs ||
+        !valid_circuit_id(r->vanilla_proofs[0].data, r->vanilla_proofs[0].len)) {
+      snprintf(err, err_len, "circom: vanilla_proofs[0] must name the circuit (1-64 characters of [A-Za-z0-9._-])");
+      return CZK_ERR_INVALID_ARG;
+    }
+    snprintf(name, name_len, "circom:%.*s", (int)r->vanilla_proofs[0].len, (const char *)r->vanilla_proofs[0].data);
+    return CZK_OK;
+  default: snprintf(err, err_len, "unknown proof_kind %u", (unsigned)r->proof_kind); return CZK_ERR_INVALID_ARG;
+  }
 }

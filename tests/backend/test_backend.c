@@ -20,7 +20,7 @@
 
 extern _Atomic unsigned long czk__groth16_msm_launches;
 #ifdef CZK_HAVE_CUDA
-#include "backend/cuda_kernels.h"
+#include "czk/cuda.h"
 #endif
 
 static czk_test_rng rng;
@@ -413,7 +413,7 @@ static void test_quarantine(czk_backend *be) {
   czk_backend_stream *s = NULL;
   CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
   CHECK(!czk_backend_quarantined(be));
-  CHECK(czk__bkc_inject_fault(s ? *(void **)s : NULL) == CZK_OK);
+  CHECK(czk_cuda_inject_fault(s ? *(void **)s : NULL) == CZK_OK);
   CHECK(czk_backend_stream_sync(be, s) == CZK_ERR_DEVICE);
   CHECK(czk_backend_quarantined(be));
   void *d = NULL;

@@ -1,4 +1,4 @@
-/* backend_kernels.cu: CUDA pieces of the backend that the kernel layer (src/cuda) does not provide: events, memory
+/* poly.cu: the CUDA layer's runtime helpers and elementwise kernels: events, memory
  * info, stream-ordered allocation, host registration, the sticky-error probe, and three kernels:
  *   h_pointwise  a_i = (a_i b_i - c_i) z^-1 with z = g^n - 1 (the vanishing polynomial on the coset g*H):
  *                2 Fr multiplications per element, memory-bound (4 x 32 B moved per element);
@@ -11,7 +11,7 @@
 extern "C" {
 #include "czk/log.h"
 }
-#include "backend/cuda_kernels.h"
+#include "czk/cuda.h"
 #include "cuda/ff.cuh"
 
 #define CK(call)                                                                                                      \
@@ -24,32 +24,32 @@ extern "C" {
     }                                                                                                                 \
   } while (0)
 
-extern "C" czk_status czk__bkc_event_new(void **ev, int timing) {
+extern "C" czk_status czk_cuda_event_new(void **ev, int timing) {
   cudaEvent_t e;
   CK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
   *ev = e;
   return CZK_OK;
 }
-extern "C" void czk__bkc_event_free(void *ev) {
+extern "C" void czk_cuda_event_free(void *ev) {
   if (ev) cudaEventDestroy((cudaEvent_t)ev);
 }
-extern "C" czk_status czk__bkc_event_record(void *ev, void *stream) {
+extern "C" czk_status czk_cuda_event_record(void *ev, void *stream) {
   CK(cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)stream));
   return CZK_OK;
 }
-extern "C" czk_status czk__bkc_event_sync(void *ev) {
+extern "C" czk_status czk_cuda_event_sync(void *ev) {
   CK(cudaEventSynchronize((cudaEvent_t)ev));
   return CZK_OK;
 }
-extern "C" czk_status czk__bkc_stream_wait(void *stream, void *ev) {
+extern "C" czk_status czk_cuda_stream_wait(void *stream, void *ev) {
   CK(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)ev, 0));
   return CZK_OK;
 }
-extern "C" czk_status czk__bkc_event_elapsed(float *ms, void *a, void *b) {
+extern "C" czk_status czk_cuda_event_elapsed(float *ms, void *a, void *b) {
   CK(cudaEventElapsedTime(ms, (cudaEvent_t)a, (cudaEvent_t)b));
   return CZK_OK;
 }
-extern "C" czk_status czk__bkc_mem_info(uint64_t *free_b, uint64_t *total_b, unsigned *sms) {
+extern "C" czk_status czk_cuda_mem_info(uint64_t *free_b, uint64_t *total_b, unsigned *sms) {
   size_t f = 0, t = 0;
   CK(cudaMemGetInfo(&f, &t));
   int dev = 0, n = 0;
@@ -58,15 +58,15 @@ extern "C" czk_status czk__bkc_mem_info(uint64_t *free_b, uint64_t *total_b, uns
   *free_b = f, *total_b = t, *sms = (unsigned)n;
   return CZK_OK;
 }
-extern "C" czk_status czk__bkc_malloc_async(void **p, size_t bytes, void *stream) {
+extern "C" czk_status czk_cuda_malloc_async(void **p, size_t bytes, void *stream) {
   CK(cudaMallocAsync(p, bytes, (cudaStream_t)stream));
   return CZK_OK;
 }
-extern "C" czk_status czk__bkc_free_async(void *p, void *stream) {
+extern "C" czk_status czk_cuda_free_async(void *p, void *stream) {
   if (p) CK(cudaFreeAsync(p, (cudaStream_t)stream));
   return CZK_OK;
 }
-extern "C" czk_status czk__bkc_host_register(const void *p, size_t bytes) {
+extern "C" czk_status czk_cuda_host_register(const void *p, size_t bytes) {
   cudaError_t e = cudaHostRegister((void *)p, bytes, cudaHostRegisterReadOnly);
   if (e != cudaSuccess) {
     cudaGetLastError(); /* not sticky: clear it */
@@ -74,11 +74,11 @@ extern "C" czk_status czk__bkc_host_register(const void *p, size_t bytes) {
   }
   return CZK_OK;
 }
-extern "C" void czk__bkc_host_unregister(const void *p) {
+extern "C" void czk_cuda_host_unregister(const void *p) {
   if (p) cudaHostUnregister((void *)p);
 }
 
-extern "C" int czk__bkc_sticky(void) {
+extern "C" int czk_cuda_sticky_error(void) {
   cudaGetLastError();
   cudaEvent_t e;
   cudaError_t r = cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
@@ -90,7 +90,7 @@ extern "C" int czk__bkc_sticky(void) {
 }
 
 __global__ void bk_fault_kernel(uint32_t *p) { p[threadIdx.x] = 1; }
-extern "C" czk_status czk__bkc_inject_fault(void *stream) {
+extern "C" czk_status czk_cuda_inject_fault(void *stream) {
   bk_fault_kernel<<<1, 32, 0, (cudaStream_t)stream>>>((uint32_t *)(uintptr_t)0x10);
   CK(cudaGetLastError());
   return CZK_OK;
@@ -120,7 +120,7 @@ __global__ void bk_h_pointwise(fr_t *a, const fr_t *__restrict__ b, const fr_t *
   fr_mul(&x, &x, &zinv);
   st(a + i, &x);
 }
-extern "C" czk_status czk__bkc_h_pointwise(czk_fr *a, const czk_fr *b, const czk_fr *c, size_t n, const czk_fr *zinv,
+extern "C" czk_status czk_cuda_h_pointwise(czk_fr *a, const czk_fr *b, const czk_fr *c, size_t n, const czk_fr *zinv,
                                            void *stream) {
   fr_t z;
   memcpy(&z, zinv, sizeof z);
@@ -137,7 +137,7 @@ __global__ void bk_gather(fr_t *out, const fr_t *__restrict__ in, const uint32_t
   ld(&x, in + idx[j]);
   st(out + j, &x);
 }
-extern "C" czk_status czk__bkc_gather(czk_fr *out, const czk_fr *in, const uint32_t *idx, size_t n, void *stream) {
+extern "C" czk_status czk_cuda_gather(czk_fr *out, const czk_fr *in, const uint32_t *idx, size_t n, void *stream) {
   if (!n) return CZK_OK;
   bk_gather<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>((fr_t *)out, (const fr_t *)in, idx, n);
   CK(cudaGetLastError());
@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(256) bk_csr_matvec(fr_t *out, const uint64_t *
   }
   if (lane == 0 && row < rows) st(out + row, &acc);
 }
-extern "C" czk_status czk__bkc_csr_matvec(czk_fr *out, const uint64_t *row_ptr, const uint32_t *col,
+extern "C" czk_status czk_cuda_csr_matvec(czk_fr *out, const uint64_t *row_ptr, const uint32_t *col,
                                           const czk_fr *val, size_t rows, const czk_fr *w, void *stream) {
   if (!rows) return CZK_OK;
   bk_csr_matvec<<<(unsigned)((rows + 7) / 8), 256, 0, (cudaStream_t)stream>>>(
