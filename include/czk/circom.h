@@ -99,6 +99,12 @@ typedef struct czk_snarkjs_timings {
 CZK_API czk_status czk_snarkjs_prove(czk_groth16_proof *proof, czk_zkey *z, const czk_circom_wtns *w, czk_pool *pool,
                                      czk_snarkjs_timings *timings);
 
+/* The snarkjs flavour of the one prover (groth16.h): the key adapter over a zkey (prepared here; z must outlive the
+ * key) and the synthesis of a witness into an assignment (a = A w, b = B w from section 4, c = a b; n_rows = 0). */
+CZK_API czk_status czk_groth16_key_from_zkey(czk_groth16_key **out, czk_zkey *z, czk_pool *pool);
+CZK_API czk_status czk_snarkjs_synthesize(czk_groth16_assignment *out, czk_zkey *z, const czk_circom_wtns *w,
+                                          czk_pool *pool);
+
 /* Times `reps` proofs of one circom case (zkey + wtns files), after one untimed warm-up proof that also prepares the
  * key; every proof is verified against the zkey's vk (CZK_ERR_VERIFY_FAILED if one fails). best/mean: seconds per
  * proof; open_s: open + prepare. For `czk bench prove` and bench/snarkjs-compare.sh. */

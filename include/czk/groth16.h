@@ -1,5 +1,5 @@
 /* czk/groth16.h: Groth16 over BLS12-381: proofs, verifying keys, proving keys (bellperson .params/.vk), setup for
- * circuits we own, the two-phase prover and the verifier.
+ * circuits we own, the one two-phase prover over any compute backend (czk/backend.h) and the verifier.
  *
  * Equations (bellperson conventions; w = witness, inputs w[0..n_in) with w[0] = 1, aux after; r, s random):
  *   A = alpha + sum_i w_i A_i(tau) + r delta                       (G1)
@@ -17,6 +17,7 @@
 #ifndef CZK_GROTH16_H
 #define CZK_GROTH16_H
 
+#include "czk/backend.h"
 #include "czk/cs.h"
 #include "czk/curve.h"
 #include "czk/pool.h"
@@ -104,12 +105,14 @@ CZK_API czk_status czk_groth16_setup(const czk_r1cs *shape, const char *params_p
 
 /* ------------------------------------------------------------------------------------------------ proving */
 /* One proof's synthesized assignment: the witness and the evaluations a = A·w, b = B·w, c = C·w, each of length
- * n_domain (zero past the constraint count). Ownership passes to prove_start, which frees a, b, c as soon as H is
- * computed and w when the MSMs are done. */
+ * n_domain (zero past the constraint count); rows < n_rows are checked (a_j b_j = c_j) before any MSM (0: none, e.g.
+ * the snarkjs flavour where c = a b by construction). Ownership passes to prove_start, which frees a, b, c as soon as
+ * they are on the device (or H is computed) and w when the MSMs are done. */
 typedef struct czk_groth16_assignment {
   czk_witness w;
   czk_fr *a, *b, *c;
   size_t n_domain;
+  size_t n_rows;
 } czk_groth16_assignment;
 
 /* w (consumed: moved into *out) -> a, b, c over the shape's CSR (sparse mat-vec on the pool). On failure w is freed. */
@@ -117,27 +120,66 @@ CZK_API czk_status czk_groth16_synthesize(czk_groth16_assignment *out, const czk
                                           czk_pool *pool);
 CZK_API void czk_groth16_assignment_free(czk_groth16_assignment *as);
 
+/* A proving key as the prover sees it (the key adapter's output): the five queries (h, l, a, b_g1 in G1, b_g2 in G2),
+ * which witness entries each query multiplies (density index lists, or all of them), the H mode and the vk.
+ *   bellperson flavour (czk_groth16_key_from_pk): h has n - 1 points, H = coefficients of (ab - c)/(X^n - 1);
+ *     a = inputs + aux by A-density; b = inputs and aux by B-density (index lists from the shape's densities).
+ *   snarkjs flavour (czk_groth16_key_from_zkey, circom.h): h has n points (H on the odd coset), a/b over every
+ *     variable. Only these two adapters and the H mode differ; the prover is one. */
+typedef struct czk_groth16_key czk_groth16_key;
+/* Borrows pk (prepared here) and shape: both must outlive the key. Checks every query size against the shape. */
+CZK_API czk_status czk_groth16_key_from_pk(czk_groth16_key **out, czk_groth16_pk *pk, const czk_r1cs *shape,
+                                           czk_pool *pool);
+/* The same over query arrays at hand (bellperson layout, sizes as in a .params file; borrowed, must outlive the key);
+ * vk is copied. For benchmarks and tests that build keys in memory. */
+CZK_API czk_status czk_groth16_key_from_queries(czk_groth16_key **out, const czk_groth16_vk *vk,
+                                                const czk_groth16_pk_queries *q, const czk_groth16_pk_sizes *s,
+                                                const czk_r1cs *shape);
+/* Frees the key (and the per-device resources the prover cached for it). No proof may be in flight with it. */
+CZK_API void czk_groth16_key_free(czk_groth16_key *k);
+CZK_API const czk_groth16_vk *czk_groth16_key_vk(const czk_groth16_key *k);
+/* Bytes of the five queries (what a device copy holds, plus its index lists). */
+CZK_API uint64_t czk_groth16_key_bytes(const czk_groth16_key *k);
+/* Pin the host queries for fast copies to devices of backend `be` (CUDA: host registration; a host-memory backend:
+ * nothing to do, CZK_ERR_UNSUPPORTED). Idempotent; undone by czk_groth16_key_free. */
+CZK_API czk_status czk_groth16_key_pin(czk_groth16_key *k, czk_backend *be);
+CZK_API bool czk_groth16_key_pinned(const czk_groth16_key *k);
+
+/* A copy of a key in a backend's memory (queries and index lists). Made by the caller that owns key memory (the
+ * engine's key cache); the prover only reads it. Free after every proof using it has finished. */
+typedef struct czk_groth16_dkey czk_groth16_dkey;
+CZK_API czk_status czk_groth16_key_upload(czk_groth16_dkey **out, const czk_groth16_key *k, czk_backend *be);
+CZK_API void czk_groth16_dkey_free(czk_groth16_dkey *dk);
+CZK_API uint64_t czk_groth16_dkey_bytes(const czk_groth16_dkey *dk);
+
 typedef struct czk_groth16_job czk_groth16_job;
 
-/* Per-stage wall times of one proof (seconds), filled by finish. */
+/* Per-stage times of one proof (seconds), filled by finish: device-event spans on a device (they overlap: H and the
+ * h MSM run on one stream, the witness MSMs on another; a streamed key reports all its MSMs in msm_h), wall times on
+ * a host-memory backend. */
 typedef struct czk_groth16_timings {
   double check, h, msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2, finish;
 } czk_groth16_timings;
 
-/* Phase 1: checks a·b = c row by row (CZK_ERR_UNSATISFIED before any MSM), computes H (iNTT, coset NTT, pointwise,
- * icoset NTT) and launches the five MSMs. The CPU implementation runs them synchronously on the pool; the contract
- * allows a backend to return while work is in flight. Consumes *as in every case (freed on failure). The pk and
- * shape must outlive the job. */
-CZK_API czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_groth16_pk *pk, const czk_r1cs *shape,
-                                           czk_groth16_assignment *as, czk_pool *pool);
+/* Phase 1 on backend `be` with key `key`, from its device copy `dkey` when given (must belong to `be`), else from the
+ * host queries (streamed to the device in chunks; used in place on a host-memory backend). Checks sizes, refuses a
+ * non-satisfying witness (rows < n_rows) with CZK_ERR_UNSATISFIED before any MSM, then launches H and the five MSMs on
+ * streams owned by this job (a device returns with the work in flight; the CPU backend has finished it). Consumes *as
+ * in every case (freed on failure). key (and dkey) must outlive the job. */
+CZK_API czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const czk_groth16_key *key,
+                                           const czk_groth16_dkey *dkey, czk_groth16_assignment *as, czk_pool *pool);
 /* Phase 2: waits for phase 1, draws r, s (OS CSPRNG, wiped after), combines, frees the job (in every case). */
 CZK_API czk_status czk_groth16_prove_finish(czk_groth16_job *job, czk_groth16_proof *proof,
                                             czk_groth16_timings *timings);
 CZK_API void czk_groth16_job_abort(czk_groth16_job *job);
 
-/* One-shot: synthesize + start + finish. */
-CZK_API czk_status czk_groth16_prove(czk_groth16_proof *proof, czk_groth16_pk *pk, const czk_r1cs *shape,
-                                     czk_witness *w, czk_pool *pool);
+/* One-shot on a backend (NULL: a CPU backend over `pool`): synthesize + start + finish from the host key. */
+CZK_API czk_status czk_groth16_prove(czk_groth16_proof *proof, czk_backend *be, const czk_groth16_key *key,
+                                     const czk_r1cs *shape, czk_witness *w, czk_pool *pool);
+
+/* Number of proofs whose MSMs the prover has launched in this process (tests check that a refused witness launches
+ * none). */
+CZK_API unsigned long czk_groth16_msm_launches(void);
 
 /* Public inputs (without ONE) of a witness: w->w[1 .. n_inputs). */
 static inline const czk_fr *czk_groth16_public_inputs(const czk_witness *w, size_t *n) {

@@ -18,6 +18,7 @@
 #ifndef CZK_KINDS_H
 #define CZK_KINDS_H
 
+#include "czk/backend.h"
 #include "czk/engine.h"
 
 /* Proof kinds, values as cuzk.v1.ProofKind. */
@@ -63,6 +64,8 @@ CZK_API czk_status czk_kind_name_for(const czk_kind_request *r, unsigned default
 CZK_API czk_status czk_kind_synthetic_new(czk_engine_kind *out, unsigned log_size, const char *keys_dir,
                                           czk_pool *pool);
 CZK_API czk_status czk_kind_circom_new(czk_engine_kind *out, const char *name, const char *zkey_path, czk_pool *pool);
+/* A device backend the kind may pin its host keys with (key_load at the PINNED tier); NULL: never pinned. */
+CZK_API void czk_kind_set_backend(czk_engine_kind *kind, czk_backend *pin);
 /* Calls the kind's destroy callback and clears the struct. */
 CZK_API void czk_kind_free(czk_engine_kind *kind);
 

@@ -25,7 +25,6 @@ czk_status czk__backend_cuda_count(int *count) {
 }
 #else
 #include "czk/cuda.h"
-#include "czk/cuda.h"
 #include "czk/log.h"
 
 typedef struct cu_ctx {

@@ -8,7 +8,7 @@
  * mat-vec, timed separately), still with a random key (setup at 2^24 would take far longer than the prove).
  * Reported: host staging + row check and launch (start), device-event spans of H and each MSM (they overlap: H and
  * the witness MSMs run on two streams), finish (wait + combination), total = start + finish wall; median of --reps
- * after one warm-up proof that uploads the key into the device key cache. Never asserts. */
+ * after one warm-up proof; the key is a device copy (czk_groth16_key_upload) unless --streamed. Never asserts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,7 @@
 #include "cli/bench_util.h"
 #include "cli/cli.h"
 #include "czk/backend.h"
+#include "czk/groth16.h"
 
 /* ---- parallel generators (chunked, each chunk seeded by its index) */
 typedef struct gen_ctx {
@@ -64,12 +65,12 @@ static void gen_g2(void *v, size_t beg, size_t end) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench gpuprove [--backend cpu|cuda|cuda:N] [--logs 20,22,24] [--reps R] [--real]\n"
-             "                          [--key-cache BYTES]\n"
+             "                          [--streamed]\n"
              "  Groth16 prove of a 2^k-constraint synthetic instance on a backend, stage by stage (see the file\n"
-             "  comment: random witness and random key unless --real). --key-cache 0 streams the key.\n");
+             "  comment: random witness and random key unless --real). --streamed streams the key from host memory.\n");
 }
 
-static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
+static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool streamed) {
   const size_t n = (size_t)1 << k;
   czk_pool *pool = czk_pool_default();
   czk_r1cs fake, *sh = &fake;
@@ -146,7 +147,22 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
   vk.alpha_g1 = p1[1], vk.beta_g1 = p1[2], vk.delta_g1 = p1[3], vk.beta_g2 = p2[1], vk.gamma_g2 = p2[2];
   vk.delta_g2 = p2[3];
   vk.n_ic = sh->n_inputs;
-  czk_backend_pk key = {.id = p1, .vk = &vk, .q = {p1, p1, p1, p1, p2}, .s = ks};
+  czk_groth16_pk_queries kq = {p1, p1, p1, p1, p2};
+  czk_groth16_key *key = NULL;
+  czk_groth16_dkey *dkey = NULL;
+  if (czk_groth16_key_from_queries(&key, &vk, &kq, &ks, sh) != CZK_OK) {
+    fprintf(stderr, "czk bench gpuprove: key refused at 2^%u\n", k);
+    return 1;
+  }
+  /* resident: a device copy of the key (as the engine's key cache makes it); --streamed: the host queries */
+  if (!streamed) {
+    czk_status ust = czk_groth16_key_upload(&dkey, key, be);
+    if (ust != CZK_OK) {
+      fprintf(stderr, "czk bench gpuprove: key upload at 2^%u: %s\n", k, czk_status_str(ust));
+      czk_groth16_key_free(key);
+      return 1;
+    }
+  }
   double keygib = (double)((ks.n_h + ks.n_l + ks.n_a + ks.n_b_g1) * sizeof(czk_g1_affine) +
                            ks.n_b_g2 * sizeof(czk_g2_affine)) / (1u << 30);
   printf("2^%u: n_aux %u, queries h %zu l %zu a %zu b %zu (G1+G2), key %.2f GiB; host prep: shape %.2f s, witness "
@@ -160,6 +176,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
   for (unsigned r = 0; r <= reps; r++) {
     czk_groth16_assignment as;
     as.n_domain = n;
+    as.n_rows = sh->n_constraints;
     as.w.n_inputs = w0.n_inputs, as.w.n_aux = w0.n_aux;
     size_t nw = (size_t)w0.n_inputs + w0.n_aux;
     as.w.w = malloc(nw * sizeof(czk_fr));
@@ -171,7 +188,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
     czk_groth16_job *job = NULL;
     czk_groth16_proof proof;
     double t0 = czk__bench_now_s();
-    czk_status st = czk_groth16_prove_start_key(&job, be, &key, sh, &as, pool);
+    czk_status st = czk_groth16_prove_start(&job, be, key, dkey, &as, pool);
     double t1 = czk__bench_now_s();
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tt[r]);
     double t2 = czk__bench_now_s();
@@ -196,7 +213,8 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real) {
            1e3 * srt[reps / 2], reps, 1e3 * srt[0], 1e3 * srt[reps - 1]);
     free(srt);
   }
-  czk_backend_key_evict(be, p1);
+  czk_groth16_dkey_free(dkey);
+  czk_groth16_key_free(key);
   free(tot), free(tt), free(ts), free(tf);
   free(p1), free(p2), free(a0), free(b0), free(c0);
   czk_witness_free(&w0);
@@ -213,11 +231,12 @@ int czk_bench_gpuprove(int argc, char **argv) {
   const char *bname = NULL, *logs = "20,22,24";
   unsigned reps = 3;
   bool real = false;
-  long long cache = -1;
+  bool streamed = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--real") == 0) {
-      real = true;
+    if (strcmp(a, "--real") == 0 || strcmp(a, "--streamed") == 0) {
+      if (a[2] == 'r') real = true;
+      else streamed = true;
       continue;
     }
     if (!v) {
@@ -227,7 +246,6 @@ int czk_bench_gpuprove(int argc, char **argv) {
     if (strcmp(a, "--backend") == 0) bname = v;
     else if (strcmp(a, "--logs") == 0) logs = v;
     else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
-    else if (strcmp(a, "--key-cache") == 0) cache = atoll(v);
     else {
       fprintf(stderr, "czk bench gpuprove: unknown option '%s'\n", a);
       usage(stderr);
@@ -247,7 +265,6 @@ int czk_bench_gpuprove(int argc, char **argv) {
     fprintf(stderr, "czk bench gpuprove: backend %s: %s\n", bname ? bname : "(auto)", czk_status_str(st));
     return 1;
   }
-  if (cache >= 0) czk_backend_key_set_capacity(be, (uint64_t)cache);
   czk_backend_props pr;
   if (czk_backend_get_props(be, &pr) == CZK_OK)
     printf("gpuprove on %s: %s, %.1f GiB, %u units\n", pr.name, pr.description, (double)pr.mem_total / (1u << 30),
@@ -260,7 +277,7 @@ int czk_bench_gpuprove(int argc, char **argv) {
       rc = 2;
       break;
     }
-    rc = run_one(be, k, reps, real);
+    rc = run_one(be, k, reps, real, streamed);
     while (*p == ',') p++;
   }
   czk_backend_free(be);

@@ -32,6 +32,10 @@ static int bench_size(unsigned k, int reps, const char *dir) {
   double setup_s = czk__bench_now_s() - ts;
   if (st == CZK_OK) st = czk_groth16_pk_open(&pk, params);
   if (st == CZK_OK) st = czk_groth16_pk_prepare(pk, NULL);
+  czk_groth16_key *key = NULL;
+  czk_backend *cpu = NULL;
+  if (st == CZK_OK) st = czk_groth16_key_from_pk(&key, pk, shape, NULL);
+  if (st == CZK_OK) st = czk_backend_open(&cpu, "cpu", NULL);
   double *t = calloc((size_t)reps * NCOL, sizeof *t);
   if (!t && st == CZK_OK) st = CZK_ERR_NOMEM;
   for (int r = 0; r < reps && st == CZK_OK; r++) {
@@ -48,7 +52,7 @@ static int bench_size(unsigned k, int reps, const char *dir) {
     st = czk_groth16_synthesize(&as, shape, &w, NULL);
     double t2 = czk__bench_now_s();
     czk_groth16_job *job = NULL;
-    if (st == CZK_OK) st = czk_groth16_prove_start(&job, pk, shape, &as, NULL);
+    if (st == CZK_OK) st = czk_groth16_prove_start(&job, cpu, key, NULL, &as, NULL);
     czk_groth16_proof proof;
     czk_groth16_timings tm;
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tm);
@@ -77,6 +81,8 @@ static int bench_size(unsigned k, int reps, const char *dir) {
     fprintf(stderr, "czk bench prove: 2^%u: %s\n", k, czk_status_str(st));
   }
   free(t);
+  czk_groth16_key_free(key);
+  czk_backend_free(cpu);
   czk_groth16_pk_close(pk);
   czk_r1cs_free(shape);
   remove(params);

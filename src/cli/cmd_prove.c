@@ -119,7 +119,11 @@ int czk_cmd_prove(int argc, char **argv) {
     if (!pub) st = CZK_ERR_NOMEM;
     else memcpy(pub, w.w, w.n_inputs * sizeof *pub);
   }
-  if (st == CZK_OK) st = czk_groth16_prove(&proof, pk, shape, &w, NULL);
+  czk_groth16_key *key = NULL;
+  if (st == CZK_OK) st = czk_groth16_key_from_pk(&key, pk, shape, NULL);
+  if (st == CZK_OK) st = czk_groth16_prove(&proof, NULL, key, shape, &w, NULL);
+  else czk_witness_free(&w);
+  czk_groth16_key_free(key);
   if (st != CZK_OK) {
     fprintf(stderr, "czk prove: %s\n", czk_status_str(st));
     free(pub);

@@ -12,7 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "cs/circom_internal.h"
+#include "cs/binfile.h"
 
 /* ------------------------------------------------------------------------------------------------ binfile */
 czk_status czk__binfile_parse(czk__binfile *bf, const uint8_t *buf, size_t len, const char magic[4],

@@ -2,6 +2,8 @@
 #ifndef CZK_GROTH16_INTERNAL_H
 #define CZK_GROTH16_INTERNAL_H
 
+#include <pthread.h>
+
 #include "core/mapfile.h"
 #include "czk/groth16.h"
 
@@ -14,22 +16,47 @@ void czk__put_be32(uint8_t *p, uint32_t v);
 struct czk_ntt_domain;
 const struct czk_ntt_domain *czk__groth16_pk_domain(const czk_groth16_pk *pk);
 
-/* A proof between prove_start and prove_finish. CPU path (prove.c): the five sums are final after start. Backend
- * path (prove_backend.c): `wait` blocks until the device work is done and fills the sums (finish calls it), `release`
- * returns the device resources (finish and abort call it, exactly once; it clears itself). */
-struct czk_groth16_job {
-  czk_groth16_pk *pk;
-  const czk_groth16_vk *vk;
-  czk_status status;
-  czk_g1 h_acc, l_acc, a_acc, b1_acc;
-  czk_g2 b2_acc;
-  czk_groth16_timings t;
-  czk_status (*wait)(czk_groth16_job *job);
-  void (*release)(czk_groth16_job *job);
-  void *pending;
+/* ---- the prover's view of a key (key.c) and its per-device resources (prover.c) */
+enum { CZK__Q_H = 0, CZK__Q_L, CZK__Q_A, CZK__Q_B1, CZK__Q_B2, CZK__NQ };
+
+/* A base set: the five queries and the index lists, in host memory (a key) or in one backend's memory (a dkey).
+ * idx[0]: witness indices of the a query's points, idx[1]: of b_g1 / b_g2 (n_idx 0: every witness entry in order). */
+typedef struct czk__bases {
+  const void *q[CZK__NQ];
+  size_t nq[CZK__NQ];
+  const uint32_t *idx[2];
+  size_t n_idx[2];
+  bool streamed; /* host bases: a device backend streams them in chunks */
+} czk__bases;
+
+typedef struct czk__lane czk__lane;
+typedef struct czk__lanes {
+  pthread_mutex_t mu;
+  czk__lane *head;
+} czk__lanes;
+void czk__lanes_init(czk__lanes *c);
+void czk__lanes_destroy(czk__lanes *c);            /* frees every cached lane (none may be in use) */
+void czk__lanes_drop_backend(czk__lanes *c, czk_backend *be); /* frees the cached lanes of one backend */
+
+struct czk_groth16_key {
+  czk_groth16_vk vk; /* a copy (the adapters' sources may own theirs) */
+  czk_h_kind h_mode;
+  unsigned log_n;
+  size_t n_inputs, n_aux; /* witness layout the key expects */
+  czk__bases host;
+  uint32_t *idx_own[2];
+  czk_backend *pinned_on; /* host queries registered with this backend (NULL: not pinned) */
+  czk__lanes lanes;       /* lanes over the host bases, any backend */
 };
 
-/* Number of MSMs the prover has launched in this process (tests check that a refused witness launches none). */
-extern _Atomic unsigned long czk__groth16_msm_launches;
+const czk__bases *czk__key_bases(const czk_groth16_key *k);
+czk__lanes *czk__key_lanes(const czk_groth16_key *k);
+const czk__bases *czk__dkey_bases(const czk_groth16_dkey *dk);
+czk__lanes *czk__dkey_lanes(const czk_groth16_dkey *dk);
+czk_backend *czk__dkey_backend(const czk_groth16_dkey *dk);
+/* A key over explicit parts (the adapters): copies vk, takes ownership of idx_a / idx_b (malloc'd, may be NULL). */
+czk_status czk__key_new(czk_groth16_key **out, const czk_groth16_vk *vk, czk_h_kind h, unsigned log_n, size_t n_inputs,
+                        size_t n_aux, const void *const q[CZK__NQ], const size_t nq[CZK__NQ], uint32_t *idx_a,
+                        size_t n_idx_a, uint32_t *idx_b, size_t n_idx_b);
 
 #endif

@@ -21,7 +21,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "cs/circom_internal.h"
+#include "cs/binfile.h"
 #include "czk/ntt.h"
 #include "groth16/zkey_internal.h"
 

@@ -4,7 +4,7 @@
 
 #include <pthread.h>
 
-#include "cs/circom_internal.h"
+#include "cs/binfile.h"
 #include "czk/circom.h"
 #include "czk/ntt.h"
 

@@ -1,12 +1,56 @@
-/* kinds_internal.h: helpers shared by the kind implementations. */
+/* kinds_internal.h: the descriptor of a circuit family, which the one Groth16 kind adapter (adapter.c) turns into an
+ * engine kind (czk_engine_kind). A descriptor says what is particular to a family; the adapter does the rest the
+ * same way for every family: the request -> partitions, the shape cache on disk and the key files (setup when
+ * missing), synthesis into an assignment, public inputs kept per partition, the one prover on the device's backend
+ * with the engine's key copy, self-verification, key loading / pinning / device copies, and the memory shape.
+ *
+ * Key flavours:
+ *   CZK__KEY_BELLPERSON: the circuit is synthesized by our code: desc->shape_new records it (cached as
+ *     <keys_dir>/<key_name>.r1cs), desc->witness builds one partition's witness; the key is <keys_dir>/<key_name>.params
+ *     (+ .vk), made by a real setup on first use when absent (the published Filecoin names load the same way).
+ *   CZK__KEY_SNARKJS: the witness comes with the request (desc->wtns), the key is a snarkjs .zkey (key_path). */
 #ifndef CZK_KINDS_INTERNAL_H
 #define CZK_KINDS_INTERNAL_H
 
+#include "czk/circom.h"
 #include "czk/groth16.h"
+#include "czk/kinds.h"
 
-/* Decode a 192-byte proof and verify it against vk with the given public inputs. */
-czk_status czk__kinds_verify_encoded(const czk_groth16_vk *vk, const uint8_t *proof, const czk_fr *pub, size_t n_pub);
-void czk__kind_synthetic_free(void *user);
-void czk__kind_circom_free(void *user);
+typedef enum czk__key_flavour { CZK__KEY_BELLPERSON = 0, CZK__KEY_SNARKJS = 1 } czk__key_flavour;
+
+typedef struct czk__kind_desc {
+  const char *family; /* "synthetic", "circom", ... (the kind's name is made by the constructor) */
+  czk__key_flavour flavour;
+  uint32_t max_partitions;
+  size_t max_input; /* bytes of vanilla_proof accepted (larger: CZK_ERR_LIMIT) */
+  /* The request (its proof kind already matched the kind's name) -> a typed struct and its partition count. */
+  czk_status (*parse)(void *cfg, const czk_kind_request *r, void **parsed, uint32_t *nparts);
+  void (*parsed_free)(void *parsed);
+  /* bellperson flavour: the circuit's shape, and partition `part`'s witness. */
+  czk_status (*shape_new)(void *cfg, czk_r1cs **out);
+  czk_status (*witness)(void *cfg, const void *parsed, uint32_t part, czk_witness *out);
+  /* snarkjs flavour: the request's witness (borrowed from parsed). */
+  const czk_circom_wtns *(*wtns)(const void *parsed);
+  void (*destroy)(void *cfg);
+} czk__kind_desc;
+
+/* What the adapter needs from a family instance. name / key_name are copied; cfg is owned by the kind from then on
+ * (desc->destroy frees it). key_path: snarkjs flavour's .zkey. shape and key_bytes: the partition reservation and the
+ * host bytes of the loaded key; device_bytes: one device copy (queries + index lists). */
+typedef struct czk__kind_spec {
+  const czk__kind_desc *desc;
+  void *cfg;
+  const char *name;
+  const char *key_name;
+  const char *keys_dir;
+  const char *key_path;
+  czk_engine_shape shape;
+  uint64_t key_bytes;
+  uint64_t device_bytes;
+  czk_pool *pool;
+} czk__kind_spec;
+
+/* Fill *out as an engine kind over spec (adapter.c). On failure spec->cfg is destroyed. */
+czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *spec);
 
 #endif

@@ -3,22 +3,18 @@
  * library called directly (czk_msm_*, czk_ntt_*, a naive mat-vec): MSM G1/G2 (random points, zero scalars, scalar
  * r-1, repeated points, points at infinity, n = 1 .. 2^20 on the GPU), NTT in all four directions and both root
  * conventions (2^0 .. 2^20 on the GPU), the H computation, CSR mat-vec, copies/events; device enumeration with
- * exclude lists; Groth16 proofs on the backend that verify (synthetic circuits), a non-satisfying witness refused
- * before any MSM, the key cache (hits, eviction refused while in use, capacity 0 = streamed key still verifies);
- * on the GPU finally a sticky fault: the backend is quarantined (CZK_ERR_DEVICE) and the CPU backend still works. */
+ * exclude lists; gathers; on the GPU finally a sticky fault: the backend is quarantined (CZK_ERR_DEVICE) and the CPU backend still works. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "circuits/synthetic.h"
 #include "czk/backend.h"
 #include "czk/msm.h"
 #include "czk/ntt.h"
 #include "czk_test.h"
 
-extern _Atomic unsigned long czk__groth16_msm_launches;
 #ifdef CZK_HAVE_CUDA
 #include "czk/cuda.h"
 #endif
@@ -234,8 +230,9 @@ static void test_ntt(czk_backend *be, unsigned max_log) {
         CHECK_MSG(memcmp(got, want, n * sizeof *x) == 0, "%s ntt 2^%u roots %d dir %d", czk_backend_name(be), lg,
                   roots, dir);
       }
-    /* H vs czk_ntt_h on a satisfied instance (a*b = c on the domain; zero rows past 3/4 n) */
-    if (lg >= 1) {
+    /* H (both modes) vs czk_ntt_h on a satisfied instance (a*b = c on the domain) */
+    for (int hk = 0; hk < 2 && lg >= 1; hk++) {
+      czk_h_kind kind = hk ? CZK_H_SNARKJS : CZK_H_BELLPERSON;
       for (size_t i = 0; i < n; i++) {
         rand_fr(&x[i]);
         rand_fr(&b2[i]);
@@ -246,18 +243,18 @@ static void test_ntt(czk_backend *be, unsigned max_log) {
       czk_fr *bb = malloc(n * sizeof *x);
       memcpy(bb, b2, n * sizeof *x);
       czk_ntt_domain *dom;
-      CHECK(czk_ntt_domain_new(&dom, lg, CZK_ROOTS_BELLMAN, NULL) == CZK_OK);
-      CHECK(czk_ntt_h(dom, CZK_H_BELLPERSON, want, bb, c2, NULL) == CZK_OK);
+      CHECK(czk_ntt_domain_new(&dom, lg, hk ? CZK_ROOTS_SNARKJS : CZK_ROOTS_BELLMAN, NULL) == CZK_OK);
+      CHECK(czk_ntt_h(dom, kind, want, bb, c2, NULL) == CZK_OK);
       czk_ntt_domain_free(dom);
       free(bb);
       CHECK(czk_backend_copy_htod(be, d, x, n * sizeof *x, s) == CZK_OK);
       CHECK(czk_backend_copy_htod(be, d2, b2, n * sizeof *x, s) == CZK_OK);
       CHECK(czk_backend_copy_htod(be, d3, c, n * sizeof *x, s) == CZK_OK);
-      CHECK(czk_backend_h(be, d, d2, d3, lg, s) == CZK_OK);
+      CHECK(czk_backend_h(be, d, d2, d3, lg, kind, s) == CZK_OK);
       CHECK(czk_backend_copy_dtoh(be, got, d, n * sizeof *x, s) == CZK_OK);
       CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
-      CHECK_MSG(memcmp(got, want, n * sizeof *x) == 0, "%s h 2^%u", czk_backend_name(be), lg);
-      CHECK(czk_fr_is_zero(&got[n - 1])); /* degree < n-1 for a satisfied instance */
+      CHECK_MSG(memcmp(got, want, n * sizeof *x) == 0, "%s h mode %d 2^%u", czk_backend_name(be), hk, lg);
+      if (!hk) CHECK(czk_fr_is_zero(&got[n - 1])); /* degree < n-1 for a satisfied instance */
     }
   }
   czk_backend_mem_free(be, d);
@@ -268,7 +265,12 @@ static void test_ntt(czk_backend *be, unsigned max_log) {
 }
 
 static void test_matvec(czk_backend *be, size_t rows, size_t cols) {
-  czk_csr m;
+  struct {
+    uint64_t *row_ptr;
+    uint32_t *col;
+    czk_fr *val;
+    size_t nnz;
+  } m;
   m.row_ptr = malloc((rows + 1) * sizeof *m.row_ptr);
   size_t cap = rows * 8 + 200;
   m.col = malloc(cap * sizeof *m.col);
@@ -299,7 +301,7 @@ static void test_matvec(czk_backend *be, size_t rows, size_t cols) {
   czk_backend_csr *dm = NULL;
   void *dw = NULL, *dout = NULL;
   CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
-  CHECK(czk_backend_csr_upload(be, &dm, &m, rows, s) == CZK_OK);
+  CHECK(czk_backend_csr_upload(be, &dm, m.row_ptr, m.col, m.val, rows, s) == CZK_OK);
   CHECK(czk_backend_alloc(be, &dw, cols * sizeof *w) == CZK_OK);
   CHECK(czk_backend_alloc(be, &dout, rows * sizeof *w) == CZK_OK);
   CHECK(czk_backend_copy_htod(be, dw, w, cols * sizeof *w, s) == CZK_OK);
@@ -315,97 +317,30 @@ static void test_matvec(czk_backend *be, size_t rows, size_t cols) {
   free(m.row_ptr), free(m.col), free(m.val), free(w), free(want), free(got);
 }
 
-/* ---- Groth16 on the backend */
-static char g_params[128], g_vk[128];
-
-static czk_status prove_on(czk_backend *be, czk_groth16_pk *pk, const czk_backend_pk *key, const czk_r1cs *sh,
-                           unsigned k, uint64_t seed, bool corrupt, czk_groth16_proof *p, czk_fr *pub, size_t *np) {
-  czk_witness w;
-  CZK_TRY(czk_synthetic_witness(&w, k, seed));
-  const czk_fr *x = czk_groth16_public_inputs(&w, np);
-  memcpy(pub, x, *np * sizeof *pub);
-  czk_groth16_assignment as;
-  CZK_TRY(czk_groth16_synthesize(&as, sh, &w, NULL));
-  if (corrupt) czk_fr_add(&as.c[sh->n_constraints / 2], &as.c[sh->n_constraints / 2], &czk_fr_one_v);
-  czk_groth16_job *job = NULL;
-  czk_status st = key ? czk_groth16_prove_start_key(&job, be, key, sh, &as, NULL)
-                      : czk_groth16_prove_start_on(&job, be, pk, sh, &as, NULL);
-  if (st != CZK_OK) return st;
-  czk_groth16_timings t;
-  return czk_groth16_prove_finish(job, p, &t);
-}
-
-static void test_groth16(czk_backend *be, unsigned k) {
-  czk_r1cs *sh = NULL;
-  CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
-  CHECK(czk_groth16_setup(sh, g_params, g_vk, NULL) == CZK_OK);
-  czk_groth16_pk *pk = NULL;
-  CHECK(czk_groth16_pk_open(&pk, g_params) == CZK_OK);
-  czk_groth16_vk vk;
-  CHECK(czk_groth16_vk_read(&vk, g_vk, false) == CZK_OK);
-  if (!pk || !sh) return;
-  czk_groth16_proof p;
-  czk_fr pub[64];
-  size_t np = 0;
-  for (uint64_t seed = 1; seed <= 3; seed++) {
-    CHECK(prove_on(be, pk, NULL, sh, k, seed, false, &p, pub, &np) == CZK_OK);
-    CHECK_MSG(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK, "%s proof k=%u seed=%llu", czk_backend_name(be), k,
-              (unsigned long long)seed);
-  }
-  /* not satisfied: refused before any MSM */
-  unsigned long before = atomic_load(&czk__groth16_msm_launches);
-  CHECK(prove_on(be, pk, NULL, sh, k, 9, true, &p, pub, &np) == CZK_ERR_UNSATISFIED);
-  CHECK_EQ_INT(atomic_load(&czk__groth16_msm_launches), before);
-  /* the backend still proves after a refusal */
-  CHECK(prove_on(be, pk, NULL, sh, k, 10, false, &p, pub, &np) == CZK_OK);
-  CHECK(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK);
-  /* an aborted job releases its resources; the next proof works */
-  {
-    czk_witness w;
-    czk_groth16_assignment as;
-    czk_groth16_job *job = NULL;
-    CHECK(czk_synthetic_witness(&w, k, 11) == CZK_OK);
-    CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
-    CHECK(czk_groth16_prove_start_on(&job, be, pk, sh, &as, NULL) == CZK_OK);
-    if (gpu_mode) CHECK(czk_backend_key_evict(be, pk) == CZK_ERR_STATE); /* in use */
-    czk_groth16_job_abort(job);
-  }
-  if (gpu_mode) {
-    czk_backend_cache_stats cs;
-    CHECK(czk_backend_cache_stats_get(be, &cs) == CZK_OK);
-    CHECK(cs.hits >= 4);
-    CHECK(cs.keys >= 1 && cs.in_use == 0);
-    CHECK(cs.used > 0);
-    CHECK(czk_backend_key_evict(be, pk) == CZK_OK);
-    CHECK(czk_backend_key_evict(be, pk) == CZK_ERR_NOT_FOUND);
-    /* capacity 0: the key is streamed through device slots; proofs still verify */
-    CHECK(czk_backend_key_set_capacity(be, 0) == CZK_OK);
-    for (uint64_t seed = 20; seed <= 21; seed++) {
-      CHECK(prove_on(be, pk, NULL, sh, k, seed, false, &p, pub, &np) == CZK_OK);
-      CHECK_MSG(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK, "streamed k=%u", k);
-    }
-    CHECK(czk_backend_cache_stats_get(be, &cs) == CZK_OK);
-    CHECK(cs.streamed >= 1);
-    CHECK(czk_backend_key_evict(be, pk) == CZK_OK);
-    CHECK(czk_backend_key_set_capacity(be, (uint64_t)1 << 40) == CZK_OK);
-  }
-  /* size mismatch refused (assignment of another size) */
-  {
-    czk_r1cs *sh2 = NULL;
-    czk_witness w;
-    czk_groth16_assignment as;
-    czk_groth16_job *job = NULL;
-    CHECK(czk_synthetic_shape(&sh2, k - 1) == CZK_OK);
-    CHECK(czk_synthetic_witness(&w, k - 1, 1) == CZK_OK);
-    CHECK(czk_groth16_synthesize(&as, sh2, &w, NULL) == CZK_OK);
-    CHECK(czk_groth16_prove_start_on(&job, be, pk, sh2, &as, NULL) == CZK_ERR_SIZE_MISMATCH);
-    CHECK(job == NULL);
-    czk_r1cs_free(sh2);
-  }
-  czk_groth16_vk_free(&vk);
-  if (gpu_mode) czk_backend_key_evict(be, pk);
-  czk_groth16_pk_close(pk);
-  czk_r1cs_free(sh);
+static void test_gather(czk_backend *be, size_t n_in, size_t n) {
+  czk_fr *in = malloc(n_in * sizeof *in), *got = malloc(n * sizeof *in);
+  uint32_t *idx = malloc(n * sizeof *idx);
+  for (size_t i = 0; i < n_in; i++) rand_fr(&in[i]);
+  for (size_t j = 0; j < n; j++) idx[j] = (uint32_t)(czk_test_rng_next(&rng) % n_in);
+  czk_backend_stream *s = NULL;
+  void *d_in = NULL, *d_out = NULL, *d_idx = NULL;
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_in, n_in * sizeof *in) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_out, n * sizeof *in) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_idx, n * sizeof *idx) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, d_in, in, n_in * sizeof *in, s) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, d_idx, idx, n * sizeof *idx, s) == CZK_OK);
+  CHECK(czk_backend_gather(be, d_out, d_in, d_idx, n, s) == CZK_OK);
+  CHECK(czk_backend_copy_dtoh(be, got, d_out, n * sizeof *in, s) == CZK_OK);
+  CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+  bool ok = true;
+  for (size_t j = 0; j < n; j++) ok = ok && czk_fr_eq(&got[j], &in[idx[j]]);
+  CHECK_MSG(ok, "%s gather n=%zu", czk_backend_name(be), n);
+  czk_backend_mem_free(be, d_in);
+  czk_backend_mem_free(be, d_out);
+  czk_backend_mem_free(be, d_idx);
+  czk_backend_stream_free(be, s);
+  free(in), free(got), free(idx);
 }
 
 #ifdef CZK_HAVE_CUDA
@@ -431,9 +366,6 @@ static void test_quarantine(czk_backend *be) {
 int main(int argc, char **argv) {
   gpu_mode = argc > 1 && strcmp(argv[1], "gpu") == 0;
   czk_test_rng_seed(&rng, gpu_mode ? 0x6770 : 0xc0ffee);
-  int pid = (int)getpid();
-  snprintf(g_params, sizeof g_params, "/tmp/czk_tbk_%d.params", pid);
-  snprintf(g_vk, sizeof g_vk, "/tmp/czk_tbk_%d.vk", pid);
   if (!gpu_mode) {
     test_enumerate();
     czk_backend *be = NULL;
@@ -443,7 +375,7 @@ int main(int argc, char **argv) {
       test_msm(be, 10, 8);
       test_ntt(be, 10);
       test_matvec(be, 1000, 700);
-      test_groth16(be, 6);
+      test_gather(be, 1000, 777);
       czk_backend_free(be);
     }
     return czk_test_done("test_backend cpu");
@@ -465,15 +397,12 @@ int main(int argc, char **argv) {
     test_matvec(be, 1000, 700);
     test_matvec(be, 1 << 18, 1 << 17);
     test_msm(be, 20, 16);
-    test_groth16(be, 8);
-    test_groth16(be, 12);
+    test_gather(be, 1 << 18, 1 << 17);
   }
 #ifdef CZK_HAVE_CUDA
   test_quarantine(list[n - 1]); /* last: the device's context is unusable afterwards */
 #endif
   for (size_t i = 0; i < n; i++) czk_backend_free(list[i]);
   free(list);
-  remove(g_params);
-  remove(g_vk);
   return czk_test_done("test_backend gpu");
 }

@@ -81,8 +81,10 @@ int main(void) {
   czk_fr *inputs = malloc(n_pub * sizeof *inputs);
   memcpy(inputs, pub, n_pub * sizeof *inputs);
 
+  czk_groth16_key *key = NULL;
+  CHECK(czk_groth16_key_from_pk(&key, pk, shape, NULL) == CZK_OK);
   czk_groth16_proof proof;
-  CHECK(czk_groth16_prove(&proof, pk, shape, &w, NULL) == CZK_OK);
+  CHECK(czk_groth16_prove(&proof, NULL, key, shape, &w, NULL) == CZK_OK);
   CHECK(czk_groth16_verify(&vk, &proof, inputs, n_pub) == CZK_OK);
   uint8_t enc[CZK_GROTH16_PROOF_BYTES];
   czk_groth16_proof_encode(enc, &proof);
@@ -116,7 +118,8 @@ int main(void) {
   CHECK(czk_cs_witness_finish(cs, &w2) == CZK_OK);
   CHECK(czk_r1cs_check(shape, &w2, &row, NULL) == CZK_ERR_UNSATISFIED);
   czk_groth16_proof p2;
-  CHECK(czk_groth16_prove(&p2, pk, shape, &w2, NULL) == CZK_ERR_UNSATISFIED);
+  CHECK(czk_groth16_prove(&p2, NULL, key, shape, &w2, NULL) == CZK_ERR_UNSATISFIED);
+  czk_groth16_key_free(key);
 
   free(inputs);
   czk_groth16_vk_free(&vk);

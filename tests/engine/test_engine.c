@@ -69,8 +69,8 @@ static void check_idle(czk_engine *e, czk_fake *f, const char *where) {
 
 static czk_engine *make_engine(czk_fake *f, uint64_t limit, uint32_t synth, uint32_t ndev, uint32_t k,
                                const char *key_id, uint64_t key_bytes) {
-  static czk_engine_device_desc devs[4] = {{"fake0", NULL, 0, 0}, {"fake1", NULL, 0, 0}, {"fake2", NULL, 0, 0},
-                                           {"fake3", NULL, 0, 0}};
+  static czk_engine_device_desc devs[4] = {{"fake0", NULL, 0, 0, 0}, {"fake1", NULL, 0, 0, 0}, {"fake2", NULL, 0, 0, 0},
+                                           {"fake3", NULL, 0, 0, 0}};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = limit;

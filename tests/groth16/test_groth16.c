@@ -50,7 +50,15 @@ static czk_status prove_seed(czk_groth16_proof *p, czk_groth16_pk *pk, const czk
   CZK_TRY(czk_synthetic_witness(&w, k, seed));
   const czk_fr *x = czk_groth16_public_inputs(&w, np);
   memcpy(pub, x, *np * sizeof *pub);
-  return czk_groth16_prove(p, pk, sh, &w, NULL);
+  czk_groth16_key *key = NULL;
+  czk_status st = czk_groth16_key_from_pk(&key, pk, sh, NULL);
+  if (st != CZK_OK) {
+    czk_witness_free(&w);
+    return st;
+  }
+  st = czk_groth16_prove(p, NULL, key, sh, &w, NULL);
+  czk_groth16_key_free(key);
+  return st;
 }
 
 static void test_roundtrip(unsigned k) {
@@ -132,18 +140,22 @@ static void test_roundtrip(unsigned k) {
   czk_fr_add(&w.w[w.n_inputs + w.n_aux / 2], &w.w[w.n_inputs + w.n_aux / 2], &czk_fr_one_v);
   czk_groth16_assignment as;
   CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
-  unsigned long launches = czk__groth16_msm_launches;
+  unsigned long launches = czk_groth16_msm_launches();
   czk_groth16_job *job = (czk_groth16_job *)1;
-  CHECK(czk_groth16_prove_start(&job, pk, sh, &as, NULL) == CZK_ERR_UNSATISFIED);
+  czk_groth16_key *key = NULL;
+  czk_backend *cpu = NULL;
+  CHECK(czk_groth16_key_from_pk(&key, pk, sh, NULL) == CZK_OK);
+  CHECK(czk_backend_open(&cpu, "cpu", NULL) == CZK_OK);
+  CHECK(czk_groth16_prove_start(&job, cpu, key, NULL, &as, NULL) == CZK_ERR_UNSATISFIED);
   CHECK(job == NULL);
-  CHECK_EQ_INT(czk__groth16_msm_launches, launches);
+  CHECK_EQ_INT(czk_groth16_msm_launches(), launches);
   CHECK(as.a == NULL && as.w.w == NULL); /* consumed */
   /* two-phase API with timings */
   CHECK(czk_synthetic_witness(&w, k, 6) == CZK_OK);
   memcpy(xp, czk_groth16_public_inputs(&w, &np), np * sizeof *xp);
   CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
-  CHECK(czk_groth16_prove_start(&job, pk, sh, &as, NULL) == CZK_OK);
-  CHECK(czk__groth16_msm_launches > launches);
+  CHECK(czk_groth16_prove_start(&job, cpu, key, NULL, &as, NULL) == CZK_OK);
+  CHECK(czk_groth16_msm_launches() > launches);
   czk_groth16_timings tm;
   czk_groth16_proof p2;
   CHECK(czk_groth16_prove_finish(job, &p2, &tm) == CZK_OK);
@@ -154,10 +166,14 @@ static void test_roundtrip(unsigned k) {
     czk_r1cs *other;
     CHECK(czk_synthetic_shape(&other, k - 1) == CZK_OK);
     CHECK(czk_synthetic_witness(&w, k - 1, 1) == CZK_OK);
+    czk_groth16_key *k2 = NULL;
+    CHECK(czk_groth16_key_from_pk(&k2, pk, other, NULL) == CZK_ERR_SIZE_MISMATCH);
     czk_groth16_proof p3;
-    CHECK(czk_groth16_prove(&p3, pk, other, &w, NULL) == CZK_ERR_SIZE_MISMATCH);
+    CHECK(czk_groth16_prove(&p3, cpu, key, other, &w, NULL) == CZK_ERR_SIZE_MISMATCH);
     czk_r1cs_free(other);
   }
+  czk_groth16_key_free(key);
+  czk_backend_free(cpu);
   czk_groth16_vk_free(&vk);
   czk_groth16_pk_close(pk);
   czk_r1cs_free(sh);

@@ -1,11 +1,12 @@
-/* circom_internal.h: helpers shared by the circom/snarkjs readers (src/cs/circom*.c, src/groth16/zkey*.c,
- * src/groth16/snarkjs*.c): the iden3 binfile container, a bounds-checked cursor (file mapping: core/mapfile.h).
+/* binfile.h: the cs layer's reader of the iden3 binary container (.r1cs, .wtns, .zkey: magic, version, sections), a
+ * bounds-checked little-endian cursor and the prime-field header check; used by src/cs/circom.c and by the zkey reader
+ * of the groth16 layer (which sits above cs). File mapping: core/mapfile.h.
  *
  * Container: magic[4] | u32 version | u32 nSections | nSections x { u32 id | u64 size | body[size] } (little-endian).
  * czk__binfile_parse accepts a buffer only when the table lies inside it, the sections tile it exactly (no trailing
  * bytes), every id is allowed by the caller's mask and no id repeats. The cursor never reads past its end. */
-#ifndef CZK_CS_CIRCOM_INTERNAL_H
-#define CZK_CS_CIRCOM_INTERNAL_H
+#ifndef CZK_CS_BINFILE_H
+#define CZK_CS_BINFILE_H
 
 #include <string.h>
 

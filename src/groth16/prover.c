@@ -1,0 +1,569 @@
+/* prover.c: THE Groth16 prover: one two-phase schedule over the primitives of any compute backend (czk/backend.h),
+ * for both key flavours (bellperson and snarkjs differ only in their key adapter and H mode, key.c).
+ *
+ * Equations (groth16.h): with the five partial sums h_acc, l_acc, a_acc, b1_acc (G1) and b2_acc (G2),
+ *   A = alpha + a_acc + r delta;  B = beta_g2 + b2_acc + s delta_g2;  B1 = beta_g1 + b1_acc + s delta_g1;
+ *   C = h_acc + l_acc + s A + r B1 - (r s) delta_g1;   r, s from the OS CSPRNG, wiped after use.
+ *
+ * prove_start (n = 2^k domain, m = rows to check, w = witness, streams s_h and s_w owned by the job's lane):
+ *   s_h: [a, b, c: row check a_j b_j = c_j (j < m) and, on a device, staging into pinned memory chunk by chunk with
+ *        each chunk's copy issued at once] -> H (backend op, the key's H mode) -> MSM h
+ *   s_w: [w staged and copied] -> gather the a / b scalars by the key's index lists -> MSM l, a, b_g1, b_g2 (G2)
+ *   A failing row stops everything before any transform or MSM (CZK_ERR_UNSATISFIED).
+ *   Bases: the device copy (dkey) when given; on a host-memory backend (the CPU) the host queries in place; else the
+ *   host queries are streamed: chunks copied on a third stream s_c into two device slots per group, each MSM waiting
+ *   for its chunk's copy and each copy waiting for the slot's previous MSM (events only: no host thread, no device
+ *   synchronization), the partial sums added in finish.
+ * prove_finish: waits for the two streams' last events, sums, combines with r and s.
+ *
+ * Lanes: a lane is one proof's resources (streams, events, device buffers for a/b/c and w, pinned staging, gather
+ * buffers, MSM handles bound to a base set). Lanes are cached per base owner (a dkey, or the host key for streamed /
+ * host-memory proofs) and per size, and reused: in steady state a device proof allocates nothing and never
+ * synchronizes the device. A lane belongs to one job at a time; its owner frees the cache (dkey_free, key_free). */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "groth16/groth16_internal.h"
+
+static _Atomic unsigned long g_msm_launches;
+unsigned long czk_groth16_msm_launches(void) { return atomic_load(&g_msm_launches); }
+
+enum { EV_START = 0, EV_ABC, EV_H, EV_MH, EV_W0, EV_WUP, EV_ML, EV_MA, EV_MB1, EV_MB2, EV_SLOT0, EV_COUNT = EV_SLOT0 + 8 };
+#define STAGE_ROWS ((size_t)1 << 20)
+#define STREAM_CHUNK_G1 ((size_t)1 << 22)
+#define STREAM_CHUNK_G2 ((size_t)1 << 21)
+
+static const size_t QSZ[CZK__NQ] = {sizeof(czk_g1_affine), sizeof(czk_g1_affine), sizeof(czk_g1_affine),
+                                    sizeof(czk_g1_affine), sizeof(czk_g2_affine)};
+
+struct czk__lane {
+  czk__lane *next;
+  czk_backend *be;
+  bool host;     /* host-memory backend: no staging, operations complete in place */
+  bool streamed; /* bases streamed from host through slots */
+  size_t n, nw;
+  czk_backend_stream *s_h, *s_w, *s_c;
+  czk_backend_event *ev[EV_COUNT];
+  czk_fr *d_abc, *d_w, *d_sa, *d_sb; /* device buffers (not on a host backend, except the gathers) */
+  czk_fr *h_stage;                   /* pinned: 3n + nw */
+  uint32_t *d_idx[2];                /* streamed: this lane's device copies of the index lists */
+  czk_backend_msm *m[CZK__NQ];       /* resident / host: one per query; streamed: [0,1] G1 slots, [2,3] G2 slots */
+  void *d_slot[4];
+  size_t chunk1, chunk2, cap1, cap2;
+  czk_g1 r1[4];
+  czk_g2 r2;
+  czk_g1 *part1;
+  czk_g2 *part2;
+  /* per proof */
+  const czk__bases *bases;
+  double t_check, t_h, t_msm[CZK__NQ];
+};
+
+/* ------------------------------------------------------------------------------------------------ lanes */
+static void lane_free(czk__lane *l) {
+  if (!l) return;
+  czk_backend *be = l->be;
+  czk_backend_stream *ss[3] = {l->s_h, l->s_w, l->s_c};
+  for (int i = 0; i < 3; i++)
+    if (ss[i]) (void)czk_backend_stream_sync(be, ss[i]);
+  for (int i = 0; i < CZK__NQ; i++) czk_backend_msm_free(be, l->m[i]);
+  for (int i = 0; i < 4; i++) czk_backend_mem_free(be, l->d_slot[i]);
+  for (int i = 0; i < 2; i++) czk_backend_mem_free(be, l->d_idx[i]);
+  czk_backend_mem_free(be, l->d_abc);
+  czk_backend_mem_free(be, l->d_w);
+  czk_backend_mem_free(be, l->d_sa);
+  czk_backend_mem_free(be, l->d_sb);
+  czk_backend_host_free(be, l->h_stage);
+  for (int i = 0; i < EV_COUNT; i++) czk_backend_event_free(be, l->ev[i]);
+  for (int i = 0; i < 3; i++) czk_backend_stream_free(be, ss[i]);
+  free(l->part1);
+  free(l->part2);
+  free(l);
+}
+
+void czk__lanes_init(czk__lanes *c) {
+  pthread_mutex_init(&c->mu, NULL);
+  c->head = NULL;
+}
+void czk__lanes_destroy(czk__lanes *c) {
+  while (c->head) {
+    czk__lane *l = c->head;
+    c->head = l->next;
+    lane_free(l);
+  }
+  pthread_mutex_destroy(&c->mu);
+}
+
+void czk__lanes_drop_backend(czk__lanes *c, czk_backend *be) {
+  czk__lane *drop = NULL;
+  pthread_mutex_lock(&c->mu);
+  for (czk__lane **pp = &c->head; *pp;) {
+    czk__lane *l = *pp;
+    if (l->be == be) {
+      *pp = l->next;
+      l->next = drop;
+      drop = l;
+    } else {
+      pp = &l->next;
+    }
+  }
+  pthread_mutex_unlock(&c->mu);
+  while (drop) {
+    czk__lane *l = drop;
+    drop = l->next;
+    lane_free(l);
+  }
+}
+
+static czk_status lane_new(czk_backend *be, bool host, const czk__bases *b, size_t n, size_t nw, czk__lane **out) {
+  czk__lane *l = calloc(1, sizeof *l);
+  if (!l) return CZK_ERR_NOMEM;
+  l->be = be, l->host = host, l->streamed = !host && b->streamed, l->n = n, l->nw = nw;
+  czk_status st = czk_backend_stream_new(be, &l->s_h);
+  if (st == CZK_OK) st = czk_backend_stream_new(be, &l->s_w);
+  if (st == CZK_OK) st = czk_backend_stream_new(be, &l->s_c);
+  for (int i = 0; i < EV_COUNT && st == CZK_OK; i++) st = czk_backend_event_new(be, &l->ev[i]);
+  if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_abc, 3 * n * sizeof(czk_fr));
+  if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_w, nw * sizeof(czk_fr));
+  if (st == CZK_OK && !host) st = czk_backend_host_alloc(be, (void **)&l->h_stage, (3 * n + nw) * sizeof(czk_fr));
+  if (st == CZK_OK && b->n_idx[0]) st = czk_backend_alloc(be, (void **)&l->d_sa, b->n_idx[0] * sizeof(czk_fr));
+  if (st == CZK_OK && b->n_idx[1]) st = czk_backend_alloc(be, (void **)&l->d_sb, b->n_idx[1] * sizeof(czk_fr));
+  if (st == CZK_OK && !l->streamed) {
+    for (int i = 0; i < CZK__NQ && st == CZK_OK; i++)
+      if (b->nq[i])
+        st = czk_backend_msm_new(be, &l->m[i], i == CZK__Q_B2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, b->q[i], b->nq[i]);
+  } else if (st == CZK_OK) {
+    /* index lists live with the lane (a streamed key has no device copy) */
+    for (int i = 0; i < 2 && st == CZK_OK; i++) {
+      if (!b->n_idx[i]) continue;
+      st = czk_backend_alloc(be, (void **)&l->d_idx[i], b->n_idx[i] * sizeof(uint32_t));
+      if (st == CZK_OK) st = czk_backend_copy_htod(be, l->d_idx[i], b->idx[i], b->n_idx[i] * sizeof(uint32_t), l->s_c);
+    }
+    if (st == CZK_OK) st = czk_backend_stream_sync(be, l->s_c);
+    size_t m1 = 1, m2 = b->nq[CZK__Q_B2] > 1 ? b->nq[CZK__Q_B2] : 1;
+    for (int i = 0; i < CZK__Q_B2; i++) m1 = b->nq[i] > m1 ? b->nq[i] : m1;
+    l->chunk1 = m1 < STREAM_CHUNK_G1 ? m1 : STREAM_CHUNK_G1;
+    l->chunk2 = m2 < STREAM_CHUNK_G2 ? m2 : STREAM_CHUNK_G2;
+    for (int i = 0; i < 4 && st == CZK_OK; i++) {
+      bool g2 = i >= 2;
+      size_t cnt = g2 ? l->chunk2 : l->chunk1;
+      st = czk_backend_alloc(be, &l->d_slot[i], cnt * (g2 ? sizeof(czk_g2_affine) : sizeof(czk_g1_affine)));
+      if (st == CZK_OK)
+        st = czk_backend_msm_new(be, &l->m[i], g2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, l->d_slot[i], cnt);
+    }
+    for (int i = 0; i < CZK__Q_B2; i++) l->cap1 += (b->nq[i] + l->chunk1 - 1) / l->chunk1;
+    l->cap2 = (b->nq[CZK__Q_B2] + l->chunk2 - 1) / l->chunk2;
+    l->part1 = calloc(l->cap1 + 1, sizeof *l->part1);
+    l->part2 = calloc(l->cap2 + 1, sizeof *l->part2);
+    if (st == CZK_OK && (!l->part1 || !l->part2)) st = CZK_ERR_NOMEM;
+  }
+  if (st != CZK_OK) {
+    lane_free(l);
+    return st;
+  }
+  *out = l;
+  return CZK_OK;
+}
+
+static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, const czk__bases *b, size_t n, size_t nw,
+                           czk__lane **out) {
+  pthread_mutex_lock(&c->mu);
+  czk__lane **pp = &c->head;
+  while (*pp && ((*pp)->be != be || (*pp)->n != n || (*pp)->nw != nw)) pp = &(*pp)->next;
+  czk__lane *l = *pp;
+  if (l) *pp = l->next;
+  pthread_mutex_unlock(&c->mu);
+  if (l) {
+    l->next = NULL;
+    *out = l;
+    return CZK_OK;
+  }
+  return lane_new(be, host, b, n, nw, out);
+}
+
+static void lane_put(czk__lanes *c, czk__lane *l) {
+  pthread_mutex_lock(&c->mu);
+  l->next = c->head;
+  c->head = l;
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* ------------------------------------------------------------------------------------------------ host work */
+typedef struct stage_ctx {
+  const czk_fr *a, *b, *c;
+  czk_fr *sa, *sb, *sc; /* NULL: check only */
+  size_t m;             /* rows to check */
+  _Atomic int bad;
+} stage_ctx;
+static void stage_rows(void *vctx, size_t beg, size_t end) {
+  stage_ctx *x = vctx;
+  if (x->sa) {
+    memcpy(x->sa + beg, x->a + beg, (end - beg) * sizeof(czk_fr));
+    memcpy(x->sb + beg, x->b + beg, (end - beg) * sizeof(czk_fr));
+    memcpy(x->sc + beg, x->c + beg, (end - beg) * sizeof(czk_fr));
+  }
+  size_t top = end < x->m ? end : x->m;
+  for (size_t j = beg; j < top; j++) {
+    czk_fr t;
+    czk_fr_mul(&t, &x->a[j], &x->b[j]);
+    if (!czk_fr_eq(&t, &x->c[j])) {
+      atomic_store(&x->bad, 1);
+      return;
+    }
+  }
+}
+typedef struct copy_ctx {
+  czk_fr *dst;
+  const czk_fr *src;
+} copy_ctx;
+static void copy_rows(void *vctx, size_t beg, size_t end) {
+  copy_ctx *x = vctx;
+  memcpy(x->dst + beg, x->src + beg, (end - beg) * sizeof(czk_fr));
+}
+
+/* ------------------------------------------------------------------------------------------------ the job */
+struct czk_groth16_job {
+  czk_backend *be;
+  const czk_groth16_key *key;
+  czk__lanes *owner;
+  czk__lane *l;
+  czk_groth16_timings t;
+};
+
+static void release(czk_groth16_job *job) {
+  czk__lane *l = job->l;
+  if (!l) return;
+  job->l = NULL;
+  bool bad = czk_backend_quarantined(job->be);
+  if (!bad)
+    bad = czk_backend_stream_sync(job->be, l->s_h) != CZK_OK || czk_backend_stream_sync(job->be, l->s_w) != CZK_OK ||
+          czk_backend_stream_sync(job->be, l->s_c) != CZK_OK;
+  if (bad) lane_free(l);
+  else lane_put(job->owner, l);
+}
+
+void czk_groth16_job_abort(czk_groth16_job *job) {
+  if (!job) return;
+  release(job);
+  free(job);
+}
+
+static czk_status check_sizes(const czk_groth16_key *k, const czk_groth16_assignment *as) {
+  size_t n = (size_t)1 << k->log_n;
+  if (!as->a || !as->b || !as->c || !as->w.w || as->n_rows > as->n_domain) return CZK_ERR_INVALID_ARG;
+  if (as->n_domain != n || as->w.n_inputs != k->n_inputs || as->w.n_aux != k->n_aux) return CZK_ERR_SIZE_MISMATCH;
+  return CZK_OK;
+}
+
+/* Streamed bases: each query's chunks through two slots per group (copies on s_c, MSMs on s_w). */
+static czk_status launch_streamed(czk_backend *be, czk__lane *l, const czk__bases *b, const czk_fr *sc[CZK__NQ]) {
+  const int order[CZK__NQ] = {CZK__Q_L, CZK__Q_A, CZK__Q_B1, CZK__Q_H, CZK__Q_B2};
+  size_t k1 = 0, k2 = 0;
+  for (int oi = 0; oi < CZK__NQ; oi++) {
+    int q = order[oi];
+    bool g2 = q == CZK__Q_B2;
+    size_t C = g2 ? l->chunk2 : l->chunk1, n = b->nq[q];
+    if (q == CZK__Q_H) CZK_TRY(czk_backend_stream_wait(be, l->s_w, l->ev[EV_H]));
+    for (size_t off = 0; off < n; off += C) {
+      size_t len = n - off < C ? n - off : C;
+      size_t k = g2 ? k2++ : k1++;
+      int slot = (g2 ? 2 : 0) + (int)(k & 1);
+      czk_backend_event *ev_copied = l->ev[EV_SLOT0 + 2 * slot], *ev_done = l->ev[EV_SLOT0 + 2 * slot + 1];
+      /* the slot's previous MSM must have read its bases before the copy overwrites them */
+      if (k >= 2) CZK_TRY(czk_backend_stream_wait(be, l->s_c, ev_done));
+      CZK_TRY(czk_backend_copy_htod(be, l->d_slot[slot], (const uint8_t *)b->q[q] + off * QSZ[q], len * QSZ[q],
+                                    l->s_c));
+      CZK_TRY(czk_backend_event_record(be, ev_copied, l->s_c));
+      CZK_TRY(czk_backend_stream_wait(be, l->s_w, ev_copied));
+      void *out = g2 ? (void *)&l->part2[k] : (void *)&l->part1[k];
+      CZK_TRY(czk_backend_msm_run(be, l->m[slot], out, sc[q] + off, len, l->s_w));
+      CZK_TRY(czk_backend_event_record(be, ev_done, l->s_w));
+    }
+  }
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_MB2], l->s_w));
+  return czk_backend_event_record(be, l->ev[EV_MH], l->s_h);
+}
+
+static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b, czk_groth16_assignment *as,
+                         czk_pool *pool) {
+  czk_backend *be = job->be;
+  const czk_groth16_key *k = job->key;
+  const size_t n = as->n_domain, nw = l->nw, ni = k->n_inputs;
+  double t0 = czk__now_s();
+  czk_fr *da, *db, *dc, *dw;
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_START], l->s_h));
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_W0], l->s_w));
+  stage_ctx x = {as->a, as->b, as->c, NULL, NULL, NULL, as->n_rows, 0};
+  if (l->host) {
+    /* host memory: check in place, operate on the caller's arrays */
+    czk_pool_parallel_for(pool, as->n_rows, 8192, stage_rows, &x);
+    da = as->a, db = as->b, dc = as->c, dw = as->w.w;
+  } else {
+    /* a, b, c: stage + check chunk by chunk; each chunk's copy is issued as soon as it is staged */
+    czk_fr *sa = l->h_stage, *sb = sa + n, *scc = sb + n;
+    da = l->d_abc, db = da + n, dc = db + n, dw = l->d_w;
+    for (size_t r0 = 0; r0 < n && !atomic_load(&x.bad); r0 += STAGE_ROWS) {
+      size_t r1 = n - r0 < STAGE_ROWS ? n : r0 + STAGE_ROWS;
+      stage_ctx y = {as->a + r0, as->b + r0, as->c + r0, sa + r0, sb + r0, scc + r0, x.m > r0 ? x.m - r0 : 0, 0};
+      czk_pool_parallel_for(pool, r1 - r0, 8192, stage_rows, &y);
+      if (atomic_load(&y.bad)) {
+        atomic_store(&x.bad, 1);
+        break;
+      }
+      size_t bytes = (r1 - r0) * sizeof(czk_fr);
+      CZK_TRY(czk_backend_copy_htod(be, da + r0, sa + r0, bytes, l->s_h));
+      CZK_TRY(czk_backend_copy_htod(be, db + r0, sb + r0, bytes, l->s_h));
+      CZK_TRY(czk_backend_copy_htod(be, dc + r0, scc + r0, bytes, l->s_h));
+    }
+  }
+  double t1 = czk__now_s();
+  l->t_check = t1 - t0;
+  if (atomic_load(&x.bad)) {
+    (void)czk_backend_stream_sync(be, l->s_h); /* the staging buffer is read by copies in flight */
+    return CZK_ERR_UNSATISFIED;
+  }
+  /* The rows hold: H and (bases at hand) the h MSM go on s_h now -- they need only a, b, c -- so that the device works
+   * on them while the host stages the witness below. */
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_ABC], l->s_h));
+  CZK_TRY(czk_backend_h(be, da, db, dc, k->log_n, k->h_mode, l->s_h));
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_H], l->s_h));
+  l->t_h = czk__now_s() - t1;
+  atomic_fetch_add(&g_msm_launches, 1);
+  double tq = czk__now_s();
+  if (!l->streamed) {
+    czk_g1_set_infinity(&l->r1[0]);
+    if (l->m[CZK__Q_H]) CZK_TRY(czk_backend_msm_run(be, l->m[CZK__Q_H], &l->r1[0], da, b->nq[CZK__Q_H], l->s_h));
+    CZK_TRY(czk_backend_event_record(be, l->ev[EV_MH], l->s_h));
+    l->t_msm[CZK__Q_H] = czk__now_s() - tq;
+  }
+  if (!l->host) {
+    copy_ctx cw = {l->h_stage + 3 * n, as->w.w};
+    czk_pool_parallel_for(pool, nw, 16384, copy_rows, &cw);
+    CZK_TRY(czk_backend_copy_htod(be, dw, l->h_stage + 3 * n, nw * sizeof(czk_fr), l->s_w));
+  }
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_WUP], l->s_w));
+  /* scalars of each query: H's values, the aux part of w, and the gathered (or whole) witness for a and b */
+  const uint32_t *idx_a = l->streamed ? l->d_idx[0] : b->idx[0], *idx_b = l->streamed ? l->d_idx[1] : b->idx[1];
+  const czk_fr *sa = dw, *sb = dw;
+  if (b->n_idx[0]) {
+    CZK_TRY(czk_backend_gather(be, l->d_sa, dw, idx_a, b->n_idx[0], l->s_w));
+    sa = l->d_sa;
+  }
+  if (b->n_idx[1]) {
+    CZK_TRY(czk_backend_gather(be, l->d_sb, dw, idx_b, b->n_idx[1], l->s_w));
+    sb = l->d_sb;
+  }
+  const czk_fr *sc[CZK__NQ] = {da, dw + ni, sa, sb, sb};
+  if (l->streamed) return launch_streamed(be, l, b, sc);
+  czk_g1_set_infinity(&l->r1[1]);
+  czk_g1_set_infinity(&l->r1[2]);
+  czk_g1_set_infinity(&l->r1[3]);
+  czk_g2_set_infinity(&l->r2);
+  void *outs[CZK__NQ] = {NULL, &l->r1[1], &l->r1[2], &l->r1[3], &l->r2};
+  const int evs[CZK__NQ] = {0, EV_ML, EV_MA, EV_MB1, EV_MB2};
+  for (int q = CZK__Q_L; q < CZK__NQ; q++) {
+    tq = czk__now_s();
+    if (l->m[q]) CZK_TRY(czk_backend_msm_run(be, l->m[q], outs[q], sc[q], b->nq[q], l->s_w));
+    CZK_TRY(czk_backend_event_record(be, l->ev[evs[q]], l->s_w));
+    l->t_msm[q] = czk__now_s() - tq;
+  }
+  return CZK_OK;
+}
+
+czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const czk_groth16_key *key,
+                                   const czk_groth16_dkey *dkey, czk_groth16_assignment *as, czk_pool *pool) {
+  if (out) *out = NULL;
+  czk_status st = (!out || !be || !key || !as) ? CZK_ERR_INVALID_ARG : CZK_OK;
+  if (st == CZK_OK && dkey && czk__dkey_backend(dkey) != be) st = CZK_ERR_INVALID_ARG;
+  if (st == CZK_OK && czk_backend_quarantined(be)) st = CZK_ERR_DEVICE;
+  if (st == CZK_OK) st = check_sizes(key, as);
+  czk_backend_props props;
+  if (st == CZK_OK) st = czk_backend_get_props(be, &props);
+  czk_groth16_job *job = NULL;
+  if (st == CZK_OK && !(job = calloc(1, sizeof *job))) st = CZK_ERR_NOMEM;
+  if (st != CZK_OK) {
+    if (as) czk_groth16_assignment_free(as);
+    return st;
+  }
+  job->be = be;
+  job->key = key;
+  /* the bases: the device copy, else the host queries (in place on a host backend, streamed on a device) */
+  const czk__bases *b = dkey ? czk__dkey_bases(dkey) : czk__key_bases(key);
+  job->owner = dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key);
+  st = lane_get(job->owner, be, props.host_memory, b, as->n_domain, (size_t)as->w.n_inputs + as->w.n_aux, &job->l);
+  if (st == CZK_OK) {
+    job->l->bases = b;
+    st = launch(job, job->l, b, as, pool);
+  }
+  /* everything the device needs was staged (a device) or consumed (the CPU): the caller's buffers go now, after the
+   * kernels are launched, so that returning their pages does not delay the device */
+  czk_groth16_assignment_free(as);
+  if (st != CZK_OK) {
+    czk_groth16_job_abort(job);
+    return st;
+  }
+  *out = job;
+  return CZK_OK;
+}
+
+static double ms_between(czk_backend *be, czk_backend_event *a, czk_backend_event *b) {
+  float ms = 0;
+  return czk_backend_event_elapsed(be, &ms, a, b) == CZK_OK ? ms * 1e-3 : 0;
+}
+
+/* Wait for the device and take the five sums and the stage times. */
+static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a, czk_g1 *b1, czk_g2 *b2) {
+  czk_backend *be = job->be;
+  czk__lane *l = job->l;
+  CZK_TRY(czk_backend_event_sync(be, l->ev[EV_MH]));
+  CZK_TRY(czk_backend_event_sync(be, l->ev[EV_MB2]));
+  job->t.check = l->t_check;
+  if (l->streamed) {
+    /* partial sums in launch order l, a, b1, h (G1) and b2 (G2) */
+    const int order[4] = {CZK__Q_L, CZK__Q_A, CZK__Q_B1, CZK__Q_H};
+    czk_g1 *dst[CZK__NQ] = {h, l1, a, b1, NULL};
+    size_t k = 0;
+    for (int oi = 0; oi < 4; oi++) {
+      int q = order[oi];
+      czk_g1_set_infinity(dst[q]);
+      for (size_t off = 0; off < l->bases->nq[q]; off += l->chunk1) czk_g1_add(dst[q], dst[q], &l->part1[k++]);
+    }
+    czk_g2_set_infinity(b2);
+    for (size_t i = 0; i < l->cap2; i++) czk_g2_add(b2, b2, &l->part2[i]);
+    job->t.h = ms_between(be, l->ev[EV_ABC], l->ev[EV_H]);
+    job->t.msm_h = ms_between(be, l->ev[EV_WUP], l->ev[EV_MB2]); /* streamed: all MSMs in one span */
+    return CZK_OK;
+  }
+  *h = l->r1[0], *l1 = l->r1[1], *a = l->r1[2], *b1 = l->r1[3], *b2 = l->r2;
+  if (l->host) {
+    job->t.h = l->t_h;
+    job->t.msm_h = l->t_msm[CZK__Q_H], job->t.msm_l = l->t_msm[CZK__Q_L], job->t.msm_a = l->t_msm[CZK__Q_A];
+    job->t.msm_b_g1 = l->t_msm[CZK__Q_B1], job->t.msm_b_g2 = l->t_msm[CZK__Q_B2];
+  } else {
+    job->t.h = ms_between(be, l->ev[EV_ABC], l->ev[EV_H]);
+    job->t.msm_h = ms_between(be, l->ev[EV_H], l->ev[EV_MH]);
+    job->t.msm_l = ms_between(be, l->ev[EV_WUP], l->ev[EV_ML]);
+    job->t.msm_a = ms_between(be, l->ev[EV_ML], l->ev[EV_MA]);
+    job->t.msm_b_g1 = ms_between(be, l->ev[EV_MA], l->ev[EV_MB1]);
+    job->t.msm_b_g2 = ms_between(be, l->ev[EV_MB1], l->ev[EV_MB2]);
+  }
+  return CZK_OK;
+}
+
+czk_status czk_groth16_prove_finish(czk_groth16_job *job, czk_groth16_proof *proof, czk_groth16_timings *timings) {
+  if (!job || !proof) {
+    czk_groth16_job_abort(job);
+    return CZK_ERR_INVALID_ARG;
+  }
+  const czk_groth16_vk *vk = czk_groth16_key_vk(job->key);
+  czk_g1 h_acc, l_acc, a_acc, b1_acc;
+  czk_g2 b2_acc;
+  czk_status st = czk_backend_quarantined(job->be) ? CZK_ERR_DEVICE
+                                                    : collect(job, &h_acc, &l_acc, &a_acc, &b1_acc, &b2_acc);
+  release(job);
+  double t0 = czk__now_s();
+  czk_fr r, s, rs;
+  if (st == CZK_OK) st = czk_fr_random(&r);
+  if (st == CZK_OK) st = czk_fr_random(&s);
+  if (st == CZK_OK) {
+    czk_g1 d1, A, B1, C, t1;
+    czk_g2 d2, B, t2;
+    czk_fr_mul(&rs, &r, &s);
+    czk_g1_from_affine(&d1, &vk->delta_g1);
+    czk_g2_from_affine(&d2, &vk->delta_g2);
+    /* A = alpha + a_acc + r delta */
+    czk_g1_mul(&t1, &d1, &r);
+    czk_g1_add_affine(&A, &a_acc, &vk->alpha_g1);
+    czk_g1_add(&A, &A, &t1);
+    /* B = beta + b2_acc + s delta (G2); B1 likewise in G1 */
+    czk_g2_mul(&t2, &d2, &s);
+    czk_g2_add_affine(&B, &b2_acc, &vk->beta_g2);
+    czk_g2_add(&B, &B, &t2);
+    czk_g1_mul(&t1, &d1, &s);
+    czk_g1_add_affine(&B1, &b1_acc, &vk->beta_g1);
+    czk_g1_add(&B1, &B1, &t1);
+    /* C = h + l + s A + r B1 - r s delta */
+    czk_g1_add(&C, &h_acc, &l_acc);
+    czk_g1_mul(&t1, &A, &s);
+    czk_g1_add(&C, &C, &t1);
+    czk_g1_mul(&t1, &B1, &r);
+    czk_g1_add(&C, &C, &t1);
+    czk_g1_mul(&t1, &d1, &rs);
+    czk_g1_neg(&t1, &t1);
+    czk_g1_add(&C, &C, &t1);
+    czk_g1_to_affine(&proof->a, &A);
+    czk_g2_to_affine(&proof->b, &B);
+    czk_g1_to_affine(&proof->c, &C);
+    explicit_bzero(&t1, sizeof t1);
+    explicit_bzero(&t2, sizeof t2);
+  }
+  explicit_bzero(&r, sizeof r);
+  explicit_bzero(&s, sizeof s);
+  explicit_bzero(&rs, sizeof rs);
+  job->t.finish = czk__now_s() - t0;
+  if (timings) *timings = job->t;
+  free(job);
+  return st;
+}
+
+/* ------------------------------------------------------------------------------------------------ assignments */
+void czk_groth16_assignment_free(czk_groth16_assignment *as) {
+  if (!as) return;
+  czk_witness_free(&as->w);
+  free(as->a);
+  free(as->b);
+  free(as->c);
+  memset(as, 0, sizeof *as);
+}
+
+czk_status czk_groth16_synthesize(czk_groth16_assignment *out, const czk_r1cs *shape, czk_witness *w,
+                                  czk_pool *pool) {
+  memset(out, 0, sizeof *out);
+  out->w = *w;
+  memset(w, 0, sizeof *w);
+  if (out->w.n_inputs != shape->n_inputs || out->w.n_aux != shape->n_aux) {
+    czk_groth16_assignment_free(out);
+    return CZK_ERR_SIZE_MISMATCH;
+  }
+  size_t n = (size_t)1 << shape->log_domain, m = shape->n_constraints;
+  out->n_domain = n;
+  out->n_rows = m;
+  out->a = malloc(n * sizeof(czk_fr));
+  out->b = malloc(n * sizeof(czk_fr));
+  out->c = malloc(n * sizeof(czk_fr));
+  if (!out->a || !out->b || !out->c) {
+    czk_groth16_assignment_free(out);
+    return CZK_ERR_NOMEM;
+  }
+  memset(out->a + m, 0, (n - m) * sizeof(czk_fr));
+  memset(out->b + m, 0, (n - m) * sizeof(czk_fr));
+  memset(out->c + m, 0, (n - m) * sizeof(czk_fr));
+  czk_status st = czk_r1cs_eval(shape, out->w.w, out->a, out->b, out->c, pool);
+  if (st != CZK_OK) czk_groth16_assignment_free(out);
+  return st;
+}
+
+czk_status czk_groth16_prove(czk_groth16_proof *proof, czk_backend *be, const czk_groth16_key *key,
+                             const czk_r1cs *shape, czk_witness *w, czk_pool *pool) {
+  czk_backend *own = NULL;
+  if (!be) {
+    czk_status st = czk_backend_open(&own, "cpu", pool);
+    if (st != CZK_OK) {
+      czk_witness_free(w);
+      return st;
+    }
+    be = own;
+  }
+  czk_groth16_assignment as;
+  czk_groth16_job *job = NULL;
+  czk_status st = czk_groth16_synthesize(&as, shape, w, pool);
+  if (st == CZK_OK) st = czk_groth16_prove_start(&job, be, key, NULL, &as, pool);
+  if (st == CZK_OK) st = czk_groth16_prove_finish(job, proof, NULL);
+  if (own) {
+    czk__lanes_drop_backend(czk__key_lanes(key), own);
+    czk_backend_free(own);
+  }
+  return st;
+}

@@ -1,0 +1,396 @@
+/* adapter.c: the one Groth16 kind adapter: an engine kind (czk_engine_kind) over a family descriptor
+ * (kinds_internal.h). Per partition: synthesis into a czk_groth16_assignment (bellperson flavour: the family's witness
+ * over the cached shape; snarkjs flavour: the request's witness over the zkey's matrices), its public inputs kept for
+ * the self-check, then the one prover (czk_groth16_prove_start/finish) on the backend of the engine's device (a CPU
+ * backend of the kind's own when the device has none) with the key copy the engine gives for that device.
+ *
+ * Keys: key_load opens the key files (bellperson: .params + .vk, set up by a real Groth16 setup on first use, written
+ * under temporary names and renamed, so a crash never leaves half a key; snarkjs: the .zkey), decodes the queries and
+ * makes the prover's key; it pins the host queries when asked for the PINNED tier and a device backend to pin with
+ * is known (czk_kind_set_backend), and reports the tier it reached. key_upload / key_unload make and free device
+ * copies for the engine's key cache, the only owner of key memory.
+ *
+ * Invariants: the shape is loaded once (mutex-guarded lazy init, never held while another lock is taken); the engine
+ * ensures a kind's key before synthesis and holds a reference until the partition ends, so the snarkjs synthesis may
+ * use the zkey of the live key (u->live, guarded by u->mu); every partition writes only its own public-input slot. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "czk/log.h"
+#include "kinds/kinds_internal.h"
+
+typedef struct kuser {
+  const czk__kind_desc *desc;
+  void *cfg;
+  char name[96], key_name[96], keys_dir[1024], key_path[1024];
+  czk_pool *pool;
+  pthread_mutex_t mu;
+  czk_r1cs *shape; /* bellperson: lazily loaded, then immutable */
+  czk_status shape_status;
+  czk_backend *cpu;    /* lazily opened: proofs on a device without a backend */
+  czk_backend *pin_be; /* device backend to pin host keys with (may be NULL) */
+  struct akey *live;   /* the loaded key (at most one at a time) */
+} kuser;
+
+typedef struct akey {
+  czk_groth16_key *gk;
+  czk_groth16_pk *pk;
+  czk_zkey *z;
+} akey;
+
+typedef struct kjob {
+  void *parsed;
+  uint32_t nparts;
+  size_t *n_pub;
+  czk_fr **pub; /* per partition, written by its synthesis */
+} kjob;
+
+/* ------------------------------------------------------------------------------------------------ files */
+static int mkdir_p(const char *dir) {
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s", dir);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
+      *p = '/';
+    }
+  }
+  return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static bool file_exists(const char *p) {
+  struct stat sb;
+  return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The family's shape, cached on disk as <keys_dir>/<key_name>.r1cs (re-recorded when the cache is unusable). */
+static czk_status get_shape(kuser *u, const czk_r1cs **out) {
+  pthread_mutex_lock(&u->mu);
+  if (!u->shape && u->shape_status == CZK_OK) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.r1cs", u->keys_dir, u->key_name);
+    czk_status st = CZK_ERR_NOT_FOUND;
+    if (file_exists(path)) {
+      st = czk_r1cs_load(&u->shape, path);
+      if (st != CZK_OK) CZK_WARN("kinds", "%s: cached shape unusable (%s); re-recording", path, czk_status_str(st));
+    }
+    if (st != CZK_OK) {
+      st = u->desc->shape_new(u->cfg, &u->shape);
+      if (st == CZK_OK && mkdir_p(u->keys_dir) == 0 && czk_r1cs_save(u->shape, path) != CZK_OK)
+        CZK_WARN("kinds", "cannot cache the shape at %s", path);
+    }
+    if (st != CZK_OK) u->shape_status = st;
+  }
+  czk_status st = u->shape ? CZK_OK : u->shape_status;
+  *out = u->shape;
+  pthread_mutex_unlock(&u->mu);
+  return st;
+}
+
+static czk_backend *cpu_backend(kuser *u, czk_status *st) {
+  pthread_mutex_lock(&u->mu);
+  *st = u->cpu ? CZK_OK : czk_backend_open(&u->cpu, "cpu", u->pool);
+  czk_backend *be = u->cpu;
+  pthread_mutex_unlock(&u->mu);
+  return be;
+}
+
+/* ------------------------------------------------------------------------------------------------ jobs */
+static czk_status k_parse(void *user, const uint8_t *input, size_t len, void **parsed, uint32_t *nparts) {
+  kuser *u = user;
+  if (!input || len != sizeof(czk_kind_request)) return CZK_ERR_INVALID_ARG;
+  const czk_kind_request *r = (const czk_kind_request *)input;
+  if (r->vanilla_proof.len > u->desc->max_input) return CZK_ERR_LIMIT;
+  kjob *j = calloc(1, sizeof *j);
+  if (!j) return CZK_ERR_NOMEM;
+  czk_status st = u->desc->parse(u->cfg, r, &j->parsed, &j->nparts);
+  if (st == CZK_OK && (j->nparts < 1 || j->nparts > u->desc->max_partitions)) st = CZK_ERR_LIMIT;
+  if (st == CZK_OK) {
+    j->pub = calloc(j->nparts, sizeof *j->pub);
+    j->n_pub = calloc(j->nparts, sizeof *j->n_pub);
+    if (!j->pub || !j->n_pub) st = CZK_ERR_NOMEM;
+  }
+  if (st != CZK_OK) {
+    if (j->parsed) u->desc->parsed_free(j->parsed);
+    free(j->pub);
+    free(j->n_pub);
+    free(j);
+    return st;
+  }
+  *parsed = j;
+  *nparts = j->nparts;
+  return CZK_OK;
+}
+
+static void k_parsed_free(void *user, void *parsed) {
+  kuser *u = user;
+  kjob *j = parsed;
+  if (!j) return;
+  for (uint32_t i = 0; i < j->nparts; i++) free(j->pub[i]);
+  free(j->pub);
+  free(j->n_pub);
+  u->desc->parsed_free(j->parsed);
+  free(j);
+}
+
+static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, czk_pool *pool, void **synth) {
+  kuser *u = user;
+  kjob *j = (kjob *)parsed; /* each partition writes only its own public-input slot */
+  czk_groth16_assignment *as = calloc(1, sizeof *as);
+  if (!as) return CZK_ERR_NOMEM;
+  czk_status st;
+  if (u->desc->flavour == CZK__KEY_BELLPERSON) {
+    const czk_r1cs *shape;
+    czk_witness w;
+    st = get_shape(u, &shape);
+    if (st == CZK_OK) st = u->desc->witness(u->cfg, j->parsed, part, &w);
+    if (st == CZK_OK) st = czk_groth16_synthesize(as, shape, &w, pool);
+  } else {
+    pthread_mutex_lock(&u->mu);
+    czk_zkey *z = u->live ? u->live->z : NULL;
+    pthread_mutex_unlock(&u->mu);
+    st = z ? czk_snarkjs_synthesize(as, z, u->desc->wtns(j->parsed), pool) : CZK_ERR_STATE;
+  }
+  size_t n_pub = st == CZK_OK && as->w.n_inputs ? as->w.n_inputs - 1 : 0;
+  if (st == CZK_OK) {
+    j->pub[part] = malloc((n_pub ? n_pub : 1) * sizeof(czk_fr));
+    if (!j->pub[part]) st = CZK_ERR_NOMEM;
+  }
+  if (st != CZK_OK) {
+    czk_groth16_assignment_free(as);
+    free(as);
+    return st;
+  }
+  memcpy(j->pub[part], as->w.w + 1, n_pub * sizeof(czk_fr));
+  j->n_pub[part] = n_pub;
+  *synth = as;
+  return CZK_OK;
+}
+
+static void k_synth_free(void *user, void *synth) {
+  (void)user;
+  czk_groth16_assignment *as = synth;
+  if (!as) return;
+  czk_groth16_assignment_free(as);
+  free(as);
+}
+
+static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, void *key, void *synth, void **pending,
+                                czk_engine_prove_report *rep) {
+  (void)rep;
+  kuser *u = user;
+  akey *k = key;
+  czk_status st = CZK_OK;
+  czk_backend *be = dev && dev->backend ? (czk_backend *)dev->backend : cpu_backend(u, &st);
+  if (st != CZK_OK) return st;
+  czk_groth16_job *job;
+  /* prove_start consumes the assignment's arrays; the engine still owns (and will free) the struct itself */
+  CZK_TRY(czk_groth16_prove_start(&job, be, k->gk, dev ? (const czk_groth16_dkey *)dev->dkey : NULL,
+                                  (czk_groth16_assignment *)synth, u->pool));
+  *pending = job;
+  return CZK_OK;
+}
+
+static czk_status k_prove_finish(void *user, const czk_engine_device_ctx *dev, void *pending, uint8_t *proof,
+                                 czk_engine_prove_report *rep) {
+  (void)user;
+  czk_groth16_proof pr;
+  czk_groth16_timings t;
+  memset(&t, 0, sizeof t);
+  CZK_TRY(czk_groth16_prove_finish((czk_groth16_job *)pending, &pr, &t));
+  czk_groth16_proof_encode(proof, &pr);
+  rep->ntt_ns = (uint64_t)(t.h * 1e9);
+  rep->msm_ns = (uint64_t)((t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2) * 1e9);
+  if (dev && dev->backend) {
+    /* on a device the stage times are device-event spans on two streams (H then the h MSM; the witness MSMs): the
+     * kernel-busy time of this proof is at least the longer stream. (On the CPU kernel_ns stays 0 and the engine
+     * counts the prove's wall time.) */
+    czk_backend_props p;
+    if (czk_backend_get_props((czk_backend *)dev->backend, &p) == CZK_OK && !p.host_memory) {
+      double s1 = t.h + t.msm_h, s2 = t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2;
+      rep->kernel_ns = (uint64_t)((s1 > s2 ? s1 : s2) * 1e9);
+    }
+  }
+  return CZK_OK;
+}
+
+static czk_status k_verify(void *user, void *key, const void *parsed, uint32_t part, const uint8_t *proof) {
+  (void)user;
+  const kjob *j = parsed;
+  akey *k = key;
+  if (!j->pub[part]) return CZK_ERR_STATE;
+  czk_groth16_proof p;
+  CZK_TRY(czk_groth16_proof_decode(&p, proof));
+  return czk_groth16_verify(czk_groth16_key_vk(k->gk), &p, j->pub[part], j->n_pub[part]);
+}
+
+/* ------------------------------------------------------------------------------------------------ keys */
+static void akey_free(akey *k) {
+  if (!k) return;
+  czk_groth16_key_free(k->gk);
+  if (k->pk) czk_groth16_pk_close(k->pk);
+  if (k->z) czk_zkey_close(k->z);
+  free(k);
+}
+
+/* bellperson flavour: the .params / .vk pair, set up when absent. */
+static czk_status open_params(kuser *u, akey *k) {
+  char params[1200], vk[1200];
+  snprintf(params, sizeof params, "%s/%s.params", u->keys_dir, u->key_name);
+  snprintf(vk, sizeof vk, "%s/%s.vk", u->keys_dir, u->key_name);
+  const czk_r1cs *shape;
+  CZK_TRY(get_shape(u, &shape));
+  if (!file_exists(params) || !file_exists(vk)) {
+    if (mkdir_p(u->keys_dir) != 0) return CZK_ERR_IO;
+    char tp[1300], tv[1300];
+    snprintf(tp, sizeof tp, "%s.tmp", params);
+    snprintf(tv, sizeof tv, "%s.tmp", vk);
+    CZK_INFO("kinds", "%s: generating proving key (setup) in %s", u->name, u->keys_dir);
+    czk_status st = czk_groth16_setup(shape, tp, tv, u->pool);
+    if (st == CZK_OK && (rename(tp, params) != 0 || rename(tv, vk) != 0)) st = CZK_ERR_IO;
+    if (st != CZK_OK) {
+      remove(tp);
+      remove(tv);
+      return st;
+    }
+  }
+  czk_groth16_vk v;
+  CZK_TRY(czk_groth16_pk_open(&k->pk, params));
+  CZK_TRY(czk_groth16_vk_read(&v, vk, false));
+  /* the .vk file must be the .params file's vk (a mismatched pair would make every self-check fail) */
+  const czk_groth16_vk *pv = czk_groth16_pk_vk(k->pk);
+  size_t n = czk_groth16_vk_size(&v);
+  czk_status st = n == czk_groth16_vk_size(pv) ? CZK_OK : CZK_ERR_FORMAT;
+  if (st == CZK_OK) {
+    uint8_t *a = malloc(n), *b = malloc(n);
+    st = a && b ? CZK_OK : CZK_ERR_NOMEM;
+    if (st == CZK_OK) {
+      czk_groth16_vk_encode(a, &v);
+      czk_groth16_vk_encode(b, pv);
+      if (memcmp(a, b, n) != 0) st = CZK_ERR_FORMAT;
+    }
+    free(a);
+    free(b);
+  }
+  czk_groth16_vk_free(&v);
+  if (st != CZK_OK) {
+    CZK_ERROR("kinds", "%s: %s does not belong to %s", u->name, vk, params);
+    return st;
+  }
+  return czk_groth16_key_from_pk(&k->gk, k->pk, shape, u->pool);
+}
+
+static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
+                             uint64_t *bytes) {
+  kuser *u = user;
+  if (strcmp(key_id, u->name) != 0) return CZK_ERR_NOT_FOUND;
+  akey *k = calloc(1, sizeof *k);
+  if (!k) return CZK_ERR_NOMEM;
+  czk_status st;
+  if (u->desc->flavour == CZK__KEY_BELLPERSON) {
+    st = open_params(u, k);
+  } else {
+    st = czk_zkey_open(&k->z, u->key_path);
+    if (st == CZK_OK) st = czk_groth16_key_from_zkey(&k->gk, k->z, u->pool);
+  }
+  if (st != CZK_OK) {
+    akey_free(k);
+    return st;
+  }
+  *tier = CZK_KEY_TIER_MAPPED;
+  if (want <= CZK_KEY_TIER_PINNED && u->pin_be) {
+    czk_status ps = czk_groth16_key_pin(k->gk, u->pin_be);
+    if (ps == CZK_OK) *tier = CZK_KEY_TIER_PINNED;
+    else if (ps != CZK_ERR_UNSUPPORTED) CZK_WARN("kinds", "%s: pinning the key failed (%s)", u->name, czk_status_str(ps));
+  }
+  *bytes = 0; /* the kind's estimate (key_bytes) stays the budget's figure */
+  pthread_mutex_lock(&u->mu);
+  u->live = k;
+  pthread_mutex_unlock(&u->mu);
+  *key = k;
+  return CZK_OK;
+}
+
+static void k_key_free(void *user, void *key) {
+  kuser *u = user;
+  pthread_mutex_lock(&u->mu);
+  if (u->live == key) u->live = NULL;
+  pthread_mutex_unlock(&u->mu);
+  akey_free(key);
+}
+
+static czk_status k_key_upload(void *user, void *key, void *backend, void **dkey) {
+  (void)user;
+  akey *k = key;
+  if (!backend) return CZK_ERR_INVALID_ARG;
+  return czk_groth16_key_upload((czk_groth16_dkey **)dkey, k->gk, (czk_backend *)backend);
+}
+
+static void k_key_unload(void *user, void *backend, void *dkey) {
+  (void)user, (void)backend;
+  czk_groth16_dkey_free(dkey);
+}
+
+static void k_destroy(void *user) {
+  kuser *u = user;
+  if (!u) return;
+  if (u->shape) czk_r1cs_free(u->shape);
+  czk_backend_free(u->cpu);
+  if (u->desc->destroy) u->desc->destroy(u->cfg);
+  pthread_mutex_destroy(&u->mu);
+  free(u);
+}
+
+czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
+  memset(out, 0, sizeof *out);
+  kuser *u = calloc(1, sizeof *u);
+  if (!u) {
+    if (sp->desc->destroy) sp->desc->destroy(sp->cfg);
+    return CZK_ERR_NOMEM;
+  }
+  u->desc = sp->desc;
+  u->cfg = sp->cfg;
+  u->pool = sp->pool;
+  snprintf(u->name, sizeof u->name, "%s", sp->name);
+  snprintf(u->key_name, sizeof u->key_name, "%s", sp->key_name ? sp->key_name : sp->name);
+  snprintf(u->keys_dir, sizeof u->keys_dir, "%s", sp->keys_dir ? sp->keys_dir : ".");
+  snprintf(u->key_path, sizeof u->key_path, "%s", sp->key_path ? sp->key_path : "");
+  pthread_mutex_init(&u->mu, NULL);
+  out->name = u->name;
+  out->key_id = u->name;
+  out->proof_bytes = CZK_GROTH16_PROOF_BYTES;
+  out->max_partitions = sp->desc->max_partitions;
+  out->shape = sp->shape;
+  out->key_bytes = sp->key_bytes;
+  out->key_device_bytes = sp->device_bytes;
+  out->verify_mode = CZK_VERIFY_AUTO;
+  out->user = u;
+  out->parse = k_parse;
+  out->parsed_free = k_parsed_free;
+  out->synthesize = k_synthesize;
+  out->synth_free = k_synth_free;
+  out->prove_start = k_prove_start;
+  out->prove_finish = k_prove_finish;
+  out->verify = k_verify;
+  out->key_load = k_key_load;
+  out->key_free = k_key_free;
+  out->key_upload = k_key_upload;
+  out->key_unload = k_key_unload;
+  out->destroy = k_destroy;
+  return CZK_OK;
+}
+
+void czk_kind_set_backend(czk_engine_kind *kind, czk_backend *pin) {
+  if (kind && kind->destroy == k_destroy && kind->user) ((kuser *)kind->user)->pin_be = pin;
+}
+
+void czk_kind_free(czk_engine_kind *kind) {
+  if (!kind) return;
+  if (kind->destroy && kind->user) kind->destroy(kind->user);
+  memset(kind, 0, sizeof *kind);
+}

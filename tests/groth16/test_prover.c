@@ -1,0 +1,138 @@
+/* test_prover.c: the one Groth16 prover over a backend (argv[1] = "cpu": the CPU backend; "gpu": every CUDA backend,
+ * exit 77 when there is none). Synthetic circuits, real setup: proofs from the host key (in place on the CPU,
+ * streamed in chunks on a device) and from a device copy of the key (czk_groth16_key_upload) verify; a non-satisfying
+ * witness is refused before any MSM and the backend still proves after; an aborted job returns its lane; an
+ * assignment of another size is refused; device copies and keys free cleanly (ASan). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "circuits/synthetic.h"
+#include "czk/backend.h"
+#include "czk/groth16.h"
+#include "czk_test.h"
+
+static char g_params[128], g_vk[128];
+
+static czk_status prove_on(czk_backend *be, const czk_groth16_key *key, const czk_groth16_dkey *dk,
+                           const czk_r1cs *sh, unsigned k, uint64_t seed, bool corrupt, czk_groth16_proof *p,
+                           czk_fr *pub, size_t *np) {
+  czk_witness w;
+  CZK_TRY(czk_synthetic_witness(&w, k, seed));
+  const czk_fr *x = czk_groth16_public_inputs(&w, np);
+  memcpy(pub, x, *np * sizeof *pub);
+  czk_groth16_assignment as;
+  CZK_TRY(czk_groth16_synthesize(&as, sh, &w, NULL));
+  if (corrupt) czk_fr_add(&as.c[sh->n_constraints / 2], &as.c[sh->n_constraints / 2], &czk_fr_one_v);
+  czk_groth16_job *job = NULL;
+  CZK_TRY(czk_groth16_prove_start(&job, be, key, dk, &as, NULL));
+  czk_groth16_timings t;
+  return czk_groth16_prove_finish(job, p, &t);
+}
+
+static void test_prover(czk_backend *be, unsigned k) {
+  czk_r1cs *sh = NULL;
+  CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
+  CHECK(czk_groth16_setup(sh, g_params, g_vk, NULL) == CZK_OK);
+  czk_groth16_pk *pk = NULL;
+  CHECK(czk_groth16_pk_open(&pk, g_params) == CZK_OK);
+  czk_groth16_vk vk;
+  CHECK(czk_groth16_vk_read(&vk, g_vk, false) == CZK_OK);
+  czk_groth16_key *key = NULL;
+  CHECK(czk_groth16_key_from_pk(&key, pk, sh, NULL) == CZK_OK);
+  if (!pk || !sh || !key) return;
+  czk_groth16_proof p;
+  czk_fr pub[64];
+  size_t np = 0;
+  /* host key: in place (CPU) or streamed (device) */
+  for (uint64_t seed = 1; seed <= 2; seed++) {
+    CHECK(prove_on(be, key, NULL, sh, k, seed, false, &p, pub, &np) == CZK_OK);
+    CHECK_MSG(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK, "%s host-key proof k=%u seed=%llu",
+              czk_backend_name(be), k, (unsigned long long)seed);
+  }
+  /* device copy */
+  czk_groth16_dkey *dk = NULL;
+  CHECK(czk_groth16_key_upload(&dk, key, be) == CZK_OK);
+  CHECK(czk_groth16_dkey_bytes(dk) >= czk_groth16_key_bytes(key));
+  for (uint64_t seed = 3; seed <= 4; seed++) {
+    CHECK(prove_on(be, key, dk, sh, k, seed, false, &p, pub, &np) == CZK_OK);
+    CHECK_MSG(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK, "%s resident proof k=%u", czk_backend_name(be), k);
+  }
+  /* not satisfied: refused before any MSM, with and without the device copy */
+  unsigned long before = czk_groth16_msm_launches();
+  CHECK(prove_on(be, key, dk, sh, k, 9, true, &p, pub, &np) == CZK_ERR_UNSATISFIED);
+  CHECK(prove_on(be, key, NULL, sh, k, 9, true, &p, pub, &np) == CZK_ERR_UNSATISFIED);
+  CHECK_EQ_INT(czk_groth16_msm_launches(), before);
+  /* the backend still proves after a refusal */
+  CHECK(prove_on(be, key, dk, sh, k, 10, false, &p, pub, &np) == CZK_OK);
+  CHECK(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK);
+  /* an aborted job releases its lane; the next proof works */
+  {
+    czk_witness w;
+    czk_groth16_assignment as;
+    czk_groth16_job *job = NULL;
+    CHECK(czk_synthetic_witness(&w, k, 11) == CZK_OK);
+    CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
+    CHECK(czk_groth16_prove_start(&job, be, key, dk, &as, NULL) == CZK_OK);
+    czk_groth16_job_abort(job);
+    CHECK(prove_on(be, key, dk, sh, k, 12, false, &p, pub, &np) == CZK_OK);
+    CHECK(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK);
+  }
+  /* a device copy of another backend is refused */
+  {
+    czk_backend *other = NULL;
+    CHECK(czk_backend_open(&other, "cpu", NULL) == CZK_OK);
+    czk_witness w;
+    czk_groth16_assignment as;
+    czk_groth16_job *job = NULL;
+    CHECK(czk_synthetic_witness(&w, k, 13) == CZK_OK);
+    CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
+    CHECK(czk_groth16_prove_start(&job, other, key, dk, &as, NULL) == CZK_ERR_INVALID_ARG);
+    CHECK(job == NULL && as.a == NULL);
+    czk_backend_free(other);
+  }
+  /* size mismatch refused (assignment of another size) */
+  {
+    czk_r1cs *sh2 = NULL;
+    czk_witness w;
+    czk_groth16_assignment as;
+    czk_groth16_job *job = NULL;
+    CHECK(czk_synthetic_shape(&sh2, k - 1) == CZK_OK);
+    CHECK(czk_synthetic_witness(&w, k - 1, 1) == CZK_OK);
+    CHECK(czk_groth16_synthesize(&as, sh2, &w, NULL) == CZK_OK);
+    CHECK(czk_groth16_prove_start(&job, be, key, NULL, &as, NULL) == CZK_ERR_SIZE_MISMATCH);
+    CHECK(job == NULL);
+    czk_r1cs_free(sh2);
+  }
+  czk_groth16_dkey_free(dk);
+  czk_groth16_key_free(key);
+  czk_groth16_vk_free(&vk);
+  czk_groth16_pk_close(pk);
+  czk_r1cs_free(sh);
+}
+
+int main(int argc, char **argv) {
+  bool gpu_mode = argc > 1 && strcmp(argv[1], "gpu") == 0;
+  int pid = (int)getpid();
+  snprintf(g_params, sizeof g_params, "/tmp/czk_tpr_%d.params", pid);
+  snprintf(g_vk, sizeof g_vk, "/tmp/czk_tpr_%d.vk", pid);
+  czk_backend **list = NULL;
+  size_t n = 0;
+  const char *ex[] = {gpu_mode ? "cpu" : "cuda"};
+  CHECK(czk_backend_enumerate(&list, &n, ex, 1) == CZK_OK);
+  if (n == 0) {
+    fprintf(stderr, "test_prover %s: no backend, skipping\n", gpu_mode ? "gpu" : "cpu");
+    free(list);
+    return 77;
+  }
+  for (size_t i = 0; i < n; i++) {
+    test_prover(list[i], gpu_mode ? 8 : 6);
+    if (gpu_mode) test_prover(list[i], 12);
+    czk_backend_free(list[i]);
+  }
+  free(list);
+  remove(g_params);
+  remove(g_vk);
+  return czk_test_done(gpu_mode ? "test_prover gpu" : "test_prover cpu");
+}
