@@ -15,6 +15,7 @@
 #include "api/rpc.h"
 #include "core/mapfile.h"
 #include "cuzk_v1.pb-c.h"
+#include "czk/kinds.h"
 #include "czk/log.h"
 
 enum { M_SUBMIT, M_AWAIT, M_PROVE, M_CANCEL, M_STATUS, M_METRICS, M_PRELOAD, M_EVICT, M_TRACE };
@@ -79,68 +80,26 @@ static bool parse_job_id(const char *s, uint64_t *id) {
   return v != 0;
 }
 
-static bool valid_circuit_id(const uint8_t *p, size_t n) {
-  if (n == 0 || n > 64) return false;
-  for (size_t i = 0; i < n; i++)
-    if (!isalnum(p[i]) && p[i] != '_' && p[i] != '-' && p[i] != '.') return false;
-  return p[0] != '.';
+/* The request as a plain C struct (czk/kinds.h): kinds never see protobuf. vp: storage for vanilla_proofs. */
+static void decode_request(const Cuzk__V1__SubmitProofRequest *r, czk_kind_request *q, czk_bytes *vp) {
+  memset(q, 0, sizeof *q);
+  q->proof_kind = (uint32_t)r->proof_kind;
+  q->sector_size = r->sector_size;
+  q->registered_proof = r->registered_proof;
+  q->vanilla_proof = (czk_bytes){r->vanilla_proof.data, r->vanilla_proof.len};
+  for (size_t i = 0; i < r->n_vanilla_proofs; i++) vp[i] = (czk_bytes){r->vanilla_proofs[i].data, r->vanilla_proofs[i].len};
+  q->vanilla_proofs = vp;
+  q->n_vanilla_proofs = r->n_vanilla_proofs;
+  q->sector_number = r->sector_number;
+  q->miner_id = r->miner_id;
+  q->randomness = (czk_bytes){r->randomness.data, r->randomness.len};
+  q->partition_index = r->partition_index;
+  q->comm_r_old = (czk_bytes){r->comm_r_old.data, r->comm_r_old.len};
+  q->comm_r_new = (czk_bytes){r->comm_r_new.data, r->comm_r_new.len};
+  q->comm_d_new = (czk_bytes){r->comm_d_new.data, r->comm_d_new.len};
 }
 
-/* Resolve a submit request to (engine kind name, input). Returns a gRPC code; *err on failure. */
-static int resolve_kind(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, const uint8_t *raw, size_t raw_len,
-                        uint8_t **owned, char *kind, size_t kind_len, const uint8_t **input, size_t *input_len,
-                        char **err) {
-  *owned = NULL;
-  switch ((int)r->proof_kind) {
-  case CUZK__V1__PROOF_KIND__POREP_SEAL_COMMIT: snprintf(kind, kind_len, "porep-c2"); break;
-  case CUZK__V1__PROOF_KIND__SNAP_DEALS_UPDATE: snprintf(kind, kind_len, "snap-update"); break;
-  case CUZK__V1__PROOF_KIND__WINDOW_POST_PARTITION: snprintf(kind, kind_len, "window-post"); break;
-  case CUZK__V1__PROOF_KIND__WINNING_POST: snprintf(kind, kind_len, "winning-post"); break;
-  case CUZK__V1__PROOF_KIND__CZK_SYNTHETIC: {
-    unsigned k = s->default_synthetic_k;
-    if (r->sector_size) {
-      if (r->sector_size & (r->sector_size - 1)) {
-        *err = errf("synthetic: sector_size %llu is not a power of two (it gives the circuit size 2^k)",
-                    (unsigned long long)r->sector_size);
-        return CZK_GRPC_INVALID_ARGUMENT;
-      }
-      k = (unsigned)__builtin_ctzll(r->sector_size);
-    }
-    snprintf(kind, kind_len, "synthetic-k%u", k);
-    *input = r->vanilla_proof.data;
-    *input_len = r->vanilla_proof.len;
-    return CZK_GRPC_OK;
-  }
-  case CUZK__V1__PROOF_KIND__CZK_CIRCOM:
-    if (r->n_vanilla_proofs < 1 || !valid_circuit_id(r->vanilla_proofs[0].data, r->vanilla_proofs[0].len)) {
-      *err = errf("circom: vanilla_proofs[0] must name the circuit (1-64 characters of [A-Za-z0-9._-])");
-      return CZK_GRPC_INVALID_ARGUMENT;
-    }
-    snprintf(kind, kind_len, "circom:%.*s", (int)r->vanilla_proofs[0].len, (const char *)r->vanilla_proofs[0].data);
-    *input = r->vanilla_proof.data;
-    *input_len = r->vanilla_proof.len;
-    return CZK_GRPC_OK;
-  default:
-    *err = errf("unknown proof_kind %d", (int)r->proof_kind);
-    return CZK_GRPC_INVALID_ARGUMENT;
-  }
-  /* Filecoin kinds take the whole request */
-  if (raw) {
-    *input = raw;
-    *input_len = raw_len;
-  } else {
-    size_t n = protobuf_c_message_get_packed_size(&r->base);
-    *owned = malloc(n ? n : 1);
-    if (!*owned) return CZK_GRPC_RESOURCE_EXHAUSTED;
-    protobuf_c_message_pack(&r->base, *owned);
-    *input = *owned;
-    *input_len = n;
-  }
-  return CZK_GRPC_OK;
-}
-
-static int do_submit(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, const uint8_t *raw, size_t raw_len,
-                     czk_engine_submit_info *info, czk_priority *prio, char **err) {
+static int do_submit(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, czk_engine_submit_info *info, czk_priority *prio, char **err) {
   if ((int)r->priority < 0 || (int)r->priority > 4) {
     *err = errf("unknown priority %d", (int)r->priority);
     return CZK_GRPC_INVALID_ARGUMENT;
@@ -150,14 +109,18 @@ static int do_submit(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, cons
     *err = errf("request_id longer than 256 bytes");
     return CZK_GRPC_INVALID_ARGUMENT;
   }
-  char kind[96];
-  const uint8_t *input = NULL;
-  size_t input_len = 0;
-  uint8_t *owned = NULL;
-  int code = resolve_kind(s, r, raw, raw_len, &owned, kind, sizeof kind, &input, &input_len, err);
-  if (code != CZK_GRPC_OK) return code;
-  czk_status st = czk_engine_submit(s->engine, kind, *prio, r->request_id, input, input_len, info);
-  free(owned);
+  char kind[96], why[160];
+  czk_kind_request req;
+  czk_bytes *vp = calloc(r->n_vanilla_proofs + 1, sizeof *vp);
+  if (!vp) return CZK_GRPC_RESOURCE_EXHAUSTED;
+  decode_request(r, &req, vp);
+  if (czk_kind_name_for(&req, s->default_synthetic_k, kind, sizeof kind, why, sizeof why) != CZK_OK) {
+    free(vp);
+    *err = errf("%s", why);
+    return CZK_GRPC_INVALID_ARGUMENT;
+  }
+  czk_status st = czk_engine_submit(s->engine, kind, *prio, r->request_id, (const uint8_t *)&req, sizeof req, info);
+  free(vp);
   if (st == CZK_OK) return CZK_GRPC_OK;
   if (st == CZK_ERR_NOT_FOUND && s->kind_over_budget && s->kind_over_budget(kind)) {
     *err = errf("%s: one partition can never fit the memory budget", kind);
@@ -216,7 +179,7 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
     }
     czk_engine_submit_info info;
     czk_priority prio;
-    int code = do_submit(s, r, req, req_len, &info, &prio, err);
+    int code = do_submit(s, r, &info, &prio, err);
     if (code == CZK_GRPC_OK) {
       char id[24];
       snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);
@@ -264,7 +227,7 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
       double t0 = now_s();
       czk_engine_submit_info info;
       czk_priority prio;
-      code = do_submit(s, r->submit, NULL, 0, &info, &prio, err);
+      code = do_submit(s, r->submit, &info, &prio, err);
       if (code == CZK_GRPC_OK) {
         char id[24];
         snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);

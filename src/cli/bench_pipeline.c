@@ -29,10 +29,14 @@ typedef struct bopts {
 } bopts;
 
 /* The job input of a kind: a fake job, or a synthetic spec text. */
-static const uint8_t *job_input(const bopts *o, bool small, uint32_t i, czk_fake_job *j, char *spec, size_t *len) {
+/* The job input: a czk_kind_request carrying the synthetic spec (--real), or a fake job. */
+static const uint8_t *job_input(const bopts *o, bool small, uint32_t i, czk_fake_job *j, char *spec, size_t *len,
+                                czk_kind_request *req) {
   if (o->real) {
-    *len = (size_t)snprintf(spec, 64, "partitions=%u seed=%u", small ? 1u : o->parts, (small ? 100000u : 0u) + i * 64);
-    return (const uint8_t *)spec;
+    size_t n = (size_t)snprintf(spec, 64, "partitions=%u seed=%u", small ? 1u : o->parts, (small ? 100000u : 0u) + i * 64);
+    *req = (czk_kind_request){.proof_kind = CZK_PROOF_KIND_SYNTHETIC, .vanilla_proof = {(const uint8_t *)spec, n}};
+    *len = sizeof *req;
+    return (const uint8_t *)req;
   }
   *j = (czk_fake_job){.magic = CZK_FAKE_MAGIC, .nparts = small ? 1 : o->parts,
                       .synth_us = small ? o->small_synth_us : o->synth_us,
@@ -95,7 +99,8 @@ static void *small_main(void *a) {
     czk_fake_job j;
     char spec[64];
     size_t len;
-    const uint8_t *in = job_input(s->o, true, i, &j, spec, &len);
+    czk_kind_request req;
+    const uint8_t *in = job_input(s->o, true, i, &j, spec, &len, &req);
     czk_engine_submit_info info;
     s->prio[i] = i % 2 ? CZK_PRIORITY_CRITICAL : CZK_PRIORITY_HIGH;
     if (czk_engine_submit(s->e, g_small_kind, s->prio[i], NULL, in, len, &info) == CZK_OK)
@@ -173,8 +178,11 @@ int czk_bench_pipeline(int argc, char **argv) {
   for (uint32_t d = 0; d < o.devices; d++) {
     if (bes) snprintf(names[d], sizeof names[d], "%s", czk_backend_name(bes[d]));
     else snprintf(names[d], sizeof names[d], o.real ? "cpu%u" : "fake%u", d);
+    /* device copies of keys: half the device's memory (the rest for the proofs' lanes) */
+    czk_backend_props pr = {0};
+    if (bes) (void)czk_backend_get_props(bes[d], &pr);
     devs[d] = (czk_engine_device_desc){.name = names[d], .backend = bes ? bes[d] : NULL, .workers = 0,
-                                       .mem_total_bytes = 0};
+                                       .mem_total_bytes = pr.mem_total, .key_mem_bytes = pr.mem_total / 2};
   }
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
@@ -237,7 +245,8 @@ int czk_bench_pipeline(int argc, char **argv) {
     czk_fake_job j;
     char spec[64];
     size_t len;
-    const uint8_t *in = job_input(&o, false, i, &j, spec, &len);
+    czk_kind_request req;
+    const uint8_t *in = job_input(&o, false, i, &j, spec, &len, &req);
     czk_engine_submit_info info;
     if (czk_engine_submit(e, g_large_kind, CZK_PRIORITY_NORMAL, NULL, in, len, &info) == CZK_OK)
       lids[i] = info.job_id;

@@ -31,7 +31,12 @@ bool czk__daemon_kind_over_budget(const char *kind) {
   return false;
 }
 
+/* The backend objects behind the engine devices (freed with the device list). */
+static czk_backend **g_backends;
+static size_t g_nbackends;
+
 static czk_status add_kind(czk_engine *e, czk_engine_kind *k) {
+  if (g_nbackends) czk_kind_set_backend(k, g_backends[0]); /* host keys pinned through the first GPU */
   czk_status st = czk_engine_register_kind(e, k);
   if (st == CZK_ERR_BUDGET) {
     CZK_DEBUG("daemon", "kind %s does not fit the memory budget: not served", k->name);
@@ -83,9 +88,6 @@ void czk__daemon_kinds_free(void) {
   g_nover = 0;
 }
 
-/* The backend objects behind the engine devices (freed with the device list). */
-static czk_backend **g_backends;
-static size_t g_nbackends;
 
 static bool listed(const char *list, int ordinal) {
   for (const char *p = list; p && *p;) {
@@ -133,6 +135,9 @@ czk_status czk__daemon_devices(const czk_config *cfg, czk_engine_device_desc **d
     (*devs)[*n].backend = all[i];
     (*devs)[*n].workers = (uint32_t)cfg->gpu_workers_per_device;
     (*devs)[*n].mem_total_bytes = pr.mem_total;
+    /* device copies of keys (the engine's key cache decides which): the device's memory minus a reserve for the
+     * proofs' lanes (a 2^27 lane holds about 20 GiB) */
+    (*devs)[*n].key_mem_bytes = pr.mem_total > (24ull << 30) ? pr.mem_total - (24ull << 30) : pr.mem_total / 2;
     g_backends[g_nbackends++] = all[i];
     (*n)++;
   }
