@@ -147,6 +147,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
   vk.alpha_g1 = p1[1], vk.beta_g1 = p1[2], vk.delta_g1 = p1[3], vk.beta_g2 = p2[1], vk.gamma_g2 = p2[2];
   vk.delta_g2 = p2[3];
   vk.n_ic = sh->n_inputs;
+  vk.ic = p1 + 4; /* copied by the key */
   czk_groth16_pk_queries kq = {p1, p1, p1, p1, p2};
   czk_groth16_key *key = NULL;
   czk_groth16_dkey *dkey = NULL;

@@ -206,6 +206,10 @@ int czk_bench_pipeline(int argc, char **argv) {
     snprintf(g_large_kind, sizeof g_large_kind, "synthetic-k%u", o.big_k);
     snprintf(g_small_kind, sizeof g_small_kind, "synthetic-k%u", o.small_k);
     if (st == CZK_OK && o.big_k == o.small_k) st = CZK_ERR_INVALID_ARG;
+    if (st == CZK_OK && nbes) { /* host keys pinned through the first GPU */
+      czk_kind_set_backend(&kl, bes[0]);
+      czk_kind_set_backend(&ks, bes[0]);
+    }
   } else {
     czk__fake_kind(&f, &kl, "large", "large-key", 512 << 10,
                    (czk_engine_shape){.abc_bytes = 600 << 10, .witness_bytes = 200 << 10, .scratch_bytes = 224 << 10});

@@ -161,30 +161,40 @@ extern "C" void czk_cuda_msm_free(czk_cuda_msm *m) {
   free(m);
 }
 
-/* Host function on the stream: combine the window sums (in m->h_win) into *m->out. */
+/* One run's finishing step: its own copy of the output pointer and window shape, so that a handle may be run again
+ * on its stream before this run's host function has executed (stream order keeps h_win intact until it has). */
+typedef struct msm_cb {
+  const czk_cuda_msm *m;
+  void *out;
+  uint32_t W, c;
+} msm_cb;
+
+/* Host function on the stream: combine the window sums (in m->h_win) into *out; frees its context. */
 static void CUDART_CB msm_finish_g1(void *arg) {
-  czk_cuda_msm *m = (czk_cuda_msm *)arg;
-  const czk_g1_xyzz *win = (const czk_g1_xyzz *)m->h_win;
+  msm_cb *cb = (msm_cb *)arg;
+  const czk_g1_xyzz *win = (const czk_g1_xyzz *)cb->m->h_win;
   czk_g1 acc, t;
   memset(&acc, 0, sizeof acc);
-  for (uint32_t w = m->cb_W; w-- > 0;) {
-    for (uint32_t i = 0; i < m->cb_c; i++) czk__cr_g1_dbl(&acc, &acc);
+  for (uint32_t w = cb->W; w-- > 0;) {
+    for (uint32_t i = 0; i < cb->c; i++) czk__cr_g1_dbl(&acc, &acc);
     czk__cr_g1_from_xyzz(&t, &win[w]);
     czk__cr_g1_add(&acc, &acc, &t);
   }
-  *(czk_g1 *)m->out = acc;
+  *(czk_g1 *)cb->out = acc;
+  free(cb);
 }
 static void CUDART_CB msm_finish_g2(void *arg) {
-  czk_cuda_msm *m = (czk_cuda_msm *)arg;
-  const czk_g2_xyzz *win = (const czk_g2_xyzz *)m->h_win;
+  msm_cb *cb = (msm_cb *)arg;
+  const czk_g2_xyzz *win = (const czk_g2_xyzz *)cb->m->h_win;
   czk_g2 acc, t;
   memset(&acc, 0, sizeof acc);
-  for (uint32_t w = m->cb_W; w-- > 0;) {
-    for (uint32_t i = 0; i < m->cb_c; i++) czk__cr_g2_dbl(&acc, &acc);
+  for (uint32_t w = cb->W; w-- > 0;) {
+    for (uint32_t i = 0; i < cb->c; i++) czk__cr_g2_dbl(&acc, &acc);
     czk__cr_g2_from_xyzz(&t, &win[w]);
     czk__cr_g2_add(&acc, &acc, &t);
   }
-  *(czk_g2 *)m->out = acc;
+  *(czk_g2 *)cb->out = acc;
+  free(cb);
 }
 
 static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t *scalars, size_t n, unsigned flags,
@@ -252,10 +262,12 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
     CZK_TRY(g1_msm_launch_acc(m, N, c, W, sentinel, st));
   else
     CZK_TRY(g2_msm_launch_acc(m, N, c, W, sentinel, st));
-  m->out = out;
-  m->cb_W = W;
-  m->cb_c = c;
-  CZK_CU(cudaLaunchHostFunc(st, group == 1 ? msm_finish_g1 : msm_finish_g2, m));
+  msm_cb *cb = (msm_cb *)malloc(sizeof *cb);
+  if (!cb) return CZK_ERR_NOMEM;
+  *cb = (msm_cb){m, out, W, c};
+  cudaError_t le = cudaLaunchHostFunc(st, group == 1 ? msm_finish_g1 : msm_finish_g2, cb);
+  if (le != cudaSuccess) free(cb);
+  CZK_CU(le);
   msm_mark(m, "window sums", st);
   if (m->prof) { /* debugging aid: synchronous */
     CZK_CU(cudaStreamSynchronize(st));

@@ -33,15 +33,12 @@ struct czk_cuda_msm {
   void *d_seg;
   size_t seg_cap;
   void *d_win;
-  void *h_win; /* pinned, 64 window sums */
-  /* host-callback context of the call in flight */
-  void *out;
+  void *h_win; /* pinned, 64 window sums (read by each run's host function, in stream order) */
   /* CZK_CUDA_MSM_PROFILE set: events between the phases of each run (msm_mark), printed after it completes */
   int prof;
   cudaEvent_t ev[12];
   const char *ev_name[12];
   int nev;
-  uint32_t cb_W, cb_c;
 };
 
 static inline uint32_t msm_seg_size(uint32_t c, uint32_t W) {
