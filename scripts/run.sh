@@ -2,7 +2,8 @@
 # run.sh: the main job for a newcomer on a fresh Debian machine: install dependencies, build czk, then run
 # `czk demo`: a daemon on its embedded default configuration proving a demo workload through its gRPC API (on the GPU
 # when one is present, else on the CPU), every proof verified, device busy % printed, the timeline written to
-# czk-timeline.html; plus a circom/snarkjs job when Node is present. Extra arguments go to `czk demo`.
+# czk-timeline.html; plus a circom/snarkjs job when Node is present, whose proof `snarkjs groth16 verify` checks at the
+# end. Extra arguments go to `czk demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -22,4 +23,9 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/czk-demo-circom"
 if command -v node >/dev/null 2>&1 && bash scripts/oracle-prepare.sh "$cache" mix; then
   circom=(--circom "$cache/mix/mix.zkey" "$cache/mix/witness.wtns")
 fi
-exec build-release/src/cli/czk demo "${circom[@]}" "$@"
+build-release/src/cli/czk demo "${circom[@]}" "$@"
+if [ ${#circom[@]} -gt 0 ]; then
+  # the circom proof the daemon made, checked by a verifier we did not write
+  node node_modules/snarkjs/cli.js groth16 verify "$cache/mix/verification_key.json" czk-circom-public.json \
+    czk-circom-proof.json
+fi

@@ -4,7 +4,8 @@
  * against the verifying key, prints a table with verification status, the devices' busy % from the daemon's metrics,
  * writes the timeline HTML (czk trace), and stops the daemon with SIGTERM. With --circom ZKEY WTNS (scripts/run.sh
  * passes the oracle's `mix` circuit when Node is present) the key is installed in the keys directory as demo-circom
- * and a circom job proves the witness through the same API; its proof is verified against the zkey's vk. */
+ * and a circom job proves the witness through the same API (on the GPU when there is one); its proof is verified
+ * against the zkey's vk and written as czk-circom-proof.json / czk-circom-public.json (snarkjs form). */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -122,10 +123,15 @@ static int run_circom(const char *zkey, const char *wtns, char *job_id, size_t i
       czk_zkey_get_info(z, &info);
       if (czk_circom_wtns_read(&wt, wtns) == CZK_OK) {
         if (czk_groth16_proof_decode(&pf, a->proof.data) == CZK_OK &&
-            czk_groth16_verify(&vk, &pf, wt.w + 1, info.n_public) == CZK_OK)
+            czk_groth16_verify(&vk, &pf, wt.w + 1, info.n_public) == CZK_OK) {
           rc = 0;
-        else
+          /* in snarkjs form too, for `snarkjs groth16 verify` (scripts/run.sh runs it when Node is present) */
+          if (czk_snarkjs_proof_write("czk-circom-proof.json", &pf) != CZK_OK ||
+              czk_snarkjs_public_write("czk-circom-public.json", wt.w + 1, info.n_public) != CZK_OK)
+            fprintf(stderr, "czk demo: could not write czk-circom-proof.json / czk-circom-public.json\n");
+        } else {
           snprintf(err, errlen, "proof does not verify");
+        }
         czk_circom_wtns_free(&wt);
       }
       czk_groth16_vk_free(&vk);
