@@ -74,7 +74,8 @@ void czk_render_status_json(czk_strbuf *sb, const czk_engine_status *st) {
                   sec(d->kernel_busy_ns), sec(d->occupied_ns), wall > 0 ? 100.0 * sec(d->kernel_busy_ns) / wall : 0.0);
     for (int c = 0; c < CZK_IDLE_COUNT; c++)
       czk_sb_printf(sb, "%s\"%s\": %.3f", c ? ", " : "", czk_idle_cause_str((czk_idle_cause)c), sec(d->idle_ns[c]));
-    czk_sb_puts(sb, "}}");
+    czk_sb_printf(sb, "}, \"key_memory_bytes\": {\"limit\": %llu, \"used\": %llu}, \"keys_resident\": %u}",
+                  (unsigned long long)d->key_mem_limit, (unsigned long long)d->key_mem_used, d->keys_resident);
   }
   czk_sb_puts(sb, "\n ],\n \"workers\": [");
   for (uint32_t i = 0; i < st->nworkers; i++) {
@@ -103,9 +104,14 @@ void czk_render_status_json(czk_strbuf *sb, const czk_engine_status *st) {
     const czk_engine_key_status *k = &st->keys[i];
     czk_sb_printf(sb, "%s\n  {\"key_id\": ", i ? "," : "");
     czk_sb_json_str(sb, k->key_id);
-    czk_sb_printf(sb, ", \"tier\": \"%s\", \"loading\": %s, \"bytes\": %llu, \"refs\": %u, \"last_use_ms_ago\": %llu}",
-                  czk_key_tier_str(k->tier), k->loading ? "true" : "false", (unsigned long long)k->bytes, k->refs,
-                  (unsigned long long)k->last_use_ms_ago);
+    czk_sb_printf(sb,
+                  ", \"tier\": \"%s\", \"host_tier\": \"%s\", \"loading\": %s, \"bytes\": %llu, \"device_bytes\": %llu, "
+                  "\"devices\": [",
+                  czk_key_tier_str(k->tier), czk_key_tier_str(k->host_tier), k->loading ? "true" : "false",
+                  (unsigned long long)k->bytes, (unsigned long long)k->device_bytes);
+    for (uint32_t d = 0, n = 0; d < 32; d++)
+      if (k->device_mask & (1u << d)) czk_sb_printf(sb, "%s%u", n++ ? ", " : "", d);
+    czk_sb_printf(sb, "], \"refs\": %u, \"last_use_ms_ago\": %llu}", k->refs, (unsigned long long)k->last_use_ms_ago);
   }
   czk_sb_puts(sb, "\n ]\n}\n");
 }
@@ -204,11 +210,29 @@ void czk_render_metrics(czk_strbuf *sb, const czk_engine_status *st, czk_api_met
     czk_sb_printf(sb, "czk_worker_busy_seconds_total{role=\"%s\",device=\"%u\",index=\"%u\"} %.6f\n", w->role,
                   w->device, w->index, sec(w->busy_ns));
   }
-  help_type(sb, "czk_keys_resident_bytes", "gauge", "Bytes of each loaded proving key.");
+  help_type(sb, "czk_keys_resident_bytes", "gauge",
+            "Bytes of each proving key: its host copy (tier pinned / mapped / disk) and its copies in device memory "
+            "(tier device, one series per device).");
   for (uint32_t i = 0; i < st->nkeys; i++) {
+    const czk_engine_key_status *k = &st->keys[i];
     czk_sb_puts(sb, "czk_keys_resident_bytes{key=\"");
-    label_val(sb, st->keys[i].key_id);
-    czk_sb_printf(sb, "\",tier=\"%s\"} %llu\n", czk_key_tier_str(st->keys[i].tier), (unsigned long long)st->keys[i].bytes);
+    label_val(sb, k->key_id);
+    czk_sb_printf(sb, "\",tier=\"%s\",device=\"host\"} %llu\n", czk_key_tier_str(k->host_tier),
+                  (unsigned long long)k->bytes);
+    for (uint32_t d = 0; d < 32; d++) {
+      if (!(k->device_mask & (1u << d))) continue;
+      czk_sb_puts(sb, "czk_keys_resident_bytes{key=\"");
+      label_val(sb, k->key_id);
+      czk_sb_printf(sb, "\",tier=\"device\",device=\"%u\"} %llu\n", d, (unsigned long long)k->device_bytes);
+    }
+  }
+  help_type(sb, "czk_device_key_memory_bytes", "gauge",
+            "Device memory for copies of proving keys: the limit and what resident copies use.");
+  for (uint32_t i = 0; i < st->ndevices; i++) {
+    czk_sb_printf(sb, "czk_device_key_memory_bytes{device=\"%u\",state=\"limit\"} %llu\n", st->devices[i].ordinal,
+                  (unsigned long long)st->devices[i].key_mem_limit);
+    czk_sb_printf(sb, "czk_device_key_memory_bytes{device=\"%u\",state=\"used\"} %llu\n", st->devices[i].ordinal,
+                  (unsigned long long)st->devices[i].key_mem_used);
   }
 
   if (!m) return;

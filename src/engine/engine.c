@@ -477,6 +477,8 @@ static void *prove_main(void *arg) {
     czk_engine_prove_report r1 = {0}, r2 = {0};
     void *pending = NULL;
     uint8_t *proof = j->proof + (size_t)p->index * k->k.proof_bytes;
+    /* the key's copy on this device (uploaded now when it fits), else the host copy */
+    ctx.dkey = p->key ? czk__key_device_acquire(e, p->key, d, w->index) : NULL;
     czk_status st = k->k.prove_start(k->k.user, &ctx, p->key ? p->key->obj : NULL, p->synth, &pending, &r1);
     uint64_t t1 = czk__clock_now_ns();
     uint32_t ptid = PART_TID(j->id, p->index);
@@ -487,6 +489,8 @@ static void *prove_main(void *arg) {
       st = k->k.prove_finish(k->k.user, &ctx, pending, proof, &r2);
     }
     uint64_t t2 = czk__clock_now_ns();
+    if (ctx.dkey) czk__key_device_release(e, p->key, d);
+    ctx.dkey = NULL;
     uint64_t kernel = r1.kernel_ns + r2.kernel_ns;
     if (!kernel) kernel = t2 - t0;
     p->kernel_ns = kernel;
@@ -695,6 +699,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
     dv->nworkers = devs[d].workers ? devs[d].workers : cfg.workers_per_device;
     dv->backend = devs[d].backend;
     dv->mem_total = devs[d].mem_total_bytes;
+    dv->key_mem_limit = devs[d].backend ? devs[d].key_mem_bytes : 0;
     dv->t_mark = now;
     dv->cause = CZK_IDLE_NO_WORK;
     char tn[96];

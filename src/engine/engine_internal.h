@@ -84,8 +84,20 @@ struct ejob {
 
 typedef enum key_state { KS_LOADING = 0, KS_RESIDENT = 1, KS_FAILED = 2 } key_state;
 
+/* A key's copy on one device (kc_mu): NONE -> UPLOADING (bytes counted in the device's key memory) -> RESIDENT, back
+ * to NONE on eviction (LRU among unreferenced copies of that device), failed upload, or when the host key goes. A
+ * copy's refs never outlive its host key's refs (a prove holds both). */
+typedef enum kdev_state { KD_NONE = 0, KD_UPLOADING, KD_RESIDENT } kdev_state;
+typedef struct ekey_dev {
+  kdev_state state;
+  void *dkey; /* kind->key_upload's object */
+  uint32_t refs;
+  uint64_t bytes, last_use_ns;
+} ekey_dev;
+
 struct ekey {
   char id[64];
+  ekey_dev *dev; /* one per engine device */
   ekind *kind; /* loader */
   key_state state;
   bool loader_active, linked;
@@ -129,6 +141,7 @@ typedef struct edevice {
   uint64_t kiv_s[DEV_KIV], kiv_e[DEV_KIV];
   uint32_t nkiv;
   uint64_t transfer_hw_ns; /* exported TRANSFER idle time never decreases (observe.c) */
+  uint64_t key_mem_limit, key_mem_used; /* device copies of keys (e->kc_mu): used <= limit always */
   uint64_t idle_ns[CZK_IDLE_COUNT];
 } edevice;
 
@@ -200,6 +213,11 @@ czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p);
 czk_status czk__key_ensure(czk_engine *e, epart *p);
 /* Without locks: drop a reference. */
 void czk__key_unref(czk_engine *e, ekey *key);
+/* The key's copy on device d for one prove (keys.c): resident -> referenced; absent -> uploaded when the device's key
+ * memory allows (evicting least recently used unreferenced copies there), else NULL: prove from the host copy.
+ * Every non-NULL result is released once with czk__key_device_release after prove_finish. */
+void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track);
+void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
 /* Without locks: evict the least recently used unreferenced key; false when none. */
 bool czk__key_evict_lru(czk_engine *e);
 /* Free every key (destroy; no references left). */

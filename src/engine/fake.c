@@ -175,12 +175,54 @@ static void fake_synth_free(void *user, void *synth) {
   free(synth);
 }
 
+typedef struct fake_dkey {
+  uint32_t magic;
+  const void *key, *backend;
+} fake_dkey;
+
+static czk_status fake_key_upload(void *user, void *key, void *backend, void **dkey) {
+  czk_fake *f = user;
+  long n = atomic_fetch_add(&f->uploads, 1) + 1;
+  if (f->upload_fail_every && n % f->upload_fail_every == 0) return CZK_ERR_DEVICE;
+  fake_dkey *d = malloc(sizeof *d);
+  if (!d) return CZK_ERR_NOMEM;
+  *d = (fake_dkey){CZK_FAKE_MAGIC, key, backend};
+  atomic_fetch_add(&f->live_dkeys, 1);
+  *dkey = d;
+  return CZK_OK;
+}
+
+static void fake_key_unload(void *user, void *backend, void *dkey) {
+  czk_fake *f = user;
+  fake_dkey *d = dkey;
+  if (!d || d->magic != CZK_FAKE_MAGIC || d->backend != backend) atomic_fetch_add(&f->bad_dkey, 1);
+  if (d) d->magic = 0;
+  atomic_fetch_add(&f->unloads, 1);
+  atomic_fetch_sub(&f->live_dkeys, 1);
+  free(d);
+}
+
+void czk__fake_kind_device(czk_engine_kind *k, uint64_t device_bytes) {
+  k->key_device_bytes = device_bytes;
+  k->key_upload = fake_key_upload;
+  k->key_unload = fake_key_unload;
+}
+
 static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev, void *key, void *synth,
                                    void **pending, czk_engine_prove_report *rep) {
-  (void)key;
   czk_fake *f = user;
   const fake_synth *s = synth;
   atomic_fetch_add(&f->prove_calls, 1);
+  if (dev->dkey) {
+    const fake_dkey *d = dev->dkey;
+    if (d->magic != CZK_FAKE_MAGIC || d->key != key || d->backend != dev->backend) {
+      atomic_fetch_add(&f->bad_dkey, 1);
+      return CZK_ERR_INTERNAL;
+    }
+    atomic_fetch_add(&f->proves_dkey, 1);
+  } else {
+    atomic_fetch_add(&f->proves_host, 1);
+  }
   czk_status st = stage_hooks(f, &s->j, s->part, CZK_FAKE_PROVE_START);
   if (st != CZK_OK) return st;
   fake_pending *p = malloc(sizeof *p);

@@ -60,6 +60,9 @@ typedef struct czk_fake {
   uint32_t key_fail_every;  /* fail every n-th key load (0 = never) */
   atomic_long live_synth, live_parsed, live_keys, live_pending;
   atomic_long synth_calls, prove_calls, verify_calls, key_loads, self_cancels;
+  /* device tier (czk__fake_kind_device): copies made / freed / alive, proves that got one / the host copy */
+  uint32_t upload_fail_every; /* fail every n-th upload (0 = never) */
+  atomic_long uploads, unloads, live_dkeys, proves_dkey, proves_host, bad_dkey;
 } czk_fake;
 
 czk_status czk__fake_init(czk_fake *f, size_t max_tags);
@@ -67,6 +70,9 @@ void czk__fake_destroy(czk_fake *f);
 /* Fill a kind descriptor using f (name/key_id are copied by register_kind). */
 void czk__fake_kind(czk_fake *f, czk_engine_kind *k, const char *name, const char *key_id, uint64_t key_bytes,
                     czk_engine_shape shape);
+/* Give the kind a device tier: device copies of device_bytes, checked at every prove (a copy must belong to the key
+ * and to the device's backend, else the prove fails and bad_dkey counts it). */
+void czk__fake_kind_device(czk_engine_kind *k, uint64_t device_bytes);
 void czk__fake_set_job(czk_fake *f, uint64_t tag, uint64_t job_id);
 void czk__fake_open_gate(czk_fake *f);
 /* Snapshot of the synthesis log (copy; free()). */

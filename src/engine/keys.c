@@ -1,6 +1,10 @@
-/* keys.c: the proving-key (SRS) cache: keys are loaded once through their kind's loader callback, shared by
- * reference count, counted in the budget (category KEY) while resident, and evicted only when unreferenced (LRU
- * under memory pressure, or on request).
+/* keys.c: the proving-key (SRS) cache, the one owner of key memory: keys are loaded once through their kind's loader
+ * callback (host copy, at the tier the configuration asks: pinned or mapped), shared by reference count, counted in
+ * the budget (category KEY) while resident, and evicted only when unreferenced (LRU under memory pressure, or on
+ * request). Device tier: each device has a key memory (czk_engine_device_desc.key_mem_bytes); a prove on device d
+ * uses the key's copy there when it has one, makes one when it fits (evicting least recently used unreferenced copies
+ * of that device), else proves from the host copy. Copies are made and freed by the kind (key_upload / key_unload)
+ * outside every lock; a device's used key memory never exceeds its limit; a host key's copies go before it does.
  *
  * Entry states: LOADING (bytes reserved, loader not finished) -> RESIDENT, or -> FAILED (unlinked; freed by the last
  * reference holder). An entry's bytes are released exactly once: on eviction, on load failure, or at destroy. Loads,
@@ -10,6 +14,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "czk/log.h"
 #include "engine/engine_internal.h"
 
 static ekey *find_key_locked(czk_engine *e, const char *id) {
@@ -27,9 +32,14 @@ static void unlink_key_locked(czk_engine *e, ekey *key) {
     }
 }
 
-static ekey *new_key(ekind *k) {
+static ekey *new_key(czk_engine *e, ekind *k) {
   ekey *key = calloc(1, sizeof *key);
   if (!key) return NULL;
+  key->dev = calloc(e->ndevices ? e->ndevices : 1, sizeof *key->dev);
+  if (!key->dev) {
+    free(key);
+    return NULL;
+  }
   snprintf(key->id, sizeof key->id, "%s", k->key_id);
   key->kind = k;
   key->state = KS_LOADING;
@@ -55,7 +65,7 @@ czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p) {
       p->key = key;
     }
   } else {
-    key = new_key(k);
+    key = new_key(e, k);
     if (!key) {
       pthread_mutex_unlock(&e->kc_mu);
       return CZK_ERR_NOMEM;
@@ -82,9 +92,11 @@ czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p) {
 static czk_status load_key(czk_engine *e, ekey *key) {
   ekind *k = key->kind;
   void *obj = NULL;
-  czk_key_tier tier = e->cfg.key_tier;
+  /* the host copy's tier: pinned when device copies are wanted (fast uploads and streaming), else as configured */
+  czk_key_tier want = e->cfg.key_tier == CZK_KEY_TIER_DEVICE ? CZK_KEY_TIER_PINNED : e->cfg.key_tier;
+  czk_key_tier tier = want;
   uint64_t actual = 0, t0 = czk__clock_now_ns();
-  czk_status st = k->k.key_load(k->k.user, key->id, e->cfg.key_tier, &obj, &tier, &actual);
+  czk_status st = k->k.key_load(k->k.user, key->id, want, &obj, &tier, &actual);
   uint64_t t1 = czk__clock_now_ns();
   czk__span(e, "key load", TRACK_PID_ENGINE, 2000, t0, t1, 0, -1);
   bool release = false;
@@ -138,12 +150,119 @@ void czk__key_unref(czk_engine *e, ekey *key) {
   pthread_mutex_unlock(&e->kc_mu);
   if (free_it) {
     if (czk_reservation_live(&key->res)) czk_budget_release_all(e->budget, &key->res);
+    free(key->dev);
     free(key);
+  }
+}
+
+/* ---- device copies */
+typedef struct victim {
+  ekey *key;
+  void *dkey;
+} victim;
+
+void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track) {
+  ekind *k = key->kind;
+  const uint64_t need = k->k.key_device_bytes;
+  if (!k->k.key_upload || !k->k.key_unload || !need || !d->backend || e->cfg.key_tier != CZK_KEY_TIER_DEVICE)
+    return NULL;
+  ekey_dev *s = &key->dev[d->ordinal];
+  victim vs[16];
+  uint32_t nv = 0;
+  bool claim = false;
+  void *dk = NULL;
+  pthread_mutex_lock(&e->kc_mu);
+  if (key->state != KS_RESIDENT || need > d->key_mem_limit) {
+    pthread_mutex_unlock(&e->kc_mu);
+    return NULL;
+  }
+  while (s->state == KD_UPLOADING) pthread_cond_wait(&e->kc_cv, &e->kc_mu);
+  if (s->state == KD_RESIDENT) {
+    s->refs++;
+    s->last_use_ns = czk__clock_now_ns();
+    dk = s->dkey;
+    pthread_mutex_unlock(&e->kc_mu);
+    return dk;
+  }
+  /* make room: least recently used unreferenced copies on this device */
+  while (d->key_mem_used + need > d->key_mem_limit && nv < 16) {
+    ekey_dev *best = NULL;
+    ekey *bk = NULL;
+    for (ekey *o = e->keys; o; o = o->next) {
+      ekey_dev *c = &o->dev[d->ordinal];
+      if (o != key && c->state == KD_RESIDENT && c->refs == 0 && (!best || c->last_use_ns < best->last_use_ns))
+        best = c, bk = o;
+    }
+    if (!best) break;
+    vs[nv++] = (victim){bk, best->dkey};
+    d->key_mem_used -= best->bytes;
+    best->state = KD_NONE, best->dkey = NULL, best->bytes = 0;
+  }
+  if (d->key_mem_used + need <= d->key_mem_limit) {
+    s->state = KD_UPLOADING;
+    s->bytes = need;
+    d->key_mem_used += need;
+    claim = true;
+  }
+  pthread_mutex_unlock(&e->kc_mu);
+  for (uint32_t i = 0; i < nv; i++) vs[i].key->kind->k.key_unload(vs[i].key->kind->k.user, d->backend, vs[i].dkey);
+  if (!claim) return NULL;
+  uint64_t t0 = czk__clock_now_ns();
+  czk_status st = k->k.key_upload(k->k.user, key->obj, d->backend, &dk);
+  uint64_t t1 = czk__clock_now_ns();
+  czk__span(e, "key upload", TRACK_PID_DEVICE0 + d->ordinal, track, t0, t1, 0, -1);
+  pthread_mutex_lock(&e->kc_mu);
+  if (st == CZK_OK) {
+    s->state = KD_RESIDENT;
+    s->dkey = dk;
+    s->refs = 1;
+    s->last_use_ns = t1;
+  } else {
+    s->state = KD_NONE;
+    d->key_mem_used -= s->bytes;
+    s->bytes = 0;
+    dk = NULL;
+  }
+  pthread_cond_broadcast(&e->kc_cv);
+  pthread_mutex_unlock(&e->kc_mu);
+  if (st != CZK_OK)
+    CZK_WARN("engine", "%s: copy to %s failed (%s); proving from the host copy", key->id, d->name, czk_status_str(st));
+  return dk;
+}
+
+void czk__key_device_release(czk_engine *e, ekey *key, edevice *d) {
+  pthread_mutex_lock(&e->kc_mu);
+  ekey_dev *s = &key->dev[d->ordinal];
+  if (s->refs) s->refs--;
+  s->last_use_ns = czk__clock_now_ns();
+  pthread_mutex_unlock(&e->kc_mu);
+}
+
+/* Preload: a copy on every device where it fits (the caller holds a key reference). */
+static void preload_devices(czk_engine *e, ekey *key) {
+  for (uint32_t d = 0; d < e->ndevices; d++)
+    if (czk__key_device_acquire(e, key, &e->devices[d], 0)) czk__key_device_release(e, key, &e->devices[d]);
+}
+
+/* Without locks: free every device copy of an unreferenced key (its copies are unreferenced too). */
+static void unload_all(czk_engine *e, ekey *key) {
+  ekind *k = key->kind;
+  for (uint32_t d = 0; d < e->ndevices; d++) {
+    pthread_mutex_lock(&e->kc_mu);
+    ekey_dev *s = &key->dev[d];
+    void *dk = s->state == KD_RESIDENT ? s->dkey : NULL;
+    if (s->state == KD_RESIDENT) {
+      e->devices[d].key_mem_used -= s->bytes;
+      s->state = KD_NONE, s->dkey = NULL, s->bytes = 0;
+    }
+    pthread_mutex_unlock(&e->kc_mu);
+    if (dk) k->k.key_unload(k->k.user, e->devices[d].backend, dk);
   }
 }
 
 /* Without locks: free a resident, unlinked key. */
 static uint64_t drop_key(czk_engine *e, ekey *key) {
+  unload_all(e, key);
   key->kind->k.key_free(key->kind->k.user, key->obj);
   uint64_t freed = 0, f;
   for (unsigned c = 0; c < CZK_MEM_COUNT; c++)
@@ -151,6 +270,7 @@ static uint64_t drop_key(czk_engine *e, ekey *key) {
       (void)czk_budget_release(e->budget, &key->res, c, &f);
       freed += f;
     }
+  free(key->dev);
   free(key);
   return freed;
 }
@@ -174,6 +294,7 @@ void czk__keys_free_all(czk_engine *e) {
     if (k->state == KS_RESIDENT) (void)drop_key(e, k);
     else {
       if (czk_reservation_live(&k->res)) czk_budget_release_all(e->budget, &k->res);
+      free(k->dev);
       free(k);
     }
   }
@@ -207,6 +328,7 @@ czk_status czk_engine_key_preload(czk_engine *e, const char *key_id, bool *alrea
       czk_status st = key->state == KS_FAILED ? key->load_status : CZK_OK;
       pthread_mutex_unlock(&e->kc_mu);
       if (claim) st = load_key(e, key);
+      if (st == CZK_OK) preload_devices(e, key);
       czk__key_unref(e, key);
       if (already) *already = was;
       if (load_ms) *load_ms = (czk__clock_now_ns() - t0) / CZK_NS_PER_MS;
@@ -230,7 +352,7 @@ czk_status czk_engine_key_preload(czk_engine *e, const char *key_id, bool *alrea
       czk_budget_release_all(e->budget, &res);
       continue;
     }
-    key = new_key(k);
+    key = new_key(e, k);
     if (!key) {
       pthread_mutex_unlock(&e->kc_mu);
       czk_budget_release_all(e->budget, &res);
@@ -245,6 +367,7 @@ czk_status czk_engine_key_preload(czk_engine *e, const char *key_id, bool *alrea
     pthread_mutex_unlock(&e->kc_mu);
     czk_budget_release_all(e->budget, &res); /* the now-empty remainder (0 bytes in the other categories) */
     st = load_key(e, key);
+    if (st == CZK_OK) preload_devices(e, key);
     czk__key_unref(e, key);
     if (load_ms) *load_ms = (czk__clock_now_ns() - t0) / CZK_NS_PER_MS;
     return st;

@@ -202,11 +202,20 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
   for (ekey *k = e->keys; k && s->nkeys < nkeys_cap; k = k->next) {
     czk_engine_key_status *ks = &s->keys[s->nkeys++];
     snprintf(ks->key_id, sizeof ks->key_id, "%s", k->id);
-    ks->tier = k->tier;
+    ks->host_tier = k->state == KS_RESIDENT ? k->tier : CZK_KEY_TIER_DISK;
+    ks->device_bytes = k->kind->k.key_device_bytes;
+    for (uint32_t d = 0; d < e->ndevices && d < 32; d++)
+      if (k->dev[d].state == KD_RESIDENT) ks->device_mask |= 1u << d;
+    ks->tier = ks->device_mask ? CZK_KEY_TIER_DEVICE : ks->host_tier;
     ks->loading = k->state == KS_LOADING;
     ks->bytes = k->state == KS_RESIDENT ? k->actual_bytes : k->bytes;
     ks->refs = k->refs;
     ks->last_use_ms_ago = (now - k->last_use_ns) / CZK_NS_PER_MS;
+  }
+  for (uint32_t d = 0; d < e->ndevices; d++) {
+    s->devices[d].key_mem_limit = e->devices[d].key_mem_limit;
+    s->devices[d].key_mem_used = e->devices[d].key_mem_used;
+    for (ekey *k = e->keys; k; k = k->next) s->devices[d].keys_resident += k->dev[d].state == KD_RESIDENT;
   }
   pthread_mutex_unlock(&e->kc_mu);
 

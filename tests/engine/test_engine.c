@@ -453,7 +453,9 @@ static void test_keys(void) {
   czk_engine_status *s;
   CHECK(czk_engine_status_get(e, &s) == CZK_OK);
   CHECK(s->nkeys == 1 && s->keys[0].bytes == 3000 && s->keys[0].refs == 0 && s->mem_used == 3000);
-  CHECK(strcmp(s->keys[0].key_id, "key-a") == 0 && s->keys[0].tier == CZK_KEY_TIER_DEVICE);
+  /* no device tier in this kind: the truth is the host copy, pinned as asked */
+  CHECK(strcmp(s->keys[0].key_id, "key-a") == 0 && s->keys[0].tier == CZK_KEY_TIER_PINNED &&
+        s->keys[0].host_tier == CZK_KEY_TIER_PINNED && s->keys[0].device_mask == 0);
   czk_engine_status_free(s);
   uint64_t id;
   czk_fake_job j = fjob(1, 3, 100, 100);
@@ -589,6 +591,106 @@ static void counters_monotonic_case(void) {
 }
 
 /* 8. a device's kernel-busy time is the union of the proves' kernel intervals (two workers overlap on one device) */
+/* The key cache as the one owner of device key memory: per-device limits, LRU among unreferenced copies, host
+ * proving when a copy cannot be had, exact accounting and reported tiers. */
+static int g_backend_token[2];
+static void run_one(czk_engine *e, czk_fake *f, const char *kind, uint64_t tag, uint32_t parts) {
+  uint64_t id = 0;
+  czk_fake_job j = fjob(tag, parts, 0, 50);
+  CHECK(submit(e, f, kind, CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+  czk_engine_result r;
+  CHECK_MSG(czk_engine_await(e, id, 0, &r) == CZK_OK, "%s job %llu: %s", kind, (unsigned long long)tag, r.error);
+  czk_engine_result_free(&r);
+}
+static const czk_engine_key_status *key_of(const czk_engine_status *s, const char *id) {
+  for (uint32_t i = 0; i < s->nkeys; i++)
+    if (strcmp(s->keys[i].key_id, id) == 0) return &s->keys[i];
+  return NULL;
+}
+static void test_device_keys(uint32_t ndev) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  czk_engine_device_desc devs[2] = {{"dev0", &g_backend_token[0], 1, 0, 1000}, {"dev1", &g_backend_token[1], 1, 0, 1000}};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 100000;
+  cfg.synth_workers = 2;
+  cfg.devices = devs;
+  cfg.ndevices = ndev;
+  cfg.trace_capacity = 4096;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) return;
+  f.engine = e;
+  /* two keys whose copies (600 B each) do not fit one device (1000 B) together; a third larger than a device */
+  czk_engine_kind ka, kb, kc;
+  czk__fake_kind(&f, &ka, "ka", "key-a", 3000, k_shape);
+  czk__fake_kind(&f, &kb, "kb", "key-b", 3000, k_shape);
+  czk__fake_kind(&f, &kc, "kc", "key-c", 3000, k_shape);
+  czk__fake_kind_device(&ka, 600);
+  czk__fake_kind_device(&kb, 600);
+  czk__fake_kind_device(&kc, 1500);
+  CHECK(czk_engine_register_kind(e, &ka) == CZK_OK && czk_engine_register_kind(e, &kb) == CZK_OK &&
+        czk_engine_register_kind(e, &kc) == CZK_OK);
+  czk_engine_status *s;
+  if (ndev == 1) {
+    const char *seq[4] = {"ka", "kb", "ka", "kb"};
+    for (int i = 0; i < 4; i++) {
+      run_one(e, &f, seq[i], (uint64_t)i + 1, 2);
+      CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+      const czk_engine_key_status *now = key_of(s, i % 2 ? "key-b" : "key-a");
+      const czk_engine_key_status *other = key_of(s, i % 2 ? "key-a" : "key-b");
+      CHECK_MSG(now && now->tier == CZK_KEY_TIER_DEVICE && now->device_mask == 1u && now->device_bytes == 600,
+                "step %d: the last key's copy is resident", i);
+      CHECK_MSG(!other || (other->tier == CZK_KEY_TIER_PINNED && other->device_mask == 0), "step %d: evicted", i);
+      CHECK(s->devices[0].key_mem_used == 600 && s->devices[0].key_mem_limit == 1000 && s->devices[0].keys_resident == 1);
+      czk_engine_status_free(s);
+    }
+    CHECK(atomic_load(&f.uploads) == 4 && atomic_load(&f.unloads) == 3 && atomic_load(&f.live_dkeys) == 1);
+    CHECK(atomic_load(&f.proves_dkey) == 8 && atomic_load(&f.proves_host) == 0 && atomic_load(&f.bad_dkey) == 0);
+    /* larger than the device's key memory: proved from the host copy, reported at its host tier */
+    run_one(e, &f, "kc", 10, 3);
+    CHECK(atomic_load(&f.proves_host) == 3 && atomic_load(&f.uploads) == 4);
+    CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+    const czk_engine_key_status *c = key_of(s, "key-c");
+    CHECK(c && c->tier == CZK_KEY_TIER_PINNED && c->device_mask == 0 && s->devices[0].key_mem_used == 600);
+    czk_engine_status_free(s);
+    /* a failing upload: the job still succeeds, from the host copy; the accounting is undone */
+    bool was;
+    uint64_t freed;
+    CHECK(czk_engine_key_evict(e, "key-b", &was, &freed) == CZK_OK && was && freed == 3000);
+    CHECK(atomic_load(&f.live_dkeys) == 0);
+    f.upload_fail_every = 1;
+    run_one(e, &f, "ka", 11, 2);
+    f.upload_fail_every = 0;
+    CHECK(atomic_load(&f.proves_host) == 5);
+    CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+    CHECK(s->devices[0].key_mem_used == 0 && s->devices[0].keys_resident == 0);
+    czk_engine_status_free(s);
+    check_idle(e, &f, "device keys");
+  } else {
+    /* preload copies the key to every device; evict frees every copy */
+    bool already, was;
+    uint64_t ms, freed;
+    CHECK(czk_engine_key_preload(e, "key-a", &already, &ms) == CZK_OK);
+    CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+    const czk_engine_key_status *a = key_of(s, "key-a");
+    CHECK(a && a->tier == CZK_KEY_TIER_DEVICE && a->device_mask == 3u);
+    CHECK(s->devices[0].key_mem_used == 600 && s->devices[1].key_mem_used == 600);
+    czk_engine_status_free(s);
+    CHECK(atomic_load(&f.live_dkeys) == 2);
+    run_one(e, &f, "ka", 1, 6);
+    CHECK(atomic_load(&f.uploads) == 2 && atomic_load(&f.proves_dkey) == 6 && atomic_load(&f.bad_dkey) == 0);
+    CHECK(czk_engine_key_evict(e, "key-a", &was, &freed) == CZK_OK && was);
+    CHECK(atomic_load(&f.live_dkeys) == 0 && atomic_load(&f.unloads) == 2);
+    check_idle(e, &f, "device keys x2");
+  }
+  czk_engine_destroy(e);
+  CHECK_MSG(atomic_load(&f.live_dkeys) == 0, "device copies left after destroy: %ld", atomic_load(&f.live_dkeys));
+  CHECK(atomic_load(&f.bad_dkey) == 0);
+  czk__fake_destroy(&f);
+}
+
 static void test_kernel_union(void) {
   edevice d;
   memset(&d, 0, sizeof d);
@@ -625,6 +727,8 @@ int main(int argc, char **argv) {
   test_critical_takeover();
   test_requests();
   test_keys();
+  test_device_keys(1);
+  test_device_keys(2);
   test_shutdown(false);
   test_shutdown(true);
   test_stress(seed);

@@ -1,0 +1,166 @@
+/* test_kinds.c: the kinds through the engine with real proofs. czk_kind_name_for (the one map from proof kinds to
+ * engine kind names: every kind, bad sizes and circuit ids). Two synthetic kinds (2^6 and 2^7 keys, real setup in a
+ * temporary keys directory) on one device whose key memory holds one key's copy but not both (the device is a CPU
+ * backend, so copies are real allocations and proofs from them run the one prover): jobs alternate between the kinds,
+ * every partition is self-verified by the finalizer and verified again here against the .vk, the device's key memory
+ * stays within its limit, the tiers reported are the truth (the last used key DEVICE on device 0, the other at its
+ * host tier), and at idle the budget holds exactly the host keys' bytes. A request that is not a czk_kind_request is
+ * refused; then a device with no key memory proves from the host copies. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "circuits/synthetic.h"
+#include "czk/backend.h"
+#include "czk/groth16.h"
+#include "czk/kinds.h"
+#include "czk_test.h"
+
+static void test_names(void) {
+  char name[96], err[160];
+  czk_kind_request r;
+  memset(&r, 0, sizeof r);
+  const struct {
+    uint32_t kind;
+    const char *want;
+  } fc[] = {{1, "porep-c2"}, {2, "snap-update"}, {3, "window-post"}, {4, "winning-post"}};
+  for (int i = 0; i < 4; i++) {
+    r.proof_kind = fc[i].kind;
+    CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_OK && strcmp(name, fc[i].want) == 0);
+  }
+  r.proof_kind = CZK_PROOF_KIND_SYNTHETIC;
+  CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_OK && strcmp(name, "synthetic-k12") == 0);
+  r.sector_size = 1u << 16;
+  CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_OK && strcmp(name, "synthetic-k16") == 0);
+  r.sector_size = 3000;
+  CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_ERR_INVALID_ARG &&
+        strstr(err, "not a power of two"));
+  r.sector_size = 0;
+  r.proof_kind = CZK_PROOF_KIND_CIRCOM;
+  CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_ERR_INVALID_ARG &&
+        strstr(err, "vanilla_proofs[0]"));
+  czk_bytes ids[1] = {{(const uint8_t *)"mix.v2", 6}};
+  r.vanilla_proofs = ids;
+  r.n_vanilla_proofs = 1;
+  CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_OK && strcmp(name, "circom:mix.v2") == 0);
+  const char *bad[] = {"", ".hidden", "a/b", "a b"};
+  for (int i = 0; i < 4; i++) {
+    ids[0] = (czk_bytes){(const uint8_t *)bad[i], strlen(bad[i])};
+    CHECK_MSG(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_ERR_INVALID_ARG, "id '%s'", bad[i]);
+  }
+  r.proof_kind = 77;
+  CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_ERR_INVALID_ARG &&
+        strstr(err, "unknown proof_kind 77"));
+  CHECK(czk_kind_name_for(NULL, 12, name, sizeof name, NULL, 0) == CZK_ERR_INVALID_ARG);
+}
+
+static char g_dir[128];
+
+static uint64_t submit_syn(czk_engine *e, unsigned k, uint64_t seed, uint32_t parts) {
+  char spec[64];
+  size_t n = (size_t)snprintf(spec, sizeof spec, "partitions=%u seed=%llu", parts, (unsigned long long)seed);
+  czk_kind_request r = {.proof_kind = CZK_PROOF_KIND_SYNTHETIC, .sector_size = 1ull << k,
+                        .vanilla_proof = {(const uint8_t *)spec, n}};
+  char name[96];
+  CHECK(czk_kind_name_for(&r, 0, name, sizeof name, NULL, 0) == CZK_OK);
+  czk_engine_submit_info info = {0};
+  CHECK(czk_engine_submit(e, name, CZK_PRIORITY_NORMAL, NULL, (const uint8_t *)&r, sizeof r, &info) == CZK_OK);
+  return info.job_id;
+}
+
+/* Await a job and verify each partition proof here against the kind's .vk and the witness's public inputs. */
+static void await_verify(czk_engine *e, uint64_t id, unsigned k, uint64_t seed, uint32_t parts) {
+  czk_engine_result res;
+  CHECK_MSG(czk_engine_await(e, id, 0, &res) == CZK_OK, "job %llu: %s", (unsigned long long)id, res.error);
+  if (res.status != CZK_OK) return;
+  CHECK(res.proof_len == (size_t)parts * CZK_GROTH16_PROOF_BYTES);
+  char vkp[256];
+  snprintf(vkp, sizeof vkp, "%s/synthetic-k%u.vk", g_dir, k);
+  czk_groth16_vk vk;
+  CHECK(czk_groth16_vk_read(&vk, vkp, false) == CZK_OK);
+  for (uint32_t p = 0; p < parts; p++) {
+    czk_witness w;
+    CHECK(czk_synthetic_witness(&w, k, seed + p) == CZK_OK);
+    size_t np;
+    const czk_fr *pub = czk_groth16_public_inputs(&w, &np);
+    czk_groth16_proof pr;
+    CHECK(czk_groth16_proof_decode(&pr, res.proof + (size_t)p * CZK_GROTH16_PROOF_BYTES) == CZK_OK);
+    CHECK_MSG(czk_groth16_verify(&vk, &pr, pub, np) == CZK_OK, "k=%u partition %u", k, p);
+    czk_witness_free(&w);
+  }
+  czk_groth16_vk_free(&vk);
+  czk_engine_result_free(&res);
+}
+
+static const czk_engine_key_status *key_of(const czk_engine_status *s, const char *id) {
+  for (uint32_t i = 0; i < s->nkeys; i++)
+    if (strcmp(s->keys[i].key_id, id) == 0) return &s->keys[i];
+  return NULL;
+}
+
+static void test_two_keys_one_device(uint64_t key_mem) {
+  czk_backend *cpu = NULL;
+  CHECK(czk_backend_open(&cpu, "cpu", NULL) == CZK_OK);
+  czk_engine_kind k6, k7;
+  CHECK(czk_kind_synthetic_new(&k6, 6, g_dir, NULL) == CZK_OK);
+  CHECK(czk_kind_synthetic_new(&k7, 7, g_dir, NULL) == CZK_OK);
+  const uint64_t d6 = k6.key_device_bytes, d7 = k7.key_device_bytes;
+  CHECK(d6 > 0 && d7 > d6);
+  if (key_mem == 1) key_mem = d7 + d6 / 2; /* either copy fits, both do not */
+  czk_engine_device_desc dev = {.name = "cpu-dev", .backend = cpu, .workers = 2, .key_mem_bytes = key_mem};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 512ull << 20;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  cfg.synth_workers = 2;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  CHECK(czk_engine_register_kind(e, &k6) == CZK_OK && czk_engine_register_kind(e, &k7) == CZK_OK);
+  /* not a request */
+  czk_engine_submit_info info;
+  CHECK(czk_engine_submit(e, "synthetic-k6", CZK_PRIORITY_NORMAL, NULL, (const uint8_t *)"partitions=1", 12, &info) ==
+        CZK_ERR_INVALID_ARG);
+  const unsigned seq[5] = {6, 7, 6, 7, 7};
+  for (int i = 0; i < 5; i++) {
+    uint64_t seed = 100 + 10 * (uint64_t)i;
+    uint64_t id = submit_syn(e, seq[i], seed, 2);
+    await_verify(e, id, seq[i], seed, 2);
+    czk_engine_status *s = NULL;
+    CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+    if (!s) continue;
+    const czk_engine_key_status *now = key_of(s, seq[i] == 6 ? "synthetic-k6" : "synthetic-k7");
+    const czk_engine_key_status *other = key_of(s, seq[i] == 6 ? "synthetic-k7" : "synthetic-k6");
+    CHECK(s->devices[0].key_mem_used <= s->devices[0].key_mem_limit);
+    if (key_mem) {
+      CHECK_MSG(now && now->tier == CZK_KEY_TIER_DEVICE && now->device_mask == 1u, "step %d: tier of the last key", i);
+      CHECK_MSG(!other || (other->device_mask == 0 && other->tier == other->host_tier), "step %d: the other key", i);
+      CHECK(s->devices[0].key_mem_used == (seq[i] == 6 ? d6 : d7) && s->devices[0].keys_resident == 1);
+    } else {
+      CHECK(now && now->tier == CZK_KEY_TIER_MAPPED && now->device_mask == 0 && s->devices[0].key_mem_used == 0);
+    }
+    /* at idle: the budget holds exactly the host keys */
+    uint64_t key_bytes = 0;
+    for (uint32_t j = 0; j < s->nkeys; j++) key_bytes += s->keys[j].bytes;
+    CHECK_MSG(s->mem_used == key_bytes && s->mem_used_by_cat[CZK_MEM_KEY] == key_bytes, "step %d: budget %llu keys %llu",
+              i, (unsigned long long)s->mem_used, (unsigned long long)key_bytes);
+    CHECK(s->release_errors == 0);
+    czk_engine_status_free(s);
+  }
+  czk_engine_destroy(e);
+  czk_kind_free(&k6);
+  czk_kind_free(&k7);
+  czk_backend_free(cpu);
+}
+
+int main(void) {
+  test_names();
+  snprintf(g_dir, sizeof g_dir, "/tmp/czk_tkinds_%d", (int)getpid());
+  test_two_keys_one_device(1);
+  test_two_keys_one_device(0);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  if (system(cmd) != 0) fprintf(stderr, "test_kinds: could not remove %s\n", g_dir);
+  return czk_test_done("test_kinds");
+}
