@@ -1,5 +1,5 @@
 /* device.cu: device discovery, streams, memory and copies for the C API (include/czk/cuda.h), and the field
- * self-test kernel used by tests/cuda (czk__cuda_test_field). Every CUDA call is checked (CZK_CU). */
+ * self-test kernel used by tests/cuda (czk_cuda_probe_field). Every CUDA call is checked (CZK_CU). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 
@@ -98,7 +98,7 @@ __global__ void test_field_kernel(int op, void *out, const void *a, const void *
   }
 }
 
-extern "C" czk_status czk__cuda_test_field(int op, void *out, const void *a, const void *b, size_t n) {
+extern "C" czk_status czk_cuda_probe_field(int op, void *out, const void *a, const void *b, size_t n) {
   size_t es = (op <= 2 || op == 8) ? 48 : (op <= 5 || op == 10) ? 32 : 96;
   void *d[3] = {NULL, NULL, NULL};
   czk_status s = CZK_OK;
@@ -141,7 +141,7 @@ extern "C" czk_status czk__cuda_test_field(int op, void *out, const void *a, con
 MUL_PROBE(fp)
 MUL_PROBE(fr)
 
-extern "C" czk_status czk__cuda_mul_throughput(int field, double *gmul_per_s) {
+extern "C" czk_status czk_cuda_probe_mul_throughput(int field, double *gmul_per_s) {
   const int threads = 256, iters = 256;
   int sms = 0;
   CZK_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));

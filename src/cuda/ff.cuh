@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include "cuda/constants.cuh"
+
 #define CZK_D static __device__ __forceinline__
 #define CZK_HD static __host__ __device__ __forceinline__
 
@@ -33,18 +35,12 @@ typedef struct fp2_t {
   fp_t c0, c1;
 } fp2_t;
 
-static __constant__ const uint32_t FP_P[12] = {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu,
-                                               0xf6b0f624u, 0x6730d2a0u, 0xf38512bfu, 0x64774b84u,
-                                               0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
-static __constant__ const uint32_t FP_ONE[12] = {0x0002fffdu, 0x76090000u, 0xc40c0002u, 0xebf4000bu,
-                                                 0x53c758bau, 0x5f489857u, 0x70525745u, 0x77ce5853u,
-                                                 0xa256ec6du, 0x5c071a97u, 0xfa80e493u, 0x15f65ec3u};
-#define FP_N0 0xfffcfffdu
-static __constant__ const uint32_t FR_P[8] = {0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u,
-                                              0x09a1d805u, 0x3339d808u, 0x299d7d48u, 0x73eda753u};
-static __constant__ const uint32_t FR_ONE[8] = {0xfffffffeu, 0x00000001u, 0x00034802u, 0x5884b7fau,
-                                                0xecbc4ff5u, 0x998c4fefu, 0xacc5056fu, 0x1824b159u};
-#define FR_N0 0xffffffffu
+static __constant__ const uint32_t FP_P[12] = CZK__CU_FP_P;
+static __constant__ const uint32_t FP_ONE[12] = CZK__CU_FP_ONE;
+#define FP_N0 CZK__CU_FP_N0
+static __constant__ const uint32_t FR_P[8] = CZK__CU_FR_P;
+static __constant__ const uint32_t FR_ONE[8] = CZK__CU_FR_ONE;
+#define FR_N0 CZK__CU_FR_N0
 
 /* ---------------------------------------------------------------- generic N-limb helpers (N compile-time) */
 
@@ -234,11 +230,8 @@ CZK_D void redc_eo(uint32_t *r, const uint32_t *T, const uint32_t *q, const int 
 }
 
 /* The moduli and n0 for mont_mul_eo (see there why they are not const). */
-static __device__ __constant__ uint32_t FF_QP[13] = {0xffffaaabu, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u,
-                                                     0x6730d2a0u, 0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u,
-                                                     0x397fe69au, 0x1a0111eau, 0xfffcfffdu};
-static __device__ __constant__ uint32_t FF_QR[9] = {0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u, 0x09a1d805u,
-                                                    0x3339d808u, 0x299d7d48u, 0x73eda753u, 0xffffffffu};
+static __device__ __constant__ uint32_t FF_QP[13] = CZK__CU_FF_QP;
+static __device__ __constant__ uint32_t FF_QR[9] = CZK__CU_FF_QR;
 
 /* r = a + b mod p (a, b < p; 2p < 2^(32N)). */
 CZK_D void mod_add_n(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *p, const int N) {
@@ -418,8 +411,7 @@ CZK_D void fp_neg(fp_t *r, const fp_t *a) {
 }
 /* a^(p-2) (Fermat inversion; 0 -> 0). ~380 squarings + ~190 multiplications; public data only (not a hot path). */
 CZK_D void fp_inv(fp_t *r, const fp_t *a) {
-  const uint32_t e[12] = {0xffffaaa9u, 0xb9feffffu, 0xb153ffffu, 0x1eabfffeu, 0xf6b0f624u, 0x6730d2a0u,
-                          0xf38512bfu, 0x64774b84u, 0x434bacd7u, 0x4b1ba7b6u, 0x397fe69au, 0x1a0111eau};
+  const uint32_t e[12] = CZK__CU_FP_P_MINUS_2;
   fp_t acc;
   fp_set_one(&acc);
   for (int i = 380; i >= 0; i--) {
@@ -435,8 +427,7 @@ CZK_D void fr_add(fr_t *r, const fr_t *a, const fr_t *b) { mod_add_n(r->v, a->v,
 CZK_D void fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { mod_sub_n(r->v, a->v, b->v, FR_P, 8); }
 /* The NTT's lazy arithmetic: values in [0, 2r) instead of [0, r) (2r < 2^256). fr_mul_lazy(a < r, b < 2^256) < 2r
  * without the final subtraction; fr_add2 / fr_sub2 are sum and difference mod 2r; fr_norm takes [0, 2r) to [0, r). */
-static __constant__ const uint32_t FR_2P[8] = {0x00000002u, 0xfffffffeu, 0xfffcb7fdu, 0xa77b4805u,
-                                               0x1343b00au, 0x6673b010u, 0x533afa90u, 0xe7db4ea6u};
+static __constant__ const uint32_t FR_2P[8] = CZK__CU_FR_2P;
 CZK_D void fr_mul_lazy(fr_t *r, const fr_t *a, const fr_t *b) { mont_mul_eo(r->v, a->v, b->v, FF_QR, 8, false); }
 CZK_D void fr_add2(fr_t *r, const fr_t *a, const fr_t *b) { mod_add_c_n(r->v, a->v, b->v, FR_2P, 8); }
 CZK_D void fr_sub2(fr_t *r, const fr_t *a, const fr_t *b) { mod_sub_n(r->v, a->v, b->v, FR_2P, 8); }
@@ -458,11 +449,9 @@ CZK_D void fr_norm(fr_t *r) {
  * 128 + 8 for mont_mul_eo.
  * fr_shoup_pair makes (w, ws) from the Montgomery form m = w R mod r: w = m R^-1 mod r, and since
  * m = w 2^256 - r ws, ws = -m r^-1 mod 2^256 = low half of m (-r^-1 mod 2^256). */
-static __device__ __constant__ uint32_t FR_NINV256[8] = {0xffffffffu, 0xfffffffeu, 0xfffe5bfdu, 0x53ba5bffu,
-                                                         0x0004ec06u, 0x181b2c17u, 0xd7bf2839u, 0x3d443ab0u};
+static __device__ __constant__ uint32_t FR_NINV256[8] = CZK__CU_FR_NINV256;
 /* 2^256 - r: its words 0 and 1 are 2^32 - 1 and 0. */
-static __device__ __constant__ uint32_t FR_NEGR[8] = {0xffffffffu, 0x00000000u, 0x0001a401u, 0xac425bfdu,
-                                                      0xf65e27fau, 0xccc627f7u, 0xd66282b7u, 0x8c1258acu};
+static __device__ __constant__ uint32_t FR_NEGR[8] = CZK__CU_FR_NEGR;
 CZK_D void fr_mul_shoup(fr_t *r, const fr_t *w, const fr_t *ws, const fr_t *b) {
   /* w b - q r = w b + q (2^256 - r) mod 2^256 = w b + q 2^32 - q + (rows 2..7 of q (2^256 - r)), in one pair of
    * accumulators: c1 (c1[k] is position k+1) starts at q 2^32, both take the rows of w b and of q (2^256 - r), and q

@@ -176,9 +176,9 @@ static void CUDART_CB msm_finish_g1(void *arg) {
   czk_g1 acc, t;
   memset(&acc, 0, sizeof acc);
   for (uint32_t w = cb->W; w-- > 0;) {
-    for (uint32_t i = 0; i < cb->c; i++) czk__cr_g1_dbl(&acc, &acc);
-    czk__cr_g1_from_xyzz(&t, &win[w]);
-    czk__cr_g1_add(&acc, &acc, &t);
+    for (uint32_t i = 0; i < cb->c; i++) czk_g1_dbl(&acc, &acc);
+    czk_g1_xyzz_to_jacobian(&t, &win[w]);
+    czk_g1_add(&acc, &acc, &t);
   }
   *(czk_g1 *)cb->out = acc;
   free(cb);
@@ -189,9 +189,9 @@ static void CUDART_CB msm_finish_g2(void *arg) {
   czk_g2 acc, t;
   memset(&acc, 0, sizeof acc);
   for (uint32_t w = cb->W; w-- > 0;) {
-    for (uint32_t i = 0; i < cb->c; i++) czk__cr_g2_dbl(&acc, &acc);
-    czk__cr_g2_from_xyzz(&t, &win[w]);
-    czk__cr_g2_add(&acc, &acc, &t);
+    for (uint32_t i = 0; i < cb->c; i++) czk_g2_dbl(&acc, &acc);
+    czk_g2_xyzz_to_jacobian(&t, &win[w]);
+    czk_g2_add(&acc, &acc, &t);
   }
   *(czk_g2 *)cb->out = acc;
   free(cb);
@@ -293,7 +293,7 @@ extern "C" czk_status czk_cuda_msm_g2_run(czk_cuda_msm *m, czk_g2 *out, const ui
 }
 
 /* ------------------------------------------------------------------------------------------------ bench helper */
-extern "C" czk_status czk__cuda_gen_bases(int g, void *d_out, size_t n, const void *h_a, size_t na, const void *h_b,
+extern "C" czk_status czk_cuda_gen_bases(int g, void *d_out, size_t n, const void *h_a, size_t na, const void *h_b,
                                           size_t nb, void *stream) {
   cudaStream_t st = (cudaStream_t)stream;
   size_t as = g == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);

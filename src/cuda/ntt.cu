@@ -451,12 +451,12 @@ static czk_status upload_expand(fr_t *d_out, size_t n, const czk_fr *step, unsig
   size_t nlo = (size_t)1 << B, nhi = (n + nlo - 1) / nlo;
   czk_fr *h = (czk_fr *)malloc((nlo + nhi) * sizeof(czk_fr));
   if (!h) return CZK_ERR_NOMEM;
-  czk__cr_fr_one(&h[0]);
-  for (size_t j = 1; j < nlo; j++) czk__cr_fr_mul(&h[j], &h[j - 1], step);
+  czk_fr_set_one(&h[0]);
+  for (size_t j = 1; j < nlo; j++) czk_fr_mul(&h[j], &h[j - 1], step);
   czk_fr big;
-  czk__cr_fr_mul(&big, &h[nlo - 1], step);
-  czk__cr_fr_one(&h[nlo]);
-  for (size_t k = 1; k < nhi; k++) czk__cr_fr_mul(&h[nlo + k], &h[nlo + k - 1], &big);
+  czk_fr_mul(&big, &h[nlo - 1], step);
+  czk_fr_set_one(&h[nlo]);
+  for (size_t k = 1; k < nhi; k++) czk_fr_mul(&h[nlo + k], &h[nlo + k - 1], &big);
   fr_t *d_tmp = NULL;
   czk_status s = CZK_OK;
   cudaError_t e = cudaMallocAsync((void **)&d_tmp, (nlo + nhi) * sizeof(fr_t), st);
@@ -487,7 +487,7 @@ extern "C" void czk_cuda_ntt_free(czk_cuda_ntt *p) {
 /* r = a^(2^e) */
 static void fr_sqr_n(czk_fr *r, const czk_fr *a, unsigned e) {
   *r = *a;
-  for (unsigned i = 0; i < e; i++) czk__cr_fr_mul(r, r, r);
+  for (unsigned i = 0; i < e; i++) czk_fr_mul(r, r, r);
 }
 
 extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, czk_fr_roots roots,
@@ -502,35 +502,35 @@ extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, c
   p->lo_bits = (log_n_max + 1) / 2;
   size_t N = (size_t)1 << log_n_max, half = N / 2;
   czk_fr w, wi, g, gi;
-  czk__cr_fr_root(&w, log_n_max, roots);
-  czk__cr_fr_inv(&wi, &w);
+  (void)czk_fr_root_of_unity(&w, log_n_max, roots); /* log_n_max <= 28 < 32 */
+  czk_fr_inv(&wi, &w);
   if (coset_shift)
     g = *coset_shift;
   else
-    czk__cr_fr_from_u64(&g, 7);
-  czk__cr_fr_inv(&gi, &g);
+    czk_fr_from_u64(&g, 7);
+  czk_fr_inv(&gi, &g);
   for (unsigned k = 0; k <= 28; k++) {
     czk_fr nn;
-    czk__cr_fr_from_u64(&nn, (uint64_t)1 << k);
-    czk__cr_fr_inv(&p->ninv[k], &nn);
+    czk_fr_from_u64(&nn, (uint64_t)1 << k);
+    czk_fr_inv(&p->ninv[k], &nn);
   }
   /* constants of the last radix group and of the coset scalings (sizes 2^3 .. 2^log_max) */
   if (log_n_max >= 3) {
     for (int d = 0; d < 2; d++) {
       czk_fr w8;
       fr_sqr_n(&w8, d ? &wi : &w, log_n_max - 3);
-      czk__cr_fr_one(&p->w8[d][0]);
-      for (int m = 1; m < 4; m++) czk__cr_fr_mul(&p->w8[d][m], &p->w8[d][m - 1], &w8);
+      czk_fr_set_one(&p->w8[d][0]);
+      for (int m = 1; m < 4; m++) czk_fr_mul(&p->w8[d][m], &p->w8[d][m - 1], &w8);
     }
     for (unsigned L = 3; L <= log_n_max; L++) {
       czk_fr s, si;
       fr_sqr_n(&s, &g, L - 3);
       fr_sqr_n(&si, &gi, L - 3);
-      czk__cr_fr_one(&p->cg[L][0]);
+      czk_fr_set_one(&p->cg[L][0]);
       p->cq[L][0] = p->ninv[L];
       for (int t = 1; t < 8; t++) {
-        czk__cr_fr_mul(&p->cg[L][t], &p->cg[L][t - 1], &s);
-        czk__cr_fr_mul(&p->cq[L][t], &p->cq[L][t - 1], &si);
+        czk_fr_mul(&p->cg[L][t], &p->cg[L][t - 1], &s);
+        czk_fr_mul(&p->cq[L][t], &p->cq[L][t - 1], &si);
       }
     }
   }
@@ -560,12 +560,12 @@ extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, c
         s = CZK_ERR_NOMEM;
         break;
       }
-      czk__cr_fr_one(&h[0]);
-      for (size_t j = 1; j < nlo; j++) czk__cr_fr_mul(&h[j], &h[j - 1], step);
+      czk_fr_set_one(&h[0]);
+      for (size_t j = 1; j < nlo; j++) czk_fr_mul(&h[j], &h[j - 1], step);
       czk_fr big;
-      czk__cr_fr_mul(&big, &h[nlo - 1], step);
-      czk__cr_fr_one(&h[nlo]);
-      for (size_t k = 1; k < nhi; k++) czk__cr_fr_mul(&h[nlo + k], &h[nlo + k - 1], &big);
+      czk_fr_mul(&big, &h[nlo - 1], step);
+      czk_fr_set_one(&h[nlo]);
+      for (size_t k = 1; k < nhi; k++) czk_fr_mul(&h[nlo + k], &h[nlo + k - 1], &big);
       e = cudaMemcpy(p->d_coset[d], h, (nlo + nhi) * sizeof(fr_t), cudaMemcpyHostToDevice);
       free(h);
       if (e != cudaSuccess) {
@@ -585,10 +585,9 @@ extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, c
 /* The Shoup pair (w, floor(w 2^256 / r)) of a constant given in Montgomery form m = w 2^256 mod r (see
  * fr_shoup_pair): w from the host reference, the quotient = m (-r^-1 mod 2^256) mod 2^256. */
 static void host_shoup_pair(fr_t *w, fr_t *ws, const czk_fr *m) {
-  static const uint64_t ninv[4] = {0xfffffffeffffffffull, 0x53ba5bfffffe5bfdull, 0x181b2c170004ec06ull,
-                                   0x3d443ab0d7bf2839ull};
+  static const uint64_t ninv[4] = CZK__CU_FR_NINV256_64;
   uint64_t raw[4], q[4] = {0, 0, 0, 0};
-  czk__cr_fr_to_raw(raw, m);
+  czk_fr_to_raw(raw, m);
   for (int i = 0; i < 4; i++) {
     unsigned __int128 c = 0;
     for (int j = 0; i + j < 4; j++) {
@@ -645,7 +644,7 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
         a.flags |= NTT_F_NINV;
         for (int m = 0; m < 4; m++) {
           czk_fr km;
-          czk__cr_fr_mul(&km, &p->w8[inv][m], &p->ninv[L]);
+          czk_fr_mul(&km, &p->w8[inv][m], &p->ninv[L]);
           host_shoup_pair(&a.kc[m], &a.kcs[m], &km);
         }
       } else if (dir == CZK_CUDA_NTT_COSET_INVERSE) {

@@ -1,4 +1,5 @@
-/* test_cuda.c: GPU kernels against the host reference (src/cuda/cuda_ref.c) on seeded random inputs:
+/* test_cuda.c: GPU kernels against the CPU layers (czk/field.h, czk/curve.h, czk/msm.h, czk/ntt.h) on seeded random
+ * inputs:
  * Fp/Fr/Fp2 arithmetic (incl. 0, 1, -1), MSM over G1 and G2 (random points, points at infinity, repeated and opposite
  * points, zero and extreme scalars, one huge bucket, several window sizes and chunk lengths, scalars from host and
  * device, canonical and Montgomery), and the NTT (both root conventions, forward / inverse / coset, sizes 2^0..2^16).
@@ -16,6 +17,8 @@ int main(void) {
 }
 #else
 #include "cuda/cuda_internal.h"
+#include "czk/msm.h"
+#include "czk/ntt.h"
 
 static czk_test_rng rng;
 
@@ -23,17 +26,33 @@ static void rand_fp(czk_fp *r) {
   uint64_t raw[6];
   czk_test_rng_bytes(&rng, raw, sizeof raw);
   raw[5] &= 0x0fffffffffffffffULL; /* < p */
-  czk__cr_fp_from_raw(r, raw);
+  CHECK(czk_fp_from_raw(r, raw) == CZK_OK);
+}
+/* A uniform canonical scalar < r (rejection sampling over 255-bit values). */
+static void rand_scalar(uint64_t s[4]) {
+  czk_fr t;
+  do {
+    czk_test_rng_bytes(&rng, s, 32);
+    s[3] &= 0x7fffffffffffffffULL;
+  } while (czk_fr_from_raw(&t, s) != CZK_OK);
 }
 static void rand_fr(czk_fr *r) {
   uint64_t raw[4];
-  czk_test_rng_bytes(&rng, raw, sizeof raw);
-  czk__cr_fr_raw_reduce(raw);
-  czk__cr_fr_from_raw(r, raw);
+  rand_scalar(raw);
+  CHECK(czk_fr_from_raw(r, raw) == CZK_OK);
 }
-static void rand_scalar(uint64_t s[4]) {
-  czk_test_rng_bytes(&rng, s, 32);
-  czk__cr_fr_raw_reduce(s);
+/* The CPU MSM on canonical scalars (what the device takes without CZK_CUDA_SCALARS_MONT). */
+static void ref_msm_g1(czk_g1 *r, const czk_g1_affine *b, const uint64_t *sc, size_t n) {
+  czk_fr *k = malloc((n ? n : 1) * sizeof *k);
+  for (size_t i = 0; i < n; i++) CHECK(czk_fr_from_raw(&k[i], sc + 4 * i) == CZK_OK);
+  CHECK(czk_msm_g1(r, b, k, n, 0, NULL, NULL, NULL) == CZK_OK);
+  free(k);
+}
+static void ref_msm_g2(czk_g2 *r, const czk_g2_affine *b, const uint64_t *sc, size_t n) {
+  czk_fr *k = malloc((n ? n : 1) * sizeof *k);
+  for (size_t i = 0; i < n; i++) CHECK(czk_fr_from_raw(&k[i], sc + 4 * i) == CZK_OK);
+  CHECK(czk_msm_g2(r, b, k, n, 0, NULL, NULL, NULL) == CZK_OK);
+  free(k);
 }
 
 static void test_field(void) {
@@ -47,20 +66,20 @@ static void test_field(void) {
   /* edge values: 0, 1, -1 */
   czk_fp one, zero, m1;
   memset(&zero, 0, sizeof zero);
-  czk__cr_fp_one(&one);
-  czk__cr_fp_sub(&m1, &zero, &one);
+  czk_fp_set_one(&one);
+  czk_fp_sub(&m1, &zero, &one);
   a[0] = zero, a[1] = one, a[2] = m1, a[3] = m1, b[0] = m1, b[1] = m1, b[2] = m1, b[3] = one, b[4] = zero;
   for (int op = 0; op <= 2; op++) {
-    CHECK(czk__cuda_test_field(op, o, a, b, N) == CZK_OK);
+    CHECK(czk_cuda_probe_field(op, o, a, b, N) == CZK_OK);
     for (int i = 0; i < N; i++) {
-      if (op == 0) czk__cr_fp_mul(&e[i], &a[i], &b[i]);
-      if (op == 1) czk__cr_fp_add(&e[i], &a[i], &b[i]);
-      if (op == 2) czk__cr_fp_sub(&e[i], &a[i], &b[i]);
+      if (op == 0) czk_fp_mul(&e[i], &a[i], &b[i]);
+      if (op == 1) czk_fp_add(&e[i], &a[i], &b[i]);
+      if (op == 2) czk_fp_sub(&e[i], &a[i], &b[i]);
     }
     CHECK_MSG(memcmp(o, e, N * sizeof(czk_fp)) == 0, "fp op %d", op);
   }
-  CHECK(czk__cuda_test_field(8, o, a, NULL, 64) == CZK_OK);
-  for (int i = 0; i < 64; i++) czk__cr_fp_inv(&e[i], &a[i]);
+  CHECK(czk_cuda_probe_field(8, o, a, NULL, 64) == CZK_OK);
+  for (int i = 0; i < 64; i++) czk_fp_inv(&e[i], &a[i]);
   CHECK_MSG(memcmp(o, e, 64 * sizeof(czk_fp)) == 0, "fp inv");
   /* Fr: reuse the buffers (32-byte elements) */
   czk_fr *fa = (czk_fr *)a, *fb = (czk_fr *)b, *fo = (czk_fr *)o, *fe = (czk_fr *)e;
@@ -70,15 +89,15 @@ static void test_field(void) {
   }
   czk_fr frz, fr1, frm1;
   memset(&frz, 0, sizeof frz);
-  czk__cr_fr_one(&fr1);
-  czk__cr_fr_sub(&frm1, &frz, &fr1);
+  czk_fr_set_one(&fr1);
+  czk_fr_sub(&frm1, &frz, &fr1);
   fa[0] = frz, fa[1] = fr1, fa[2] = frm1, fb[0] = frm1, fb[1] = frm1, fb[2] = frm1, fb[3] = frz;
   for (int op = 3; op <= 5; op++) {
-    CHECK(czk__cuda_test_field(op, fo, fa, fb, N) == CZK_OK);
+    CHECK(czk_cuda_probe_field(op, fo, fa, fb, N) == CZK_OK);
     for (int i = 0; i < N; i++) {
-      if (op == 3) czk__cr_fr_mul(&fe[i], &fa[i], &fb[i]);
-      if (op == 4) czk__cr_fr_add(&fe[i], &fa[i], &fb[i]);
-      if (op == 5) czk__cr_fr_sub(&fe[i], &fa[i], &fb[i]);
+      if (op == 3) czk_fr_mul(&fe[i], &fa[i], &fb[i]);
+      if (op == 4) czk_fr_add(&fe[i], &fa[i], &fb[i]);
+      if (op == 5) czk_fr_sub(&fe[i], &fa[i], &fb[i]);
     }
     CHECK_MSG(memcmp(fo, fe, N * sizeof(czk_fr)) == 0, "fr op %d", op);
   }
@@ -105,10 +124,10 @@ static void test_field(void) {
       }
     }
   }
-  CHECK(czk__cuda_test_field(10, fo, fa, fb2, N) == CZK_OK);
+  CHECK(czk_cuda_probe_field(10, fo, fa, fb2, N) == CZK_OK);
   int shoup_bad = 0;
   for (int i = 0; i < N; i++) {
-    czk__cr_fr_mul(&fe[i], &fa[i], &fb[i]);
+    czk_fr_mul(&fe[i], &fa[i], &fb[i]);
     /* fo < 2r, and fo or fo - r equals the expectation */
     czk_fr t = fo[i];
     uint64_t bw = 0;
@@ -136,14 +155,14 @@ static void test_field(void) {
   for (int i = 0; i < N; i++) {
     rand_fp(&pa[i].c0), rand_fp(&pa[i].c1), rand_fp(&pb[i].c0), rand_fp(&pb[i].c1);
   }
-  CHECK(czk__cuda_test_field(6, po, pa, pb, N) == CZK_OK);
-  for (int i = 0; i < N; i++) czk__cr_fp2_mul(&pe[i], &pa[i], &pb[i]);
+  CHECK(czk_cuda_probe_field(6, po, pa, pb, N) == CZK_OK);
+  for (int i = 0; i < N; i++) czk_fp2_mul(&pe[i], &pa[i], &pb[i]);
   CHECK_MSG(memcmp(po, pe, N * sizeof(czk_fp2)) == 0, "fp2 mul");
-  CHECK(czk__cuda_test_field(7, po, pa, NULL, N) == CZK_OK);
-  for (int i = 0; i < N; i++) czk__cr_fp2_mul(&pe[i], &pa[i], &pa[i]);
+  CHECK(czk_cuda_probe_field(7, po, pa, NULL, N) == CZK_OK);
+  for (int i = 0; i < N; i++) czk_fp2_mul(&pe[i], &pa[i], &pa[i]);
   CHECK_MSG(memcmp(po, pe, N * sizeof(czk_fp2)) == 0, "fp2 sqr");
-  CHECK(czk__cuda_test_field(9, po, pa, NULL, 32) == CZK_OK);
-  for (int i = 0; i < 32; i++) czk__cr_fp2_inv(&pe[i], &pa[i]);
+  CHECK(czk_cuda_probe_field(9, po, pa, NULL, 32) == CZK_OK);
+  for (int i = 0; i < 32; i++) czk_fp2_inv(&pe[i], &pa[i]);
   CHECK_MSG(memcmp(po, pe, 32 * sizeof(czk_fp2)) == 0, "fp2 inv");
   free(a), free(b), free(o), free(e);
 }
@@ -154,22 +173,22 @@ static void test_field(void) {
     JT g, p, q, *j = malloc(n * sizeof(JT));                                                                          \
     AT *a = malloc(n * sizeof(AT));                                                                                   \
     uint64_t k[4];                                                                                                    \
-    czk__cr_##G##_generator(&g);                                                                                      \
+    czk_##G##_generator(&g);                                                                                      \
     rand_scalar(k);                                                                                                   \
-    czk__cr_##G##_mul(&p, &g, k, 4);                                                                                  \
+    czk_##G##_mul_raw_vartime(&p, &g, k, 4);                                                                                  \
     rand_scalar(k);                                                                                                   \
-    czk__cr_##G##_mul(&q, &g, k, 4);                                                                                  \
+    czk_##G##_mul_raw_vartime(&q, &g, k, 4);                                                                                  \
     for (size_t i = 0; i < n; i++) {                                                                                  \
       j[i] = p;                                                                                                       \
-      czk__cr_##G##_add(&p, &p, &q);                                                                                  \
+      czk_##G##_add(&p, &p, &q);                                                                                  \
     }                                                                                                                 \
-    czk__cr_##G##_batch_to_affine(a, j, n);                                                                           \
+    CHECK(czk_##G##_batch_to_affine(a, j, n) == CZK_OK);                                                                           \
     free(j);                                                                                                          \
     if (n > 20) {                                                                                                     \
       memset(&a[3], 0, sizeof(AT));            /* infinity */                                                         \
       a[10] = a[5], a[11] = a[5], a[12] = a[5]; /* repeated */                                                        \
       a[13] = a[6];                                                                                                   \
-      czk__cr_fp_sub((czk_fp *)&a[13].y, &(czk_fp){{0}}, (const czk_fp *)&a[6].y); /* -P (c0 of y for g2: below) */  \
+      czk_fp_sub((czk_fp *)&a[13].y, &(czk_fp){{0}}, (const czk_fp *)&a[6].y); /* -P (c0 of y for g2: below) */  \
     }                                                                                                                 \
     return a;                                                                                                         \
   }
@@ -180,8 +199,8 @@ static void fix_g2_neg(czk_g2_affine *a, size_t n) {
   if (n > 20) {
     czk_fp z;
     memset(&z, 0, sizeof z);
-    czk__cr_fp_sub(&a[13].y.c0, &z, &a[6].y.c0);
-    czk__cr_fp_sub(&a[13].y.c1, &z, &a[6].y.c1);
+    czk_fp_sub(&a[13].y.c0, &z, &a[6].y.c0);
+    czk_fp_sub(&a[13].y.c1, &z, &a[6].y.c1);
   }
 }
 
@@ -211,7 +230,7 @@ static void test_msm_g1(size_t n, int kind, const char *window, unsigned flags) 
   uint64_t *sc = malloc(n * 32);
   make_scalars(sc, n, kind);
   czk_g1 want, got;
-  czk__cr_g1_msm(&want, bases, sc, n);
+  ref_msm_g1(&want, bases, sc, n);
   void *st = NULL;
   CHECK(czk_cuda_stream_create(&st) == CZK_OK);
   czk_cuda_msm *m = NULL;
@@ -219,7 +238,11 @@ static void test_msm_g1(size_t n, int kind, const char *window, unsigned flags) 
   const uint64_t *arg = sc;
   void *d_sc = NULL;
   if (flags & CZK_CUDA_SCALARS_MONT) /* convert to Montgomery on the host first */
-    for (size_t i = 0; i < n; i++) czk__cr_fr_from_raw((czk_fr *)(sc + 4 * i), sc + 4 * i);
+    for (size_t i = 0; i < n; i++) {
+      czk_fr k;
+      CHECK(czk_fr_from_raw(&k, sc + 4 * i) == CZK_OK);
+      memcpy(sc + 4 * i, &k, 32);
+    }
   if (flags & CZK_CUDA_SCALARS_DEVICE) {
     CHECK(czk_cuda_malloc(&d_sc, n * 32) == CZK_OK);
     CHECK(czk_cuda_memcpy_htod(d_sc, sc, n * 32, st) == CZK_OK);
@@ -228,7 +251,7 @@ static void test_msm_g1(size_t n, int kind, const char *window, unsigned flags) 
   memset(&got, 0x5a, sizeof got);
   CHECK(czk_cuda_msm_g1_run(m, &got, arg, n, flags, st) == CZK_OK);
   CHECK(czk_cuda_stream_sync(st) == CZK_OK);
-  CHECK_MSG(czk__cr_g1_eq(&got, &want), "g1 msm n=%zu kind=%d window=%s flags=%u", n, kind, window ? window : "auto",
+  CHECK_MSG(czk_g1_eq(&got, &want), "g1 msm n=%zu kind=%d window=%s flags=%u", n, kind, window ? window : "auto",
             flags);
   if (d_sc) czk_cuda_free(d_sc);
   czk_cuda_msm_free(m);
@@ -244,13 +267,13 @@ static void test_msm_g2(size_t n, int kind, const char *window) {
   uint64_t *sc = malloc(n * 32);
   make_scalars(sc, n, kind);
   czk_g2 want, got;
-  czk__cr_g2_msm(&want, bases, sc, n);
+  ref_msm_g2(&want, bases, sc, n);
   czk_cuda_msm *m = NULL;
   CHECK(czk_cuda_msm_g2_new(&m, bases, n, NULL) == CZK_OK);
   memset(&got, 0x5a, sizeof got);
   CHECK(czk_cuda_msm_g2_run(m, &got, sc, n, 0, NULL) == CZK_OK);
   CHECK(czk_cuda_stream_sync(NULL) == CZK_OK);
-  CHECK_MSG(czk__cr_g2_eq(&got, &want), "g2 msm n=%zu kind=%d window=%s", n, kind, window ? window : "auto");
+  CHECK_MSG(czk_g2_eq(&got, &want), "g2 msm n=%zu kind=%d window=%s", n, kind, window ? window : "auto");
   czk_cuda_msm_free(m);
   free(bases), free(sc);
 }
@@ -261,29 +284,29 @@ static void test_ref_sanity(void) {
   czk_g1_affine ga;
   czk_g2_affine ha;
   const uint64_t r[4] = {0xffffffff00000001ULL, 0x53bda402fffe5bfeULL, 0x3339d80809a1d805ULL, 0x73eda753299d7d48ULL};
-  czk__cr_g1_generator(&g);
-  czk__cr_g2_generator(&h);
-  czk__cr_g1_to_affine(&ga, &g);
-  czk__cr_g2_to_affine(&ha, &h);
-  CHECK(czk__cr_g1_affine_on_curve(&ga));
-  CHECK(czk__cr_g2_affine_on_curve(&ha));
-  czk__cr_g1_mul(&t, &g, r, 4);
-  czk__cr_g2_mul(&u, &h, r, 4);
-  CHECK(czk__cr_fp_is_zero(&t.z));
-  CHECK(czk__cr_fp_is_zero(&u.z.c0) && czk__cr_fp_is_zero(&u.z.c1));
-  /* host Pippenger vs naive sum on a few points */
+  czk_g1_generator(&g);
+  czk_g2_generator(&h);
+  czk_g1_to_affine(&ga, &g);
+  czk_g2_to_affine(&ha, &h);
+  CHECK(czk_g1_affine_is_on_curve(&ga));
+  CHECK(czk_g2_affine_is_on_curve(&ha));
+  czk_g1_mul_raw_vartime(&t, &g, r, 4);
+  czk_g2_mul_raw_vartime(&u, &h, r, 4);
+  CHECK(czk_g1_is_infinity(&t));
+  CHECK(czk_g2_is_infinity(&u));
+  /* the reference MSM (canonical scalars) vs a naive sum on a few points */
   czk_g1_affine *b = g1_bases(9);
   uint64_t sc[9 * 4];
   make_scalars(sc, 9, 0);
   czk_g1 acc, p, m;
   memset(&acc, 0, sizeof acc);
   for (int i = 0; i < 9; i++) {
-    czk__cr_g1_from_affine(&p, &b[i]);
-    czk__cr_g1_mul(&p, &p, sc + 4 * i, 4);
-    czk__cr_g1_add(&acc, &acc, &p);
+    czk_g1_from_affine(&p, &b[i]);
+    czk_g1_mul_raw_vartime(&p, &p, sc + 4 * i, 4);
+    czk_g1_add(&acc, &acc, &p);
   }
-  czk__cr_g1_msm(&m, b, sc, 9);
-  CHECK(czk__cr_g1_eq(&acc, &m));
+  ref_msm_g1(&m, b, sc, 9);
+  CHECK(czk_g1_eq(&acc, &m));
   free(b);
 }
 
@@ -297,33 +320,38 @@ static void test_ntt(czk_fr_roots roots) {
   void *d = NULL;
   CHECK(czk_cuda_malloc(&d, nmax * sizeof(czk_fr)) == CZK_OK);
   czk_fr g, gi;
-  czk__cr_fr_from_u64(&g, 7);
-  czk__cr_fr_inv(&gi, &g);
+  czk_fr_from_u64(&g, 7);
+  czk_fr_inv(&gi, &g);
   const unsigned logs[] = {0, 1, 2, 3, 5, 9, 10, 11, 13, 16};
   for (size_t li = 0; li < CZK_ARRAY_LEN(logs); li++) {
     unsigned L = logs[li];
     size_t n = (size_t)1 << L;
     czk_fr w, wi, ninv, nn;
-    czk__cr_fr_root(&w, L, roots);
-    czk__cr_fr_inv(&wi, &w);
-    czk__cr_fr_from_u64(&nn, n);
-    czk__cr_fr_inv(&ninv, &nn);
+    CHECK(czk_fr_root_of_unity(&w, L, roots) == CZK_OK);
+    czk_fr_inv(&wi, &w);
+    czk_fr_from_u64(&nn, n);
+    czk_fr_inv(&ninv, &nn);
     for (int dir = 0; dir < 4; dir++) {
       for (size_t i = 0; i < n; i++) rand_fr(&x[i]);
       /* expected */
       memcpy(y, x, n * sizeof(czk_fr));
       if (dir == 2) {
         czk_fr gp;
-        czk__cr_fr_one(&gp);
-        for (size_t i = 0; i < n; i++) czk__cr_fr_mul(&y[i], &y[i], &gp), czk__cr_fr_mul(&gp, &gp, &g);
+        czk_fr_set_one(&gp);
+        for (size_t i = 0; i < n; i++) czk_fr_mul(&y[i], &y[i], &gp), czk_fr_mul(&gp, &gp, &g);
       }
-      czk__cr_ntt(y, L, (dir & 1) ? &wi : &w);
+      if (L > 0) { /* the CPU NTT over omega (or omega^-1): y_j = sum_i y_i omega^(ij); size 1 is the identity */
+        czk_ntt_domain *dom = NULL;
+        CHECK(czk_ntt_domain_new_omega(&dom, L, (dir & 1) ? &wi : &w, NULL) == CZK_OK);
+        if (dom) CHECK(czk_ntt_forward(dom, y, NULL) == CZK_OK);
+        czk_ntt_domain_free(dom);
+      }
       if (dir & 1) {
         czk_fr gp;
-        czk__cr_fr_one(&gp);
+        czk_fr_set_one(&gp);
         for (size_t i = 0; i < n; i++) {
-          czk__cr_fr_mul(&y[i], &y[i], &ninv);
-          if (dir == 3) czk__cr_fr_mul(&y[i], &y[i], &gp), czk__cr_fr_mul(&gp, &gp, &gi);
+          czk_fr_mul(&y[i], &y[i], &ninv);
+          if (dir == 3) czk_fr_mul(&y[i], &y[i], &gp), czk_fr_mul(&gp, &gp, &gi);
         }
       }
       CHECK(czk_cuda_memcpy_htod(d, x, n * sizeof(czk_fr), NULL) == CZK_OK);
