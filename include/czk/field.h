@@ -168,6 +168,11 @@ CZK_API void czk_fp12_sqr(czk_fp12 *r, const czk_fp12 *a);
 CZK_API void czk_fp12_cyclotomic_sqr(czk_fp12 *r, const czk_fp12 *a); /* for a in the cyclotomic subgroup */
 CZK_API void czk_fp12_inv(czk_fp12 *r, const czk_fp12 *a);
 CZK_API void czk_fp12_conj(czk_fp12 *r, const czk_fp12 *a); /* = a^(p^6); the inverse in the cyclotomic subgroup */
+/* r = a^e for a in the cyclotomic subgroup of Fp12 and a public 64-bit e (branches on e only), with compressed
+ * (Karabina) squarings and one batched decompression: popcount(e) - 1 multiplications. Returns false, leaving r
+ * unspecified, in the negligible case (an intermediate a^(2^j) != 1 with z2 = 0) where the compressed form cannot
+ * be decompressed; the caller then uses plain cyclotomic squarings. */
+CZK_API bool czk_fp12_cyclotomic_pow_u64(czk_fp12 *r, const czk_fp12 *a, uint64_t e);
 CZK_API void czk_fp12_frobenius(czk_fp12 *r, const czk_fp12 *a, unsigned power); /* a^(p^power), power 1..11 */
 CZK_API void czk_fp12_pow_vartime(czk_fp12 *r, const czk_fp12 *a, const uint64_t *exp, size_t exp_limbs);
 CZK_API bool czk_fp12_is_one(const czk_fp12 *a);

@@ -11,7 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_circom.h"
-#include "czk/circom.h"
+#include "czk/snarkjs.h"
 
 static void prove_usage(FILE *out) {
   fprintf(out,
@@ -24,7 +24,7 @@ static void prove_usage(FILE *out) {
 }
 
 int czk__cmd_prove_zkey(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     prove_usage(stdout);
     return 0;
   }
@@ -125,7 +125,7 @@ out:
 }
 
 int czk__cmd_verify_snarkjs(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     printf("usage: czk verify <verification_key.json> <public.json> <proof.json>\n\n"
            "Verifies a snarkjs Groth16 proof (BLS12-381) like `snarkjs groth16 verify`: exit 0 when valid,\n"
            "1 when invalid (or unreadable: public values >= r, points off the curve or outside the subgroup).\n");

@@ -20,9 +20,9 @@
 
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
-#include "cli/client.h"
+#include "api/client.h"
 #include "core/mapfile.h"
-#include "czk/circom.h"
+#include "czk/snarkjs.h"
 #include "czk/groth16.h"
 
 int czk__trace_write_html(const char *path, const char *json);

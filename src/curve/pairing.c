@@ -33,7 +33,6 @@
 #include "czk/curve.h"
 #include "curve/constants.h"
 #include "curve/curve_internal.h"
-#include "field/field_internal.h"
 
 #define CZK__ML_CHUNK 16
 
@@ -180,11 +179,11 @@ void czk_miller_loop_n(czk_fp12 *f, const czk_g1_affine *p, const czk_g2_affine 
 void czk_miller_loop(czk_fp12 *f, const czk_g1_affine *p, const czk_g2_affine *q) { czk_miller_loop_n(f, p, q, 1); }
 
 /* r = a^|x|: 63 compressed cyclotomic squarings, one batched decompression of the 6 powers a^(2^j) at the set
- * bits of |x|, 5 multiplications (czk__fp12_cyclotomic_pow_u64). In the negligible case where a compressed power
+ * bits of |x|, 5 multiplications (czk_fp12_cyclotomic_pow_u64). In the negligible case where a compressed power
  * cannot be decompressed (never for random-looking inputs; see fp12.c) it falls back to square-and-multiply with
  * Granger-Scott squarings (63 squarings, 5 multiplications); both give the same value. */
 static void cyc_exp_z(czk_fp12 *r, const czk_fp12 *a) {
-  if (czk__fp12_cyclotomic_pow_u64(r, a, CZK__BLS_Z)) return;
+  if (czk_fp12_cyclotomic_pow_u64(r, a, CZK__BLS_Z)) return;
   czk_fp12 t = *a;
   for (int bit = 62; bit >= 0; bit--) {
     czk_fp12_cyclotomic_sqr(&t, &t);

@@ -24,11 +24,6 @@ void czk__fp_redc2_adx(uint64_t r0[6], const uint64_t w0[12], uint64_t r1[6], co
  * and benchmarks; not thread-safe with concurrent field arithmetic. */
 bool czk__field_set_adx(bool on);
 
-/* r = a^e for a in the cyclotomic subgroup of Fp12 and a public 64-bit e (branches on e only), with compressed
- * (Karabina) squarings and one batched decompression: popcount(e) - 1 multiplications. Returns false, leaving r
- * unspecified, in the negligible case (an intermediate a^(2^j) != 1 with z2 = 0) where the compressed form cannot
- * be decompressed; the caller then uses plain cyclotomic squarings. */
-bool czk__fp12_cyclotomic_pow_u64(czk_fp12 *r, const czk_fp12 *a, uint64_t e);
 
 /* r = a^e with a public exponent (branches on e only; constant-time in a). */
 void czk__fp_pow_public(czk_fp *r, const czk_fp *a, const uint64_t *e, size_t n);

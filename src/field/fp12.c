@@ -368,7 +368,7 @@ static bool cyc_decompress_n(czk_fp12 *r, const fp12_cmp *c, size_t n) {
   return !bad;
 }
 
-bool czk__fp12_cyclotomic_pow_u64(czk_fp12 *r, const czk_fp12 *a, uint64_t e) {
+bool czk_fp12_cyclotomic_pow_u64(czk_fp12 *r, const czk_fp12 *a, uint64_t e) {
   if (e == 0) {
     czk_fp12_set_one(r);
     return true;

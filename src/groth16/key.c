@@ -78,9 +78,7 @@ void czk_groth16_key_free(czk_groth16_key *k) {
 czk_status czk_groth16_key_pin(czk_groth16_key *k, czk_backend *be) {
   if (!k || !be) return CZK_ERR_INVALID_ARG;
   if (k->pinned_on) return CZK_OK;
-  czk_backend_props p;
-  CZK_TRY(czk_backend_get_props(be, &p));
-  if (p.host_memory) return CZK_ERR_UNSUPPORTED;
+  if (czk_backend_host_memory(be)) return CZK_ERR_UNSUPPORTED;
   int i = 0;
   czk_status st = CZK_OK;
   for (; i < CZK__NQ && st == CZK_OK; i++)

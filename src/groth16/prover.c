@@ -379,8 +379,6 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
   if (st == CZK_OK && dkey && czk__dkey_backend(dkey) != be) st = CZK_ERR_INVALID_ARG;
   if (st == CZK_OK && czk_backend_quarantined(be)) st = CZK_ERR_DEVICE;
   if (st == CZK_OK) st = check_sizes(key, as);
-  czk_backend_props props;
-  if (st == CZK_OK) st = czk_backend_get_props(be, &props);
   czk_groth16_job *job = NULL;
   if (st == CZK_OK && !(job = calloc(1, sizeof *job))) st = CZK_ERR_NOMEM;
   if (st != CZK_OK) {
@@ -392,7 +390,7 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
   /* the bases: the device copy, else the host queries (in place on a host backend, streamed on a device) */
   const czk__bases *b = dkey ? czk__dkey_bases(dkey) : czk__key_bases(key);
   job->owner = dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key);
-  st = lane_get(job->owner, be, props.host_memory, b, as->n_domain, (size_t)as->w.n_inputs + as->w.n_aux, &job->l);
+  st = lane_get(job->owner, be, czk_backend_host_memory(be), b, as->n_domain, (size_t)as->w.n_inputs + as->w.n_aux, &job->l);
   if (st == CZK_OK) {
     job->l->bases = b;
     st = launch(job, job->l, b, as, pool);

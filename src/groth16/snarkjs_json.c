@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "core/mapfile.h"
-#include "czk/circom.h"
+#include "czk/snarkjs.h"
 
 #define JSON_MAX_BYTES (64u << 20)
 #define JSON_MAX_DEPTH 64

@@ -5,7 +5,7 @@
 #include <pthread.h>
 
 #include "cs/binfile.h"
-#include "czk/circom.h"
+#include "czk/snarkjs.h"
 #include "czk/ntt.h"
 
 #define CZK_ZKEY_MAX_LOG_DOMAIN 28 /* snarkjs's own limit for BLS12-381 ptau files */

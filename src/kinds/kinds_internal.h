@@ -12,7 +12,7 @@
 #ifndef CZK_KINDS_INTERNAL_H
 #define CZK_KINDS_INTERNAL_H
 
-#include "czk/circom.h"
+#include "czk/snarkjs.h"
 #include "czk/groth16.h"
 #include "czk/kinds.h"
 

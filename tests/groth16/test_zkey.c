@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "czk/circom.h"
+#include "czk/snarkjs.h"
 #include "czk_test.h"
 
 /* ------------------------------------------------------------------------------------------------ byte buffers */
