@@ -32,8 +32,9 @@
 
 #include "api/rpc.h"
 #include "circuits/synthetic.h"
-#include "cli/cli.h"
-#include "cli/client.h"
+#include "bench/bench.h"
+#include "core/units.h"
+#include "api/client.h"
 #include "core/mapfile.h"
 #include "czk/engine.h"
 #include "czk/groth16.h"

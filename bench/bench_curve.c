@@ -8,8 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/bench_util.h"
-#include "cli/cli.h"
+#include "bench/bench_util.h"
+#include "bench/bench.h"
+#include "core/units.h"
 #include "czk/curve.h"
 
 typedef struct {
@@ -179,7 +180,7 @@ static void run_row(void *ctx, long n) {
 }
 
 int czk_bench_curve(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     printf("usage: czk bench curve [--ms N] [--only NAME]\n"
            "  microseconds per operation of G1/G2 arithmetic, scalar multiplication, subgroup checks, point\n"
            "  decoding and the pairing (single thread); blst = reference on the project's machine kind.\n"

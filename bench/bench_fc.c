@@ -9,7 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/cli.h"
+#include "bench/bench.h"
+#include "core/units.h"
 #include "czk/gadgets.h"
 
 static double now_s(clockid_t clk) {
@@ -94,7 +95,7 @@ int czk_bench_fc(int argc, char **argv) {
              "and Poseidon\n(arity 2, 8, 11, 36), and the SHA-256 / Poseidon gadgets in witness mode (values only, "
              "per proof)\nand shape mode (constraint recording, once per circuit). Each row runs about MS ms "
              "(default 300).\n");
-      return czk_cli_wants_help(argc, argv) ? 0 : 2;
+      return czk__wants_help(argc, argv) ? 0 : 2;
     }
   }
   bench_case c;

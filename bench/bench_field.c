@@ -8,8 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/bench_util.h"
-#include "cli/cli.h"
+#include "bench/bench_util.h"
+#include "bench/bench.h"
+#include "core/units.h"
 #include "czk/field.h"
 
 typedef struct {
@@ -178,7 +179,7 @@ static void run_row(void *ctx, long n) {
 }
 
 int czk_bench_field(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     printf("usage: czk bench field [--ms N] [--only NAME]\n"
            "  ns per operation of Fp, Fr, Fp2, Fp12 arithmetic (single thread, dependent chains).\n"
            "  --ms N       target milliseconds per row (default 200)\n"

@@ -15,11 +15,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/cli.h"
+#include "bench/bench.h"
+#include "core/units.h"
 
 #ifndef CZK_HAVE_CUDA
 int czk_bench_gpu(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     printf("usage: czk bench gpu [options]   (this build has no CUDA backend)\n");
     return 0;
   }
@@ -27,7 +28,11 @@ int czk_bench_gpu(int argc, char **argv) {
   return 1;
 }
 #else
-#include "cuda/cuda_internal.h"
+#include "czk/cuda.h"
+#include "czk/curve.h"
+#include "czk/field.h"
+#include "czk/msm.h"
+#include "czk/ntt.h"
 
 static uint64_t g_rng = 0x1234567887654321ULL;
 static uint64_t rnd(void) {
@@ -36,9 +41,31 @@ static uint64_t rnd(void) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
+/* A uniform canonical scalar < r (rejection sampling over 255-bit values). */
 static void rnd_scalar(uint64_t s[4]) {
-  for (int i = 0; i < 4; i++) s[i] = rnd();
-  czk__cr_fr_raw_reduce(s);
+  czk_fr t;
+  do {
+    for (int i = 0; i < 4; i++) s[i] = rnd();
+    s[3] &= 0x7fffffffffffffffULL;
+  } while (czk_fr_from_raw(&t, s) != CZK_OK);
+}
+/* r = a + b mod r on canonical scalars (the checks' reference arithmetic is the CPU field layer). */
+static void raw_add_mod(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
+  czk_fr x, y;
+  if (czk_fr_from_raw(&x, a) != CZK_OK || czk_fr_from_raw(&y, b) != CZK_OK) abort(); /* inputs are < r */
+  czk_fr_add(&x, &x, &y);
+  czk_fr_to_raw(r, &x);
+}
+/* The CPU MSM on canonical scalars. */
+static czk_status ref_msm(int g, void *out, const void *bases, const uint64_t *sc, size_t n) {
+  czk_fr *k = malloc((n ? n : 1) * sizeof *k);
+  if (!k) return CZK_ERR_NOMEM;
+  czk_status st = CZK_OK;
+  for (size_t i = 0; i < n && st == CZK_OK; i++) st = czk_fr_from_raw(&k[i], sc + 4 * i);
+  if (st == CZK_OK)
+    st = g == 1 ? czk_msm_g1(out, bases, k, n, 0, NULL, NULL, NULL) : czk_msm_g2(out, bases, k, n, 0, NULL, NULL, NULL);
+  free(k);
+  return st;
 }
 static double now_ms(void) {
   struct timespec ts;
@@ -80,32 +107,34 @@ typedef struct {
     JT g, pa, pb, da, db;                                                                                             \
     uint64_t a0[4], b0[4], sa[4], sb[4];                                                                              \
     rnd_scalar(a0), rnd_scalar(b0), rnd_scalar(sa), rnd_scalar(sb);                                                   \
-    czk__cr_##G##_generator(&g);                                                                                      \
-    czk__cr_##G##_mul(&pa, &g, a0, 4);                                                                                \
-    czk__cr_##G##_mul(&pb, &g, b0, 4);                                                                                \
-    czk__cr_##G##_mul(&da, &g, sa, 4);                                                                                \
-    czk__cr_##G##_mul(&db, &g, sb, 4);                                                                                \
+    czk_##G##_generator(&g);                                                                                      \
+    czk_##G##_mul_raw_vartime(&pa, &g, a0, 4);                                                                                \
+    czk_##G##_mul_raw_vartime(&pb, &g, b0, 4);                                                                                \
+    czk_##G##_mul_raw_vartime(&da, &g, sa, 4);                                                                                \
+    czk_##G##_mul_raw_vartime(&db, &g, sb, 4);                                                                                \
     JT *ja = malloc(na * sizeof(JT)), *jb = malloc(nb * sizeof(JT));                                                  \
     AT *ta = malloc(na * sizeof(AT)), *tb = malloc(nb * sizeof(AT));                                                  \
     czk_fr *la = malloc(na * sizeof(czk_fr)), *lb = malloc(nb * sizeof(czk_fr));                                      \
     if (!ja || !jb || !ta || !tb || !la || !lb) FAIL("out of host memory");                                           \
     czk_fr fa0, fb0, fda, fdb;                                                                                        \
-    czk__cr_fr_from_raw(&fa0, a0), czk__cr_fr_from_raw(&fb0, b0);                                                     \
-    czk__cr_fr_from_raw(&fda, sa), czk__cr_fr_from_raw(&fdb, sb);                                                     \
+    TRY(czk_fr_from_raw(&fa0, a0));                                                                                   \
+    TRY(czk_fr_from_raw(&fb0, b0));                                                                                   \
+    TRY(czk_fr_from_raw(&fda, sa));                                                                                   \
+    TRY(czk_fr_from_raw(&fdb, sb));                                                                                   \
     for (size_t j = 0; j < na; j++) {                                                                                 \
       ja[j] = pa, la[j] = fa0;                                                                                        \
-      czk__cr_##G##_add(&pa, &pa, &da), czk__cr_fr_add(&fa0, &fa0, &fda);                                             \
+      czk_##G##_add(&pa, &pa, &da), czk_fr_add(&fa0, &fa0, &fda);                                             \
     }                                                                                                                 \
     for (size_t k = 0; k < nb; k++) {                                                                                 \
       jb[k] = pb, lb[k] = fb0;                                                                                        \
-      czk__cr_##G##_add(&pb, &pb, &db), czk__cr_fr_add(&fb0, &fb0, &fdb);                                             \
+      czk_##G##_add(&pb, &pb, &db), czk_fr_add(&fb0, &fb0, &fdb);                                             \
     }                                                                                                                 \
-    czk__cr_##G##_batch_to_affine(ta, ja, na);                                                                        \
-    czk__cr_##G##_batch_to_affine(tb, jb, nb);                                                                        \
+    TRY(czk_##G##_batch_to_affine(ta, ja, na));                                                                        \
+    TRY(czk_##G##_batch_to_affine(tb, jb, nb));                                                                        \
     void *d_bases = NULL, *d_sc = NULL, *d_sc2 = NULL;                                                                \
     TRY(czk_cuda_malloc(&d_bases, nmax * sizeof(AT)));                                                                \
     double t0 = now_ms();                                                                                             \
-    TRY(czk__cuda_gen_bases(GNUM, d_bases, nmax, ta, na, tb, nb, st));                                                \
+    TRY(czk_cuda_gen_bases(GNUM, d_bases, nmax, ta, na, tb, nb, st));                                                \
     TRY(czk_cuda_stream_sync(st));                                                                                    \
     printf("# %s: %zu bases generated on the GPU in %.0f ms\n", #G, nmax, now_ms() - t0);                             \
     /* scalars */                                                                                                     \
@@ -143,26 +172,26 @@ typedef struct {
       uint64_t(*ssa)[4] = calloc(na, 32), (*ssb)[4] = calloc(nb, 32);                                                 \
       if (!ssa || !ssb) FAIL("out of host memory");                                                                   \
       for (size_t i = 0; i < n; i++) {                                                                                \
-        czk__cr_fr_raw_add(ssa[i % na], ssa[i % na], sc + 4 * i);                                                     \
-        czk__cr_fr_raw_add(ssb[i / na], ssb[i / na], sc + 4 * i);                                                     \
+        raw_add_mod(ssa[i % na], ssa[i % na], sc + 4 * i);                                                     \
+        raw_add_mod(ssb[i / na], ssb[i / na], sc + 4 * i);                                                     \
       }                                                                                                               \
       czk_fr e, x, y;                                                                                                 \
       memset(&e, 0, sizeof e);                                                                                        \
       for (size_t j = 0; j < na && j < n; j++) {                                                                      \
-        czk__cr_fr_from_raw(&x, ssa[j]);                                                                              \
-        czk__cr_fr_mul(&y, &x, &la[j]);                                                                               \
-        czk__cr_fr_add(&e, &e, &y);                                                                                   \
+        TRY(czk_fr_from_raw(&x, ssa[j]));                                                                             \
+        czk_fr_mul(&y, &x, &la[j]);                                                                               \
+        czk_fr_add(&e, &e, &y);                                                                                   \
       }                                                                                                               \
       for (size_t k = 0; k < nb; k++) {                                                                               \
-        czk__cr_fr_from_raw(&x, ssb[k]);                                                                              \
-        czk__cr_fr_mul(&y, &x, &lb[k]);                                                                               \
-        czk__cr_fr_add(&e, &e, &y);                                                                                   \
+        TRY(czk_fr_from_raw(&x, ssb[k]));                                                                             \
+        czk_fr_mul(&y, &x, &lb[k]);                                                                               \
+        czk_fr_add(&e, &e, &y);                                                                                   \
       }                                                                                                               \
       free(ssa), free(ssb);                                                                                           \
       uint64_t er[4];                                                                                                 \
-      czk__cr_fr_to_raw(er, &e);                                                                                      \
-      czk__cr_##G##_mul(&want, &g, er, 4);                                                                            \
-      bool ok_dlog = czk__cr_##G##_eq(&got, &want) && czk__cr_##G##_eq(&got_h, &want);                                \
+      czk_fr_to_raw(er, &e);                                                                                      \
+      czk_##G##_mul_raw_vartime(&want, &g, er, 4);                                                                            \
+      bool ok_dlog = czk_##G##_eq(&got, &want) && czk_##G##_eq(&got_h, &want);                                \
       /* sparse check */                                                                                              \
       memset(sc2, 0, n * 32);                                                                                         \
       JT sp;                                                                                                          \
@@ -174,22 +203,22 @@ typedef struct {
         AT b;                                                                                                         \
         TRY(czk_cuda_memcpy_dtoh(&b, (const AT *)d_bases + i, sizeof b, st));                                         \
         TRY(czk_cuda_stream_sync(st));                                                                                \
-        czk__cr_##G##_from_affine(&t, &b);                                                                            \
-        czk__cr_##G##_mul(&t, &t, sc2 + 4 * i, 4);                                                                    \
-        czk__cr_##G##_add(&sp, &sp, &t);                                                                              \
+        czk_##G##_from_affine(&t, &b);                                                                            \
+        czk_##G##_mul_raw_vartime(&t, &t, sc2 + 4 * i, 4);                                                                    \
+        czk_##G##_add(&sp, &sp, &t);                                                                              \
       }                                                                                                               \
       JT got_sp;                                                                                                      \
       TRY(czk_cuda_msm_##G##_run(m, &got_sp, sc2, n, 0, st));                                                         \
       TRY(czk_cuda_stream_sync(st));                                                                                  \
-      bool ok_sparse = czk__cr_##G##_eq(&got_sp, &sp);                                                                \
+      bool ok_sparse = czk_##G##_eq(&got_sp, &sp);                                                                \
       const char *cpu = "-", *lin = "-";                                                                              \
       if (lg <= o->cpu_max) {                                                                                         \
         AT *hb = malloc(n * sizeof(AT));                                                                              \
         if (!hb) FAIL("out of host memory");                                                                          \
         TRY(czk_cuda_memcpy_dtoh(hb, d_bases, n * sizeof(AT), st));                                                   \
         TRY(czk_cuda_stream_sync(st));                                                                                \
-        czk__cr_##G##_msm(&want, hb, sc, n);                                                                          \
-        cpu = czk__cr_##G##_eq(&got, &want) ? "yes" : "NO";                                                           \
+        TRY(ref_msm(GNUM, &want, hb, sc, n));                                                                          \
+        cpu = czk_##G##_eq(&got, &want) ? "yes" : "NO";                                                           \
         free(hb);                                                                                                     \
       }                                                                                                               \
       if (lg + 2 > maxlog) { /* linearity at the largest size */                                                      \
@@ -197,11 +226,11 @@ typedef struct {
         JT r1, r2;                                                                                                    \
         TRY(czk_cuda_msm_##G##_run(m, &r1, sc2, n, 0, st));                                                           \
         TRY(czk_cuda_stream_sync(st));                                                                                \
-        for (size_t i = 0; i < n; i++) czk__cr_fr_raw_add(sc2 + 4 * i, sc2 + 4 * i, sc + 4 * i);                      \
+        for (size_t i = 0; i < n; i++) raw_add_mod(sc2 + 4 * i, sc2 + 4 * i, sc + 4 * i);                      \
         TRY(czk_cuda_msm_##G##_run(m, &r2, sc2, n, 0, st));                                                           \
         TRY(czk_cuda_stream_sync(st));                                                                                \
-        czk__cr_##G##_add(&r1, &r1, &got);                                                                            \
-        lin = czk__cr_##G##_eq(&r1, &r2) ? "yes" : "NO";                                                              \
+        czk_##G##_add(&r1, &r1, &got);                                                                            \
+        lin = czk_##G##_eq(&r1, &r2) ? "yes" : "NO";                                                              \
       }                                                                                                               \
       bool ok = ok_dlog && ok_sparse && cpu[0] != 'N' && lin[0] != 'N';                                               \
       bad |= !ok;                                                                                                     \
@@ -239,10 +268,7 @@ static int bench_ntt(const opts *o, void *st) {
     size_t n = (size_t)1 << lg;
     if (lg != maxlog && lg % 2) continue;
     /* any value < r is a valid Montgomery representative: uniform random elements without conversions */
-    for (size_t i = 0; i < n; i++) {
-      for (int j = 0; j < 4; j++) h[i].l[j] = rnd();
-      czk__cr_fr_raw_reduce(h[i].l);
-    }
+    for (size_t i = 0; i < n; i++) rnd_scalar(h[i].l);
     TRY(czk_cuda_memcpy_htod(d, h, n * sizeof(czk_fr), st));
     TRY(czk_cuda_ntt_run(p, (czk_fr *)d, lg, CZK_CUDA_NTT_FORWARD, st)); /* warm-up */
     TRY(czk_cuda_ntt_run(p, (czk_fr *)d, lg, CZK_CUDA_NTT_INVERSE, st));
@@ -274,24 +300,28 @@ static int bench_ntt(const opts *o, void *st) {
     TRY(czk_cuda_memcpy_dtoh(h2, d, n * sizeof(czk_fr), st));
     TRY(czk_cuda_stream_sync(st));
     czk_fr w;
-    czk__cr_fr_root(&w, lg, CZK_ROOTS_BELLMAN);
+    TRY(czk_fr_root_of_unity(&w, lg, CZK_ROOTS_BELLMAN));
     const char *full = "-", *spot = "-";
     if (lg <= 20) {
       czk_fr *ref = malloc(n * sizeof(czk_fr));
       if (!ref) FAIL("out of host memory");
       memcpy(ref, h, n * sizeof(czk_fr));
-      czk__cr_ntt(ref, lg, &w);
+      czk_ntt_domain *dom = NULL;
+      TRY(czk_ntt_domain_new_omega(&dom, lg, &w, NULL));
+      czk_status nst = czk_ntt_forward(dom, ref, NULL);
+      czk_ntt_domain_free(dom);
+      TRY(nst);
       full = memcmp(ref, h2, n * sizeof(czk_fr)) == 0 ? "yes" : "NO";
       free(ref);
     } else if (lg <= 24) {
       size_t k = rnd() % n;
       uint64_t kk[4] = {k, 0, 0, 0};
       czk_fr wk, acc;
-      czk__cr_fr_pow(&wk, &w, kk, 1);
+      czk_fr_pow_vartime(&wk, &w, kk, 1);
       memset(&acc, 0, sizeof acc);
       for (size_t i = n; i-- > 0;) { /* Horner: sum x_i wk^i */
-        czk__cr_fr_mul(&acc, &acc, &wk);
-        czk__cr_fr_add(&acc, &acc, &h[i]);
+        czk_fr_mul(&acc, &acc, &wk);
+        czk_fr_add(&acc, &acc, &h[i]);
       }
       spot = memcmp(&acc, &h2[k], sizeof acc) == 0 ? "yes" : "NO";
     }
@@ -312,7 +342,7 @@ static int bench_ntt(const opts *o, void *st) {
 static unsigned arg_u(const char *s) { return (unsigned)strtoul(s, NULL, 10); }
 
 int czk_bench_gpu(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     printf("usage: czk bench gpu [--msm-min L] [--msm-max L] [--g2-max L] [--ntt-min L] [--ntt-max L] [--cpu-max L]\n"
            "                     [--reps N] [--only mul|msm|g2|ntt]\n"
            "  Times the CUDA MSM (G1, G2; sizes 2^msm-min .. 2^max step 4x) and Fr NTT (forward/inverse/coset) with\n"
@@ -360,7 +390,7 @@ int czk_bench_gpu(int argc, char **argv) {
   int bad = 0;
   if (!only || !strcmp(only, "mul")) {
     double fp = 0, fr = 0;
-    if (czk__cuda_mul_throughput(0, &fp) == CZK_OK && czk__cuda_mul_throughput(1, &fr) == CZK_OK)
+    if (czk_cuda_probe_mul_throughput(0, &fp) == CZK_OK && czk_cuda_probe_mul_throughput(1, &fr) == CZK_OK)
       printf("mul     raw Montgomery products (4 independent chains per thread): Fp %.1f G/s, Fr %.1f G/s\n", fp, fr);
     else
       bad = 1;

@@ -15,8 +15,9 @@
 #include <time.h>
 
 #include "circuits/synthetic.h"
-#include "cli/bench_util.h"
-#include "cli/cli.h"
+#include "bench/bench_util.h"
+#include "bench/bench.h"
+#include "core/units.h"
 #include "czk/backend.h"
 #include "czk/groth16.h"
 
@@ -225,7 +226,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
 }
 
 int czk_bench_gpuprove(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }

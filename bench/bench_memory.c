@@ -24,7 +24,8 @@
 #include <unistd.h>
 
 #include "circuits/synthetic.h"
-#include "cli/cli.h"
+#include "bench/bench.h"
+#include "core/units.h"
 #include "czk/groth16.h"
 #include "czk/kinds.h"
 #include "czk/pool.h"

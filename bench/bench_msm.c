@@ -7,8 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/bench_util.h"
-#include "cli/cli.h"
+#include "bench/bench_util.h"
+#include "bench/bench.h"
+#include "core/units.h"
 #include "czk/msm.h"
 
 static void usage(FILE *f) {
@@ -22,7 +23,7 @@ static void usage(FILE *f) {
 }
 
 int czk_bench_msm(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }

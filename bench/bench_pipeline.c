@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "bench/bench.h"
+#include "core/units.h"
 #include "core/clock.h"
 #include "czk/backend.h"
 #include "czk/engine.h"
@@ -118,7 +119,7 @@ static void print_lat(const char *name, uint64_t *v, size_t n) {
 }
 
 int czk_bench_pipeline(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }

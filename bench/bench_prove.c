@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 #include "circuits/synthetic.h"
-#include "cli/bench_util.h"
-#include "cli/cli.h"
-#include "czk/circom.h"
+#include "bench/bench_util.h"
+#include "bench/bench.h"
+#include "core/units.h"
+#include "czk/snarkjs.h"
 #include "czk/groth16.h"
 
 #define NCOL 11
@@ -147,7 +148,7 @@ int czk_bench_prove(int argc, char **argv) {
   unsigned kmin = 12, kmax = 16;
   int reps = 3;
   const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  if (!czk_cli_wants_help(argc, argv)) {
+  if (!czk__wants_help(argc, argv)) {
     int gpu_rc = czk__bench_backend_dispatch(&argc, argv, "prove");
     if (gpu_rc >= 0) return gpu_rc;
   }

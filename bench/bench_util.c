@@ -1,8 +1,9 @@
 /* bench_util.c: the shared benchmark helpers (see bench_util.h for the contracts). Random points: two scalar
  * multiplications (vartime), then n - 1 Jacobian additions P[i] = P[i-1] + Q and one batch normalization (one
  * inversion + ~3n multiplications). */
-#include "cli/bench_util.h"
-#include "cli/cli.h"
+#include "bench/bench_util.h"
+#include "bench/bench.h"
+#include "core/units.h"
 
 #include <stdbool.h>
 #include <stdio.h>

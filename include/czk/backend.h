@@ -62,6 +62,8 @@ CZK_API czk_status czk_backend_get_props(czk_backend *be, czk_backend_props *out
 CZK_API const char *czk_backend_name(const czk_backend *be);
 CZK_API czk_backend_kind czk_backend_get_kind(const czk_backend *be);
 CZK_API bool czk_backend_quarantined(const czk_backend *be);
+/* props.host_memory without a device query (cheap: for per-proof decisions). */
+CZK_API bool czk_backend_host_memory(const czk_backend *be);
 
 /* ------------------------------------------------------------------------------------------------ memory, streams */
 CZK_API czk_status czk_backend_alloc(czk_backend *be, void **dptr, size_t bytes);

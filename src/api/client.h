@@ -1,12 +1,16 @@
-/* client.h: gRPC client helpers shared by the client subcommands, `czk demo` and `czk bench stress`. */
-#ifndef CZK_CLI_CLIENT_H
-#define CZK_CLI_CLIENT_H
+/* client.h: the client side of the cuzk.v1 gRPC API: helpers shared by the client subcommands, `czk demo` and the
+ * load generators of bench/ (client.c). */
+#ifndef CZK_API_CLIENT_H
+#define CZK_API_CLIENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cuzk_v1.pb-c.h"
+
+/* Largest message the client sends or accepts (and the largest job input file it reads). */
+#define CZK__CLIENT_MAX_MSG (256u << 20)
 
 /* The daemon's default address (what `czk daemon` listens on without configuration). Static buffer. */
 const char *czk__client_default_addr(void);

@@ -87,6 +87,7 @@ czk_status czk_backend_get_props(czk_backend *be, czk_backend_props *out) {
 }
 const char *czk_backend_name(const czk_backend *be) { return be ? be->name : "?"; }
 czk_backend_kind czk_backend_get_kind(const czk_backend *be) { return be->iface->kind; }
+bool czk_backend_host_memory(const czk_backend *be) { return be && be->iface->kind == CZK_BACKEND_CPU; }
 bool czk_backend_quarantined(const czk_backend *be) { return be && atomic_load(&((czk_backend *)be)->quarantined); }
 
 czk_status czk_backend_alloc(czk_backend *be, void **dptr, size_t bytes) {

@@ -374,7 +374,7 @@ int czk_cmd_hash(int argc, char **argv) {
   if (argc < 2) return usage(stderr);
   const char *w = argv[1];
   if (strcmp(w, "-h") == 0 || strcmp(w, "--help") == 0) return usage(stdout);
-  bool help = czk_cli_wants_help(argc - 1, argv + 1);
+  bool help = czk__wants_help(argc - 1, argv + 1);
   if (strcmp(w, "comm-d") == 0) return help ? comm_d_usage(stdout) : cmd_comm_d(argc - 1, argv + 1);
   if (strcmp(w, "poseidon") == 0) return help ? poseidon_usage(stdout) : cmd_poseidon(argc - 1, argv + 1);
   if (strcmp(w, "tree") == 0) return help ? tree_usage(stdout) : cmd_tree(argc - 1, argv + 1);

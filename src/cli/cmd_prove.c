@@ -67,7 +67,7 @@ int czk_cmd_prove(int argc, char **argv) {
       return 1;
 #endif
     }
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }

@@ -24,7 +24,7 @@ static double now_s(void) {
 }
 
 int czk_cmd_setup(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/client.h"
+#include "api/client.h"
 #include "core/mapfile.h"
 
 static const char k_html_head[] =

@@ -63,7 +63,7 @@ static czk_status parse_public(const char *s, czk_fr **out, size_t *n) {
 }
 
 int czk_cmd_verify(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }

@@ -18,15 +18,9 @@ static const cmd_entry k_cmds[] = {
 
 static const cmd_entry k_benches[] = {
 #define CZK_BENCH(name, summary) {#name, summary, czk_bench_##name},
-#include "cli/bench.def"
+#include "bench/bench.def"
 #undef CZK_BENCH
     {NULL, NULL, NULL}};
-
-bool czk_cli_wants_help(int argc, char **argv) {
-  for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return true;
-  return false;
-}
 
 static void usage(FILE *out) {
   fprintf(out, "usage: czk <command> [options]   (czk <command> --help for details)\n\ncommands:\n");
@@ -35,7 +29,7 @@ static void usage(FILE *out) {
 }
 
 int czk_cmd_version(int argc, char **argv) {
-  if (czk_cli_wants_help(argc, argv)) {
+  if (czk__wants_help(argc, argv)) {
     printf("usage: czk version\n");
     return 0;
   }

@@ -77,3 +77,9 @@ bool czk__parse_duration_ms(const char *s, uint64_t *out) {
   static const unit k_units[] = {{"", 1000}, {"s", 1000}, {"ms", 1}, {"m", 60000}, {"h", 3600000}};
   return parse_scaled(s, k_units, sizeof k_units / sizeof k_units[0], false, out);
 }
+
+bool czk__wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return true;
+  return false;
+}

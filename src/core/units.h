@@ -14,5 +14,7 @@ bool czk__parse_size(const char *s, uint64_t *out);
 /* Milliseconds: "<n>[.<frac>][unit]", unit ms, s (default), m, h ("30s", "500ms", "2m", "1h", "10" = 10 s); a
  * fraction is rounded down to whole milliseconds. */
 bool czk__parse_duration_ms(const char *s, uint64_t *out);
+/* True when argv[1..argc) holds -h or --help (every command and benchmark answers --help). */
+bool czk__wants_help(int argc, char **argv);
 
 #endif

@@ -210,8 +210,7 @@ static czk_status k_prove_finish(void *user, const czk_engine_device_ctx *dev, v
     /* on a device the stage times are device-event spans on two streams (H then the h MSM; the witness MSMs): the
      * kernel-busy time of this proof is at least the longer stream. (On the CPU kernel_ns stays 0 and the engine
      * counts the prove's wall time.) */
-    czk_backend_props p;
-    if (czk_backend_get_props((czk_backend *)dev->backend, &p) == CZK_OK && !p.host_memory) {
+    if (!czk_backend_host_memory((const czk_backend *)dev->backend)) {
       double s1 = t.h + t.msm_h, s2 = t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2;
       rep->kernel_ns = (uint64_t)((s1 > s2 ? s1 : s2) * 1e9);
     }
