@@ -32,9 +32,10 @@
 
 #include "api/rpc.h"
 #include "circuits/synthetic.h"
-#include "bench/bench.h"
-#include "core/units.h"
 #include "api/client.h"
+#include "bench/bench.h"
+#include "core/clock.h"
+#include "core/units.h"
 #include "core/mapfile.h"
 #include "czk/engine.h"
 #include "czk/groth16.h"
@@ -43,12 +44,6 @@
 #define MAX_MIX 16
 #define MAX_DEVICES 64
 #define MAX_AWAITERS 128
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void sleep_s(double s) {
   if (s <= 0) return;
@@ -150,10 +145,10 @@ static void prove_job(const char *addr, job_rec *j, const char *request_id) {
   Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
   pr.submit = &r;
   ProtobufCMessage *out;
-  j->t_submit = now_s();
+  j->t_submit = czk__now_s();
   j->code = czk__client_call(addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
                              &out, 0, true, j->err, sizeof j->err);
-  j->t_done = now_s();
+  j->t_done = czk__now_s();
   if (j->code) {
     if (!j->err[0]) snprintf(j->err, sizeof j->err, "gRPC code %d", j->code);
     return;
@@ -169,13 +164,13 @@ static int preload_key(const char *addr, const job_kind *j) {
   Cuzk__V1__PreloadSrsRequest r = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
   r.circuit_id = (char *)key_id(j, kid, sizeof kid);
   ProtobufCMessage *o;
-  double t0 = now_s();
+  double t0 = czk__now_s();
   if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/PreloadSRS", &r.base, &cuzk__v1__preload_srs_response__descriptor,
                        &o, 0, false, NULL, 0))
     return 1;
   const Cuzk__V1__PreloadSrsResponse *p = (const Cuzk__V1__PreloadSrsResponse *)o;
   fprintf(stderr, "czk bench: key %s %s (%.2f s)\n", kid, p->already_loaded ? "already loaded" : "loaded",
-          now_s() - t0);
+          czk__now_s() - t0);
   protobuf_c_message_free_unpacked(o, NULL);
   return 0;
 }
@@ -717,7 +712,7 @@ static int run_single(const bench_opts *o, const char *addr) {
   }
   printf("czk bench single: %u sequential Prove calls of %s, priority %s, on %s\n", o->count, o->one.label,
          czk__client_priority_name(o->one.prio), addr);
-  double t0 = now_s();
+  double t0 = czk__now_s();
   size_t nl = 0;
   unsigned ran = 0;
   for (unsigned i = 0; i < o->count; i++) {
@@ -729,7 +724,7 @@ static int run_single(const bench_opts *o, const char *addr) {
     if (j->verified) lat[nl++] = j->t_done - j->t_submit;
     if (j->code == CZK_GRPC_UNAVAILABLE) break; /* going on would only repeat the error */
   }
-  double wall = now_s() - t0;
+  double wall = czk__now_s() - t0;
   size_t bad = report_failures(ptrs, ran, 10) + (o->count - ran);
   if (ran < o->count) fprintf(stderr, "czk bench: stopped after %u of %u jobs: daemon unreachable\n", ran, o->count);
   printf("\n");
@@ -764,7 +759,7 @@ static void *await_worker(void *arg) {
     ProtobufCMessage *out;
     j->code = czk__client_call(a->addr, "/cuzk.v1.ProvingEngine/AwaitProof", &r.base,
                                &cuzk__v1__await_proof_response__descriptor, &out, 0, true, j->err, sizeof j->err);
-    j->t_done = now_s();
+    j->t_done = czk__now_s();
     if (j->code) continue;
     take_result(j, (const Cuzk__V1__AwaitProofResponse *)out);
     protobuf_c_message_free_unpacked(out, NULL);
@@ -784,7 +779,7 @@ static int run_batch(const bench_opts *o, const char *addr) {
   if (!recs || !ptrs || !lat || !eng || !aw || !th) goto out;
   printf("czk bench batch: %u jobs of %s, priority %s, submitted at once to %s\n", n, o->one.label,
          czk__client_priority_name(o->one.prio), addr);
-  double t0 = now_s();
+  double t0 = czk__now_s();
   for (unsigned i = 0; i < n; i++) {
     job_rec *j = &recs[i];
     ptrs[i] = j;
@@ -795,14 +790,14 @@ static int run_batch(const bench_opts *o, const char *addr) {
     Cuzk__V1__SubmitProofRequest r;
     build_request(j->jk, j->seed, NULL, spec, sizeof spec, &circ, &r);
     ProtobufCMessage *out;
-    j->t_submit = now_s();
+    j->t_submit = czk__now_s();
     j->code = czk__client_call(addr, "/cuzk.v1.ProvingEngine/SubmitProof", &r.base,
                                &cuzk__v1__submit_proof_response__descriptor, &out, 60000, true, j->err, sizeof j->err);
     if (j->code) continue;
     snprintf(j->job_id, sizeof j->job_id, "%s", ((const Cuzk__V1__SubmitProofResponse *)out)->job_id);
     protobuf_c_message_free_unpacked(out, NULL);
   }
-  double t_submitted = now_s();
+  double t_submitted = czk__now_s();
   unsigned started = 0;
   for (unsigned t = 0; t < nt; t++) {
     aw[t] = (awaiter){addr, recs, n, t, nt};
@@ -917,12 +912,12 @@ static int run_stress(const bench_opts *o, const char *addr) {
   ring_n = 1;
   uint64_t rng = o->seed * 0x9E3779B97F4A7C15ULL + 1;
   double next[MAX_MIX];
-  double t0 = now_s();
+  double t0 = czk__now_s();
   for (unsigned i = 0; i < o->nmix; i++) next[i] = next_gap(o, &o->mix[i], &rng);
   double next_tick = 1.0, busy = -1;
   uint64_t seq = 0;
   for (;;) {
-    double el = now_s() - t0;
+    double el = czk__now_s() - t0;
     bool arrivals = el < o->duration;
     if (!arrivals && atomic_load(&st.inflight) == 0) break;
     /* the earliest pending arrival, or the next progress tick */
@@ -934,7 +929,7 @@ static int run_stress(const bench_opts *o, const char *addr) {
     if (arrivals && o->duration < wake) wake = o->duration;
     if (!arrivals && el + 0.02 < wake) wake = el + 0.02; /* poll for the last results */
     if (wake > el) sleep_s(wake - el);
-    el = now_s() - t0;
+    el = czk__now_s() - t0;
     if (el >= next_tick) {
       fetch_metrics(addr, &mnow);
       if (mnow.ok) {
@@ -993,7 +988,7 @@ static int run_stress(const bench_opts *o, const char *addr) {
   }
   for (size_t i = 0; i < n; i++) pthread_join(jobs[i]->th, NULL);
   fetch_metrics(addr, &mnow);
-  progress(tty, now_s() - t0, &st, busy_between(&m0, &mnow), true);
+  progress(tty, czk__now_s() - t0, &st, busy_between(&m0, &mnow), true);
 
   /* results */
   job_rec **recs = malloc((n ? n : 1) * sizeof *recs);

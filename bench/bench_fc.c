@@ -10,14 +10,10 @@
 #include <time.h>
 
 #include "bench/bench.h"
+#include "bench/bench_util.h"
+#include "core/clock.h"
 #include "core/units.h"
 #include "czk/gadgets.h"
-
-static double now_s(clockid_t clk) {
-  struct timespec ts;
-  clock_gettime(clk, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 typedef struct {
   int kind; /* 0 native sha, 1 native poseidon, 2 gadget sha, 3 gadget poseidon */
@@ -65,7 +61,7 @@ static czk_status run_once(bench_case *c) {
 
 static int bench_row(const char *name, bench_case *c, double ms) {
   long n = 0, batch = 1;
-  double c0 = now_s(CLOCK_THREAD_CPUTIME_ID), w0 = now_s(CLOCK_MONOTONIC), c1 = c0;
+  double c0 = czk__bench_now_ns(CLOCK_THREAD_CPUTIME_ID) * 1e-9, w0 = czk__now_s(), c1 = c0;
   while ((c1 - c0) * 1e3 < ms) {
     for (long i = 0; i < batch; i++) {
       czk_status s = run_once(c);
@@ -76,9 +72,9 @@ static int bench_row(const char *name, bench_case *c, double ms) {
     }
     n += batch;
     if (batch < 1024) batch *= 2;
-    c1 = now_s(CLOCK_THREAD_CPUTIME_ID);
+    c1 = czk__bench_now_ns(CLOCK_THREAD_CPUTIME_ID) * 1e-9;
   }
-  double w1 = now_s(CLOCK_MONOTONIC), cpu = c1 - c0, wall = w1 - w0;
+  double w1 = czk__now_s(), cpu = c1 - c0, wall = w1 - w0;
   printf("%-34s %12.0f %12.2f %12.0f %12.2f\n", name, (double)n / cpu, cpu / (double)n * 1e6, (double)n / wall,
          wall / (double)n * 1e6);
   return 0;

@@ -15,8 +15,9 @@
 #include <time.h>
 
 #include "circuits/synthetic.h"
-#include "bench/bench_util.h"
 #include "bench/bench.h"
+#include "bench/bench_util.h"
+#include "core/clock.h"
 #include "core/units.h"
 #include "czk/backend.h"
 #include "czk/groth16.h"
@@ -81,17 +82,17 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
   double t_shape = 0, t_wit = 0, t_eval = 0;
   memset(&fake, 0, sizeof fake);
   if (real) {
-    double t = czk__bench_now_s();
+    double t = czk__now_s();
     if (czk_synthetic_shape(&real_sh, k) != CZK_OK) return 1;
-    t_shape = czk__bench_now_s() - t, t = czk__bench_now_s();
+    t_shape = czk__now_s() - t, t = czk__now_s();
     if (czk_synthetic_witness(&w0, k, 1) != CZK_OK) return 1;
-    t_wit = czk__bench_now_s() - t, t = czk__bench_now_s();
+    t_wit = czk__now_s() - t, t = czk__now_s();
     czk_witness wc = w0;
     wc.w = malloc(((size_t)w0.n_inputs + w0.n_aux) * sizeof(czk_fr));
     memcpy(wc.w, w0.w, ((size_t)w0.n_inputs + w0.n_aux) * sizeof(czk_fr));
     czk_groth16_assignment as;
     if (czk_groth16_synthesize(&as, real_sh, &wc, pool) != CZK_OK) return 1;
-    t_eval = czk__bench_now_s() - t;
+    t_eval = czk__now_s() - t;
     a0 = as.a, b0 = as.b, c0 = as.c;
     czk_witness_free(&as.w);
     sh = real_sh;
@@ -113,7 +114,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
     }
     fake.b_input_density[0] = 1;
     fake.b_input_count = 1;
-    double t = czk__bench_now_s();
+    double t = czk__now_s();
     a0 = malloc(n * sizeof *a0), b0 = malloc(n * sizeof *b0), c0 = malloc(n * sizeof *c0);
     w0.n_inputs = fake.n_inputs, w0.n_aux = fake.n_aux;
     w0.w = malloc(((size_t)w0.n_inputs + w0.n_aux) * sizeof(czk_fr));
@@ -121,7 +122,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
     czk_pool_parallel_for(pool, (n + GCH - 1) / GCH, 1, gen_abc, &g);
     czk_pool_parallel_for(pool, (size_t)w0.n_inputs + w0.n_aux, 4096, gen_w, &g);
     w0.w[0] = czk_fr_one_v;
-    t_wit = czk__bench_now_s() - t;
+    t_wit = czk__now_s() - t;
   }
   /* random key: one G1 array serves the four G1 queries (each query uploads its own prefix) */
   czk_groth16_pk_sizes ks = {n - 1, sh->n_aux, (size_t)sh->n_inputs + sh->a_aux_count,
@@ -132,7 +133,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
   if (ks.n_b_g1 > m1) m1 = ks.n_b_g1;
   m1 = (m1 + GCH - 1) / GCH * GCH;
   size_t m2 = (ks.n_b_g2 + GCH - 1) / GCH * GCH;
-  double t = czk__bench_now_s();
+  double t = czk__now_s();
   czk_g1_affine *p1 = malloc(m1 * sizeof *p1);
   czk_g2_affine *p2 = malloc(m2 * sizeof *p2);
   if (!p1 || !p2 || !a0 || !b0 || !c0) {
@@ -142,7 +143,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
   gen_ctx g = {NULL, NULL, NULL, NULL, p1, p2, 99, 0};
   czk_pool_parallel_for(pool, m1 / GCH, 1, gen_g1, &g);
   czk_pool_parallel_for(pool, m2 / GCH, 1, gen_g2, &g);
-  double t_key = czk__bench_now_s() - t;
+  double t_key = czk__now_s() - t;
   czk_groth16_vk vk;
   memset(&vk, 0, sizeof vk);
   vk.alpha_g1 = p1[1], vk.beta_g1 = p1[2], vk.delta_g1 = p1[3], vk.beta_g2 = p2[1], vk.gamma_g2 = p2[2];
@@ -189,11 +190,11 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
     memcpy(as.c, c0, n * sizeof(czk_fr));
     czk_groth16_job *job = NULL;
     czk_groth16_proof proof;
-    double t0 = czk__bench_now_s();
+    double t0 = czk__now_s();
     czk_status st = czk_groth16_prove_start(&job, be, key, dkey, &as, pool);
-    double t1 = czk__bench_now_s();
+    double t1 = czk__now_s();
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tt[r]);
-    double t2 = czk__bench_now_s();
+    double t2 = czk__now_s();
     if (st != CZK_OK) {
       fprintf(stderr, "czk bench gpuprove: 2^%u: %s\n", k, czk_status_str(st));
       rc = 1;

@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "circuits/synthetic.h"
-#include "bench/bench_util.h"
 #include "bench/bench.h"
+#include "bench/bench_util.h"
+#include "core/clock.h"
 #include "core/units.h"
 #include "czk/snarkjs.h"
 #include "czk/groth16.h"
@@ -28,9 +29,9 @@ static int bench_size(unsigned k, int reps, const char *dir) {
   czk_r1cs *shape = NULL;
   czk_groth16_pk *pk = NULL;
   czk_status st = czk_synthetic_shape(&shape, k);
-  double ts = czk__bench_now_s();
+  double ts = czk__now_s();
   if (st == CZK_OK) st = czk_groth16_setup(shape, params, vkp, NULL);
-  double setup_s = czk__bench_now_s() - ts;
+  double setup_s = czk__now_s() - ts;
   if (st == CZK_OK) st = czk_groth16_pk_open(&pk, params);
   if (st == CZK_OK) st = czk_groth16_pk_prepare(pk, NULL);
   czk_groth16_key *key = NULL;
@@ -40,7 +41,7 @@ static int bench_size(unsigned k, int reps, const char *dir) {
   double *t = calloc((size_t)reps * NCOL, sizeof *t);
   if (!t && st == CZK_OK) st = CZK_ERR_NOMEM;
   for (int r = 0; r < reps && st == CZK_OK; r++) {
-    double *row = t + (size_t)r * NCOL, t0 = czk__bench_now_s();
+    double *row = t + (size_t)r * NCOL, t0 = czk__now_s();
     czk_witness w;
     st = czk_synthetic_witness(&w, k, 1000 + (uint64_t)r);
     if (st != CZK_OK) break;
@@ -48,19 +49,19 @@ static int bench_size(unsigned k, int reps, const char *dir) {
     const czk_fr *xp = czk_groth16_public_inputs(&w, &np);
     czk_fr pub[16];
     memcpy(pub, xp, np * sizeof *pub);
-    double t1 = czk__bench_now_s();
+    double t1 = czk__now_s();
     czk_groth16_assignment as;
     st = czk_groth16_synthesize(&as, shape, &w, NULL);
-    double t2 = czk__bench_now_s();
+    double t2 = czk__now_s();
     czk_groth16_job *job = NULL;
     if (st == CZK_OK) st = czk_groth16_prove_start(&job, cpu, key, NULL, &as, NULL);
     czk_groth16_proof proof;
     czk_groth16_timings tm;
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tm);
-    double t3 = czk__bench_now_s();
+    double t3 = czk__now_s();
     if (st != CZK_OK) break;
     st = czk_groth16_verify(czk_groth16_pk_vk(pk), &proof, pub, np);
-    double t4 = czk__bench_now_s();
+    double t4 = czk__now_s();
     double v[NCOL] = {t1 - t0, t2 - t1, tm.h, tm.msm_h, tm.msm_l, tm.msm_a, tm.msm_b_g1, tm.msm_b_g2, tm.finish,
                       t3 - t0, t4 - t3};
     memcpy(row, v, sizeof v);
@@ -93,9 +94,9 @@ static int bench_size(unsigned k, int reps, const char *dir) {
 
 /* Wall seconds of one shell command; -1 when it fails. */
 static double time_cmd(const char *cmd) {
-  double t0 = czk__bench_now_s();
+  double t0 = czk__now_s();
   int rc = system(cmd);
-  double t = czk__bench_now_s() - t0;
+  double t = czk__now_s() - t0;
   return rc == 0 ? t : -1;
 }
 

@@ -13,10 +13,10 @@
 #include "czk/curve.h"
 #include "czk/field.h"
 
-/* Time of `clk` (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID) in ns / ms; monotonic seconds. */
+/* Time of `clk` (CLOCK_MONOTONIC, CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID) in ns / ms (monotonic seconds:
+ * czk__now_s, core/clock.h). */
 double czk__bench_now_ns(clockid_t clk);
 double czk__bench_now_ms(clockid_t clk);
-double czk__bench_now_s(void);
 
 /* splitmix64: advances *state by the golden-ratio increment and returns the mixed value. */
 uint64_t czk__bench_splitmix(uint64_t *state);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "api/rpc.h"
+#include "core/clock.h"
 #include "core/mapfile.h"
 #include "cuzk_v1.pb-c.h"
 #include "czk/kinds.h"
@@ -134,12 +135,6 @@ static int do_submit(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, czk_
   return czk_service_grpc_code(st);
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Await and fill an AwaitProofResponse (proof buffer stays owned by res). */
 static int do_await(czk_service *s, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res,
                     Cuzk__V1__AwaitProofResponse *out, char *job_str, char **err) {
@@ -224,7 +219,7 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
       *err = errf("ProveRequest without submit");
       code = CZK_GRPC_INVALID_ARGUMENT;
     } else {
-      double t0 = now_s();
+      double t0 = czk__now_s();
       czk_engine_submit_info info;
       czk_priority prio;
       code = do_submit(s, r->submit, &info, &prio, err);
@@ -236,7 +231,7 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
         code = do_await(s, info.job_id, 0, &res, &ar, id, err);
         if (code == CZK_GRPC_OK) {
           if (ar.status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT)
-            czk_api_metrics_latency(&s->metrics, prio, now_s() - t0);
+            czk_api_metrics_latency(&s->metrics, prio, czk__now_s() - t0);
           Cuzk__V1__ProveResponse out = CUZK__V1__PROVE_RESPONSE__INIT;
           out.result = &ar;
           code = pack(&out.base, resp, resp_len);

@@ -21,6 +21,7 @@
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
 #include "api/client.h"
+#include "core/clock.h"
 #include "core/mapfile.h"
 #include "czk/snarkjs.h"
 #include "czk/groth16.h"
@@ -45,12 +46,6 @@ typedef struct demo_job {
 
 static const char *g_addr;
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void *run_job(void *arg) {
   demo_job *j = arg;
   char spec[64];
@@ -64,10 +59,10 @@ static void *run_job(void *arg) {
   Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
   pr.submit = &r;
   ProtobufCMessage *out;
-  double t0 = now_s();
+  double t0 = czk__now_s();
   j->code = czk__client_call(g_addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
                              &out, 0, true, j->err, sizeof j->err);
-  j->wall_s = now_s() - t0;
+  j->wall_s = czk__now_s() - t0;
   if (j->code) return NULL;
   Cuzk__V1__AwaitProofResponse *a = ((Cuzk__V1__ProveResponse *)out)->result;
   if (a) {
@@ -104,10 +99,10 @@ static int run_circom(const char *zkey, const char *wtns, char *job_id, size_t i
   Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
   pr.submit = &r;
   ProtobufCMessage *out;
-  double t0 = now_s();
+  double t0 = czk__now_s();
   int code = czk__client_call(g_addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
                               &out, 0, true, err, errlen);
-  *wall = now_s() - t0;
+  *wall = czk__now_s() - t0;
   free(w);
   if (code) return 1;
   Cuzk__V1__AwaitProofResponse *a = ((Cuzk__V1__ProveResponse *)out)->result;
@@ -303,14 +298,14 @@ int czk_cmd_demo(int argc, char **argv) {
   }
   printf("czk demo: submitting %zu jobs through cuzk.v1.ProvingEngine/Prove ...\n", nj);
   fflush(stdout);
-  double t0 = now_s();
+  double t0 = czk__now_s();
   pthread_t th[sizeof jobs / sizeof jobs[0]];
   for (size_t i = 0; i < nj; i++) pthread_create(&th[i], NULL, run_job, &jobs[i]);
   char cjob[24] = "-", cerr[200] = "";
   double cwall = 0;
   int crc = circom_zkey ? run_circom(circom_zkey, circom_wtns, cjob, sizeof cjob, &cwall, cerr, sizeof cerr) : 0;
   for (size_t i = 0; i < nj; i++) pthread_join(th[i], NULL);
-  double wall = now_s() - t0;
+  double wall = czk__now_s() - t0;
 
   int bad = 0;
   unsigned total_parts = 0;

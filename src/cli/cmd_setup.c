@@ -7,6 +7,7 @@
 
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
+#include "core/clock.h"
 #include "czk/groth16.h"
 
 static void usage(FILE *out) {
@@ -15,12 +16,6 @@ static void usage(FILE *out) {
           "  Keys for the synthetic circuit with 2^k constraints (%u <= k <= %u), bellperson layout.\n"
           "  Prove with: czk prove <out.params> <k> <seed> <proof.bin> <public.json>\n",
           CZK_SYNTHETIC_MIN_LOG, CZK_SYNTHETIC_MAX_LOG);
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int czk_cmd_setup(int argc, char **argv) {
@@ -50,7 +45,7 @@ int czk_cmd_setup(int argc, char **argv) {
     fprintf(stderr, "czk setup: k must be an integer in [%u, %u]\n", CZK_SYNTHETIC_MIN_LOG, CZK_SYNTHETIC_MAX_LOG);
     return 2;
   }
-  double t0 = now_s();
+  double t0 = czk__now_s();
   czk_r1cs *shape;
   czk_status st = czk_synthetic_shape(&shape, (unsigned)k);
   if (st != CZK_OK) {
@@ -62,9 +57,9 @@ int czk_cmd_setup(int argc, char **argv) {
     czk_r1cs_free(shape);
     return 1;
   }
-  double t1 = now_s();
+  double t1 = czk__now_s();
   st = czk_groth16_setup(shape, pos[1], pos[2], NULL);
-  double t2 = now_s();
+  double t2 = czk__now_s();
   if (st != CZK_OK) {
     fprintf(stderr, "czk setup: %s\n", czk_status_str(st));
     czk_r1cs_free(shape);
