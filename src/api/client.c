@@ -14,11 +14,11 @@ const char *czk__client_default_addr(void) {
   static char addr[4200];
   const char *env = getenv("CZK_ADDR");
   if (env && *env) return env;
-  czk_config c;
+  czk__config c;
   char err[256];
-  if (czk_config_init(&c) != CZK_OK || czk_config_finalize(&c, err, sizeof err) != CZK_OK) return "unix:/tmp/czk.sock";
+  if (czk__config_init(&c) != CZK_OK || czk__config_finalize(&c, err, sizeof err) != CZK_OK) return "unix:/tmp/czk.sock";
   snprintf(addr, sizeof addr, "%s", c.listen);
-  czk_config_free(&c);
+  czk__config_free(&c);
   return addr;
 }
 
@@ -34,7 +34,7 @@ int czk__client_call(const char *addr, const char *method, const ProtobufCMessag
   uint8_t *resp;
   size_t resp_len;
   char *err;
-  czk_status st = czk_rpc_call(addr, method, buf, n, timeout_ms, CZK__CLIENT_MAX_MSG, &code, &resp, &resp_len, &err);
+  czk_status st = czk__rpc_call(addr, method, buf, n, timeout_ms, CZK__CLIENT_MAX_MSG, &code, &resp, &resp_len, &err);
   free(buf);
   if (st != CZK_OK && code == CZK_GRPC_OK) code = CZK_GRPC_UNAVAILABLE;
   if (code == CZK_GRPC_OK) {

@@ -2,7 +2,7 @@
  * Invariants: every key has exactly one entry in CZK_CONFIG_TABLE, and the file parser, the flags, --help,
  * --dump-config and the markdown table all iterate that table (nothing is listed twice); a value is parsed by its
  * type (sizes and durations with core/units.h) and a rejected value leaves the previous one in place; string values
- * are heap copies owned by the czk_config (czk_config_free releases them). Precedence: defaults, then --config FILE,
+ * are heap copies owned by the czk__config (czk__config_free releases them). Precedence: defaults, then --config FILE,
  * then the other flags in order. */
 #include "api/config.h"
 
@@ -27,7 +27,7 @@ typedef struct {
 } cfg_entry;
 
 static const cfg_entry k_table[] = {
-#define CZK__CFG_ENTRY(type, key, def, help) {T_##type, #key, def, help, offsetof(czk_config, key)},
+#define CZK__CFG_ENTRY(type, key, def, help) {T_##type, #key, def, help, offsetof(czk__config, key)},
     CZK_CONFIG_TABLE(CZK__CFG_ENTRY)
 #undef CZK__CFG_ENTRY
 };
@@ -45,7 +45,7 @@ static const char *type_name(cfg_type t) {
   return "?";
 }
 
-static czk_status set_entry(czk_config *c, size_t i, const char *value, char *err, size_t errlen) {
+static czk_status set_entry(czk__config *c, size_t i, const char *value, char *err, size_t errlen) {
   const cfg_entry *e = &k_table[i];
   char *base = (char *)c + e->off;
   switch (e->type) {
@@ -102,7 +102,7 @@ static czk_status set_entry(czk_config *c, size_t i, const char *value, char *er
   return CZK_ERR_INTERNAL;
 }
 
-czk_status czk_config_init(czk_config *c) {
+czk_status czk__config_init(czk__config *c) {
   memset(c, 0, sizeof *c);
   char err[256];
   for (size_t i = 0; i < N_KEYS; i++) {
@@ -112,7 +112,7 @@ czk_status czk_config_init(czk_config *c) {
   return CZK_OK;
 }
 
-void czk_config_free(czk_config *c) {
+void czk__config_free(czk__config *c) {
   for (size_t i = 0; i < N_KEYS; i++)
     if (k_table[i].type == T_STR) {
       char **p = (char **)((char *)c + k_table[i].off);
@@ -135,7 +135,7 @@ static long find_key(const char *key, size_t len) {
   return -1;
 }
 
-czk_status czk_config_set(czk_config *c, const char *key, const char *value, char *err, size_t errlen) {
+czk_status czk__config_set(czk__config *c, const char *key, const char *value, char *err, size_t errlen) {
   long i = find_key(key, strlen(key));
   if (i < 0) {
     snprintf(err, errlen, "%s: unknown configuration key", key);
@@ -153,7 +153,7 @@ static char *trim(char *s) {
   return s;
 }
 
-czk_status czk_config_load_file(czk_config *c, const char *path, char *err, size_t errlen) {
+czk_status czk__config_load_file(czk__config *c, const char *path, char *err, size_t errlen) {
   FILE *f = fopen(path, "r");
   if (!f) {
     snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -199,7 +199,7 @@ czk_status czk_config_load_file(czk_config *c, const char *path, char *err, size
       break;
     }
     char kerr[512];
-    st = czk_config_set(c, key, val, kerr, sizeof kerr);
+    st = czk__config_set(c, key, val, kerr, sizeof kerr);
     if (st != CZK_OK) {
       snprintf(err, errlen, "%s:%d: %s", path, lineno, kerr);
       break;
@@ -209,7 +209,7 @@ czk_status czk_config_load_file(czk_config *c, const char *path, char *err, size
   return st;
 }
 
-czk_status czk_config_parse_args(czk_config *c, int argc, char **argv, int first, char *err, size_t errlen) {
+czk_status czk__config_parse_args(czk__config *c, int argc, char **argv, int first, char *err, size_t errlen) {
   /* --config first, so flags override the file */
   for (int i = first; i < argc; i++) {
     const char *a = argv[i];
@@ -218,10 +218,10 @@ czk_status czk_config_parse_args(czk_config *c, int argc, char **argv, int first
         snprintf(err, errlen, "--config: missing FILE");
         return CZK_ERR_CONFIG;
       }
-      CZK_TRY(czk_config_load_file(c, argv[i + 1], err, errlen));
+      CZK_TRY(czk__config_load_file(c, argv[i + 1], err, errlen));
       i++;
     } else if (strncmp(a, "--config=", 9) == 0) {
-      CZK_TRY(czk_config_load_file(c, a + 9, err, errlen));
+      CZK_TRY(czk__config_load_file(c, a + 9, err, errlen));
     }
   }
   for (int i = first; i < argc; i++) {
@@ -268,7 +268,7 @@ static uint64_t physical_memory(void) {
   return (uint64_t)pages * (uint64_t)psz;
 }
 
-czk_status czk_config_finalize(czk_config *c, char *err, size_t errlen) {
+czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
   char buf[4096];
   if (!c->listen || !*c->listen) {
     const char *rt = getenv("XDG_RUNTIME_DIR");
@@ -345,7 +345,7 @@ czk_status czk_config_finalize(czk_config *c, char *err, size_t errlen) {
   return CZK_OK;
 }
 
-static void value_text(const czk_config *c, size_t i, char *buf, size_t n) {
+static void value_text(const czk__config *c, size_t i, char *buf, size_t n) {
   const cfg_entry *e = &k_table[i];
   const char *base = (const char *)c + e->off;
   switch (e->type) {
@@ -368,7 +368,7 @@ static void value_text(const czk_config *c, size_t i, char *buf, size_t n) {
   }
 }
 
-void czk_config_dump(const czk_config *c, FILE *out) {
+void czk__config_dump(const czk__config *c, FILE *out) {
   fprintf(out, "# czk daemon configuration (czk daemon --dump-config)\n");
   for (size_t i = 0; i < N_KEYS; i++) {
     char v[4200];
@@ -377,7 +377,7 @@ void czk_config_dump(const czk_config *c, FILE *out) {
   }
 }
 
-void czk_config_print_help(FILE *out) {
+void czk__config_print_help(FILE *out) {
   fprintf(out, "options (each is also a config-file key, with '-' written as '_'):\n");
   fprintf(out, "  --config FILE                 read a config file first (flags override it)\n");
   fprintf(out, "  --dump-config                 print the effective configuration and exit\n");
@@ -394,7 +394,7 @@ void czk_config_print_help(FILE *out) {
   }
 }
 
-void czk_config_print_markdown(FILE *out) {
+void czk__config_print_markdown(FILE *out) {
   fprintf(out, "| key | flag | type | default | meaning |\n|---|---|---|---|---|\n");
   for (size_t i = 0; i < N_KEYS; i++) {
     char flag[64];

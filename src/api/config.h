@@ -38,7 +38,7 @@
   X(STR, log_file, "", "append logs to this file instead of stderr (reopened on SIGHUP)")                           \
   X(STR, trace_file, "", "write the timeline trace (Chrome trace JSON) here on exit")
 
-typedef struct czk_config {
+typedef struct czk__config {
 #define CZK__CFG_FIELD_STR(key) char *key;
 #define CZK__CFG_FIELD_SIZE(key) uint64_t key;
 #define CZK__CFG_FIELD_UINT(key) uint64_t key;
@@ -48,26 +48,26 @@ typedef struct czk_config {
   CZK_CONFIG_TABLE(CZK__CFG_FIELD)
 #undef CZK__CFG_FIELD
   bool set_by_user[64]; /* index = table order: keys given in a file or on the command line */
-} czk_config;
+} czk__config;
 
-/* Defaults from the table (computed keys stay empty/0 until czk_config_finalize). */
-czk_status czk_config_init(czk_config *c);
-void czk_config_free(czk_config *c);
+/* Defaults from the table (computed keys stay empty/0 until czk__config_finalize). */
+czk_status czk__config_init(czk__config *c);
+void czk__config_free(czk__config *c);
 /* Set one key from text; on failure writes "key: reason" into err. */
-czk_status czk_config_set(czk_config *c, const char *key, const char *value, char *err, size_t errlen);
+czk_status czk__config_set(czk__config *c, const char *key, const char *value, char *err, size_t errlen);
 /* Parse a config file; err gets "file:line: key: reason". */
-czk_status czk_config_load_file(czk_config *c, const char *path, char *err, size_t errlen);
+czk_status czk__config_load_file(czk__config *c, const char *path, char *err, size_t errlen);
 /* Parse --key value / --key=value flags from argv[first..argc); unknown flags are errors. --config FILE is applied
  * first wherever it appears. Non-flag arguments are errors. */
-czk_status czk_config_parse_args(czk_config *c, int argc, char **argv, int first, char *err, size_t errlen);
+czk_status czk__config_parse_args(czk__config *c, int argc, char **argv, int first, char *err, size_t errlen);
 /* Fill computed defaults (listen path, keys dir, memory budget) and validate cross-key constraints. */
-czk_status czk_config_finalize(czk_config *c, char *err, size_t errlen);
+czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen);
 /* Print every key as a config file (with the help text as comments). */
-void czk_config_dump(const czk_config *c, FILE *out);
+void czk__config_dump(const czk__config *c, FILE *out);
 /* Print the flags with help (for --help). */
-void czk_config_print_help(FILE *out);
+void czk__config_print_help(FILE *out);
 /* Markdown table of all keys (docs/config.md is checked against it by a test). */
-void czk_config_print_markdown(FILE *out);
+void czk__config_print_markdown(FILE *out);
 
 /* Sizes and durations in the table are parsed by core/units.h (czk__parse_size, czk__parse_duration_ms). */
 

@@ -1,7 +1,7 @@
 /* http.c: /metrics, /status and /healthz on libmicrohttpd (see http.h).
  * Invariants: /metrics and /status take one engine status snapshot per request and render it with no lock held; a
  * rendered body is a heap buffer handed to libmicrohttpd (freed by it, or here when the response cannot be created),
- * fixed texts are static; `draining` is an atomic set by czk_http_set_draining, after which /healthz answers 503. */
+ * fixed texts are static; `draining` is an atomic set by czk__http_set_draining, after which /healthz answers 503. */
 #include "api/http.h"
 
 #include <arpa/inet.h>
@@ -13,9 +13,9 @@
 
 #include "czk/log.h"
 
-struct czk_http {
+struct czk__http {
   struct MHD_Daemon *d;
-  czk_service *svc;
+  czk__service *svc;
   unsigned port;
   atomic_int draining;
 };
@@ -39,7 +39,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   const char *version, const char *upload_data, size_t *upload_size, void **state) {
   (void)version;
   (void)upload_data;
-  czk_http *h = cls;
+  czk__http *h = cls;
   if (*state == NULL) { /* first call for this request: headers only */
     *state = (void *)1;
     return MHD_YES;
@@ -59,18 +59,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   czk_engine_status *st;
   if (czk_engine_status_get(h->svc->engine, &st) != CZK_OK)
     return reply(c, 500, "text/plain", "status unavailable\n", 19, false);
-  czk_strbuf sb;
-  czk_sb_init(&sb);
-  if (metrics) czk_render_metrics(&sb, st, &h->svc->metrics);
-  else czk_render_status_json(&sb, st);
+  czk__strbuf sb;
+  czk__sb_init(&sb);
+  if (metrics) czk__render_metrics(&sb, st, &h->svc->metrics);
+  else czk__render_status_json(&sb, st);
   czk_engine_status_free(st);
   size_t len;
-  char *body = czk_sb_take(&sb, &len);
+  char *body = czk__sb_take(&sb, &len);
   if (!body) return reply(c, 500, "text/plain", "out of memory\n", 14, false);
   return reply(c, 200, metrics ? "text/plain; version=0.0.4; charset=utf-8" : "application/json", body, len, true);
 }
 
-czk_status czk_http_start(czk_http **out, const char *addr, czk_service *svc) {
+czk_status czk__http_start(czk__http **out, const char *addr, czk__service *svc) {
   *out = NULL;
   const char *colon = strrchr(addr, ':');
   if (!colon) return CZK_ERR_CONFIG;
@@ -88,7 +88,7 @@ czk_status czk_http_start(czk_http **out, const char *addr, czk_service *svc) {
   sa.sin_port = htons((uint16_t)port);
   if (hl == 0 || strcmp(host, "localhost") == 0) strcpy(host, "127.0.0.1");
   if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) return CZK_ERR_CONFIG;
-  czk_http *h = calloc(1, sizeof *h);
+  czk__http *h = calloc(1, sizeof *h);
   if (!h) return CZK_ERR_NOMEM;
   h->svc = svc;
   h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
@@ -105,11 +105,11 @@ czk_status czk_http_start(czk_http **out, const char *addr, czk_service *svc) {
   return CZK_OK;
 }
 
-unsigned czk_http_port(const czk_http *h) { return h->port; }
-void czk_http_set_draining(czk_http *h) {
+unsigned czk__http_port(const czk__http *h) { return h->port; }
+void czk__http_set_draining(czk__http *h) {
   if (h) atomic_store(&h->draining, 1);
 }
-void czk_http_stop(czk_http *h) {
+void czk__http_stop(czk__http *h) {
   if (!h) return;
   MHD_stop_daemon(h->d);
   free(h);

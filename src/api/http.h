@@ -6,13 +6,13 @@
 
 #include "api/service.h"
 
-typedef struct czk_http czk_http;
+typedef struct czk__http czk__http;
 
 /* addr: "host:port" (IPv4 address or "localhost"; port 0 picks a free port). */
-czk_status czk_http_start(czk_http **out, const char *addr, czk_service *svc);
+czk_status czk__http_start(czk__http **out, const char *addr, czk__service *svc);
 /* The port actually bound. */
-unsigned czk_http_port(const czk_http *h);
-void czk_http_set_draining(czk_http *h);
-void czk_http_stop(czk_http *h);
+unsigned czk__http_port(const czk__http *h);
+void czk__http_set_draining(czk__http *h);
+void czk__http_stop(czk__http *h);
 
 #endif

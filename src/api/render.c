@@ -1,25 +1,25 @@
 /* render.c: engine status -> JSON and Prometheus text; API request counters and latency histograms.
  * Invariants: rendering reads only a czk_engine_status snapshot (no engine lock held while formatting); the API
  * counters and histograms are updated and read under m->mu only; histogram buckets are cumulative in the output
- * (le bounds from czk_api_hist_bounds, then +Inf = _count); label values are escaped (\\, \", \n). */
+ * (le bounds from czk__api_hist_bounds, then +Inf = _count); label values are escaped (\\, \", \n). */
 #include "api/render.h"
 
 #include <string.h>
 
-const char *const czk_api_method_names[CZK_API_METHODS] = {
+const char *const czk__api_method_names[CZK_API_METHODS] = {
     "SubmitProof", "AwaitProof", "Prove", "CancelProof", "GetStatus", "GetMetrics", "PreloadSRS", "EvictSRS",
     "GetTrace"};
-const double czk_api_hist_bounds[CZK_API_HIST_BUCKETS] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+const double czk__api_hist_bounds[CZK_API_HIST_BUCKETS] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                           2.5,  5,     10,   30,  60,   300, 1800};
 static const char *const k_prio_names[CZK_PRIORITY_COUNT] = {"unspecified", "low", "normal", "high", "critical"};
 
-void czk_api_metrics_init(czk_api_metrics *m) {
+void czk__api_metrics_init(czk__api_metrics *m) {
   memset(m, 0, sizeof *m);
   pthread_mutex_init(&m->mu, NULL);
 }
-void czk_api_metrics_destroy(czk_api_metrics *m) { pthread_mutex_destroy(&m->mu); }
+void czk__api_metrics_destroy(czk__api_metrics *m) { pthread_mutex_destroy(&m->mu); }
 
-void czk_api_metrics_request(czk_api_metrics *m, int method, int code) {
+void czk__api_metrics_request(czk__api_metrics *m, int method, int code) {
   if (method < 0 || method >= CZK_API_METHODS) return;
   if (code < 0 || code > 16) code = 2;
   pthread_mutex_lock(&m->mu);
@@ -27,11 +27,11 @@ void czk_api_metrics_request(czk_api_metrics *m, int method, int code) {
   pthread_mutex_unlock(&m->mu);
 }
 
-void czk_api_metrics_latency(czk_api_metrics *m, czk_priority prio, double s) {
+void czk__api_metrics_latency(czk__api_metrics *m, czk_priority prio, double s) {
   unsigned p = (unsigned)prio < CZK_PRIORITY_COUNT ? (unsigned)prio : 0;
   pthread_mutex_lock(&m->mu);
   int b = 0;
-  while (b < CZK_API_HIST_BUCKETS && s > czk_api_hist_bounds[b]) b++;
+  while (b < CZK_API_HIST_BUCKETS && s > czk__api_hist_bounds[b]) b++;
   m->hist[p][b]++;
   m->hist_sum[p] += s;
   m->hist_count[p]++;
@@ -40,120 +40,120 @@ void czk_api_metrics_latency(czk_api_metrics *m, czk_priority prio, double s) {
 
 static double sec(uint64_t ns) { return (double)ns / 1e9; }
 
-void czk_render_status_json(czk_strbuf *sb, const czk_engine_status *st) {
-  czk_sb_printf(sb, "{\n \"uptime_seconds\": %.3f,\n", sec(st->uptime_ns));
-  czk_sb_printf(sb, " \"queues\": {\"synth\": %u, \"gpu\": %u, \"finalize\": %u},\n", st->synth_queue, st->gpu_queue,
+void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st) {
+  czk__sb_printf(sb, "{\n \"uptime_seconds\": %.3f,\n", sec(st->uptime_ns));
+  czk__sb_printf(sb, " \"queues\": {\"synth\": %u, \"gpu\": %u, \"finalize\": %u},\n", st->synth_queue, st->gpu_queue,
                 st->finalize_queue);
-  czk_sb_printf(sb, " \"synthesis\": {\"active\": %u, \"workers\": %u, \"dispatcher_waiting_budget\": %s},\n",
+  czk__sb_printf(sb, " \"synthesis\": {\"active\": %u, \"workers\": %u, \"dispatcher_waiting_budget\": %s},\n",
                 st->synth_active, st->synth_workers, st->dispatcher_waiting_budget ? "true" : "false");
-  czk_sb_printf(sb, " \"memory\": {\"limit_bytes\": %llu, \"used_bytes\": %llu, \"peak_bytes\": %llu, \"by_category\": {",
+  czk__sb_printf(sb, " \"memory\": {\"limit_bytes\": %llu, \"used_bytes\": %llu, \"peak_bytes\": %llu, \"by_category\": {",
                 (unsigned long long)st->mem_limit, (unsigned long long)st->mem_used, (unsigned long long)st->mem_peak);
   for (int c = 0; c < CZK_MEM_COUNT; c++)
-    czk_sb_printf(sb, "%s\"%s\": %llu", c ? ", " : "", czk_mem_cat_str((czk_mem_cat)c),
+    czk__sb_printf(sb, "%s\"%s\": %llu", c ? ", " : "", czk_mem_cat_str((czk_mem_cat)c),
                   (unsigned long long)st->mem_used_by_cat[c]);
-  czk_sb_printf(sb, "}, \"reservations_made\": %llu, \"reservations_released\": %llu, \"release_errors\": %llu},\n",
+  czk__sb_printf(sb, "}, \"reservations_made\": %llu, \"reservations_released\": %llu, \"release_errors\": %llu},\n",
                 (unsigned long long)st->reservations_made, (unsigned long long)st->reservations_released,
                 (unsigned long long)st->release_errors);
-  czk_sb_printf(sb,
+  czk__sb_printf(sb,
                 " \"jobs\": {\"live\": %llu, \"submitted\": %llu, \"completed\": %llu, \"failed\": %llu, "
                 "\"cancelled\": %llu, \"attached\": %llu, \"pruned\": %llu},\n",
                 (unsigned long long)st->jobs_live, (unsigned long long)st->jobs_submitted,
                 (unsigned long long)st->jobs_completed, (unsigned long long)st->jobs_failed,
                 (unsigned long long)st->jobs_cancelled, (unsigned long long)st->jobs_attached,
                 (unsigned long long)st->jobs_pruned);
-  czk_sb_puts(sb, " \"devices\": [");
+  czk__sb_puts(sb, " \"devices\": [");
   for (uint32_t i = 0; i < st->ndevices; i++) {
     const czk_engine_device_status *d = &st->devices[i];
     double wall = sec(d->wall_ns);
-    czk_sb_printf(sb, "%s\n  {\"ordinal\": %u, \"name\": ", i ? "," : "", d->ordinal);
-    czk_sb_json_str(sb, d->name);
-    czk_sb_printf(sb,
+    czk__sb_printf(sb, "%s\n  {\"ordinal\": %u, \"name\": ", i ? "," : "", d->ordinal);
+    czk__sb_json_str(sb, d->name);
+    czk__sb_printf(sb,
                   ", \"workers\": %u, \"mem_total_bytes\": %llu, \"proofs\": %llu, \"wall_seconds\": %.3f, "
                   "\"kernel_busy_seconds\": %.3f, \"occupied_seconds\": %.3f, \"busy_percent\": %.2f, \"idle_seconds\": {",
                   d->workers, (unsigned long long)d->mem_total_bytes, (unsigned long long)d->proofs, wall,
                   sec(d->kernel_busy_ns), sec(d->occupied_ns), wall > 0 ? 100.0 * sec(d->kernel_busy_ns) / wall : 0.0);
     for (int c = 0; c < CZK_IDLE_COUNT; c++)
-      czk_sb_printf(sb, "%s\"%s\": %.3f", c ? ", " : "", czk_idle_cause_str((czk_idle_cause)c), sec(d->idle_ns[c]));
-    czk_sb_printf(sb, "}, \"key_memory_bytes\": {\"limit\": %llu, \"used\": %llu}, \"keys_resident\": %u}",
+      czk__sb_printf(sb, "%s\"%s\": %.3f", c ? ", " : "", czk_idle_cause_str((czk_idle_cause)c), sec(d->idle_ns[c]));
+    czk__sb_printf(sb, "}, \"key_memory_bytes\": {\"limit\": %llu, \"used\": %llu}, \"keys_resident\": %u}",
                   (unsigned long long)d->key_mem_limit, (unsigned long long)d->key_mem_used, d->keys_resident);
   }
-  czk_sb_puts(sb, "\n ],\n \"workers\": [");
+  czk__sb_puts(sb, "\n ],\n \"workers\": [");
   for (uint32_t i = 0; i < st->nworkers; i++) {
     const czk_engine_worker_status *w = &st->workers[i];
-    czk_sb_printf(sb, "%s\n  {\"role\": ", i ? "," : "");
-    czk_sb_json_str(sb, w->role);
-    czk_sb_printf(sb, ", \"device\": %u, \"index\": %u, \"state\": \"%s\", \"job_id\": %llu, \"partition\": %u, \"kind\": ",
+    czk__sb_printf(sb, "%s\n  {\"role\": ", i ? "," : "");
+    czk__sb_json_str(sb, w->role);
+    czk__sb_printf(sb, ", \"device\": %u, \"index\": %u, \"state\": \"%s\", \"job_id\": %llu, \"partition\": %u, \"kind\": ",
                   w->device, w->index, czk_worker_state_str(w->state), (unsigned long long)w->job_id, w->partition);
-    czk_sb_json_str(sb, w->kind);
-    czk_sb_printf(sb, ", \"busy_seconds\": %.3f, \"items\": %llu}", sec(w->busy_ns), (unsigned long long)w->items);
+    czk__sb_json_str(sb, w->kind);
+    czk__sb_printf(sb, ", \"busy_seconds\": %.3f, \"items\": %llu}", sec(w->busy_ns), (unsigned long long)w->items);
   }
-  czk_sb_puts(sb, "\n ],\n \"kinds\": [");
+  czk__sb_puts(sb, "\n ],\n \"kinds\": [");
   for (uint32_t i = 0; i < st->nkinds; i++) {
     const czk_engine_kind_status *k = &st->kinds[i];
-    czk_sb_printf(sb, "%s\n  {\"name\": ", i ? "," : "");
-    czk_sb_json_str(sb, k->name);
-    czk_sb_printf(sb,
+    czk__sb_printf(sb, "%s\n  {\"name\": ", i ? "," : "");
+    czk__sb_json_str(sb, k->name);
+    czk__sb_printf(sb,
                   ", \"pending\": %u, \"in_progress\": %u, \"submitted\": %llu, \"attached\": %llu, \"completed\": %llu, "
                   "\"failed\": %llu, \"cancelled\": %llu, \"partitions_proved\": %llu}",
                   k->pending, k->in_progress, (unsigned long long)k->submitted, (unsigned long long)k->attached,
                   (unsigned long long)k->completed, (unsigned long long)k->failed, (unsigned long long)k->cancelled,
                   (unsigned long long)k->partitions_proved);
   }
-  czk_sb_puts(sb, "\n ],\n \"keys\": [");
+  czk__sb_puts(sb, "\n ],\n \"keys\": [");
   for (uint32_t i = 0; i < st->nkeys; i++) {
     const czk_engine_key_status *k = &st->keys[i];
-    czk_sb_printf(sb, "%s\n  {\"key_id\": ", i ? "," : "");
-    czk_sb_json_str(sb, k->key_id);
-    czk_sb_printf(sb,
+    czk__sb_printf(sb, "%s\n  {\"key_id\": ", i ? "," : "");
+    czk__sb_json_str(sb, k->key_id);
+    czk__sb_printf(sb,
                   ", \"tier\": \"%s\", \"host_tier\": \"%s\", \"loading\": %s, \"bytes\": %llu, \"device_bytes\": %llu, "
                   "\"devices\": [",
                   czk_key_tier_str(k->tier), czk_key_tier_str(k->host_tier), k->loading ? "true" : "false",
                   (unsigned long long)k->bytes, (unsigned long long)k->device_bytes);
     for (uint32_t d = 0, n = 0; d < 32; d++)
-      if (k->device_mask & (1u << d)) czk_sb_printf(sb, "%s%u", n++ ? ", " : "", d);
-    czk_sb_printf(sb, "], \"refs\": %u, \"last_use_ms_ago\": %llu}", k->refs, (unsigned long long)k->last_use_ms_ago);
+      if (k->device_mask & (1u << d)) czk__sb_printf(sb, "%s%u", n++ ? ", " : "", d);
+    czk__sb_printf(sb, "], \"refs\": %u, \"last_use_ms_ago\": %llu}", k->refs, (unsigned long long)k->last_use_ms_ago);
   }
-  czk_sb_puts(sb, "\n ]\n}\n");
+  czk__sb_puts(sb, "\n ]\n}\n");
 }
 
-static void help_type(czk_strbuf *sb, const char *name, const char *type, const char *help) {
-  czk_sb_printf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+static void help_type(czk__strbuf *sb, const char *name, const char *type, const char *help) {
+  czk__sb_printf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /* label values: escape backslash, quote and newline */
-static void label_val(czk_strbuf *sb, const char *v) {
+static void label_val(czk__strbuf *sb, const char *v) {
   for (const char *p = v; *p; p++) {
-    if (*p == '\\' || *p == '"') czk_sb_append(sb, "\\", 1);
+    if (*p == '\\' || *p == '"') czk__sb_append(sb, "\\", 1);
     if (*p == '\n') {
-      czk_sb_append(sb, "\\n", 2);
+      czk__sb_append(sb, "\\n", 2);
       continue;
     }
-    czk_sb_append(sb, p, 1);
+    czk__sb_append(sb, p, 1);
   }
 }
 
-void czk_render_metrics(czk_strbuf *sb, const czk_engine_status *st, czk_api_metrics *m) {
+void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_metrics *m) {
   help_type(sb, "czk_engine_uptime_seconds", "gauge", "Seconds since the engine started.");
-  czk_sb_printf(sb, "czk_engine_uptime_seconds %.3f\n", sec(st->uptime_ns));
+  czk__sb_printf(sb, "czk_engine_uptime_seconds %.3f\n", sec(st->uptime_ns));
 
   help_type(sb, "czk_queue_depth_partitions", "gauge", "Partitions waiting in each queue.");
-  czk_sb_printf(sb, "czk_queue_depth_partitions{queue=\"synth\"} %u\n", st->synth_queue);
-  czk_sb_printf(sb, "czk_queue_depth_partitions{queue=\"gpu\"} %u\n", st->gpu_queue);
-  czk_sb_printf(sb, "czk_queue_depth_partitions{queue=\"finalize\"} %u\n", st->finalize_queue);
+  czk__sb_printf(sb, "czk_queue_depth_partitions{queue=\"synth\"} %u\n", st->synth_queue);
+  czk__sb_printf(sb, "czk_queue_depth_partitions{queue=\"gpu\"} %u\n", st->gpu_queue);
+  czk__sb_printf(sb, "czk_queue_depth_partitions{queue=\"finalize\"} %u\n", st->finalize_queue);
   help_type(sb, "czk_synthesis_active_workers", "gauge", "Synthesis workers currently synthesizing.");
-  czk_sb_printf(sb, "czk_synthesis_active_workers %u\n", st->synth_active);
+  czk__sb_printf(sb, "czk_synthesis_active_workers %u\n", st->synth_active);
 
   help_type(sb, "czk_memory_limit_bytes", "gauge", "The engine's memory budget.");
-  czk_sb_printf(sb, "czk_memory_limit_bytes %llu\n", (unsigned long long)st->mem_limit);
+  czk__sb_printf(sb, "czk_memory_limit_bytes %llu\n", (unsigned long long)st->mem_limit);
   help_type(sb, "czk_memory_used_bytes", "gauge", "Budget in use, by category.");
   for (int c = 0; c < CZK_MEM_COUNT; c++)
-    czk_sb_printf(sb, "czk_memory_used_bytes{category=\"%s\"} %llu\n", czk_mem_cat_str((czk_mem_cat)c),
+    czk__sb_printf(sb, "czk_memory_used_bytes{category=\"%s\"} %llu\n", czk_mem_cat_str((czk_mem_cat)c),
                   (unsigned long long)st->mem_used_by_cat[c]);
   help_type(sb, "czk_memory_peak_bytes", "gauge", "Highest budget use seen.");
-  czk_sb_printf(sb, "czk_memory_peak_bytes %llu\n", (unsigned long long)st->mem_peak);
+  czk__sb_printf(sb, "czk_memory_peak_bytes %llu\n", (unsigned long long)st->mem_peak);
   help_type(sb, "czk_memory_reservations_total", "counter", "Partition reservations made and released.");
-  czk_sb_printf(sb, "czk_memory_reservations_total{event=\"made\"} %llu\n", (unsigned long long)st->reservations_made);
-  czk_sb_printf(sb, "czk_memory_reservations_total{event=\"released\"} %llu\n",
+  czk__sb_printf(sb, "czk_memory_reservations_total{event=\"made\"} %llu\n", (unsigned long long)st->reservations_made);
+  czk__sb_printf(sb, "czk_memory_reservations_total{event=\"released\"} %llu\n",
                 (unsigned long long)st->reservations_released);
 
   help_type(sb, "czk_jobs_total", "counter", "Jobs by kind and outcome.");
@@ -165,49 +165,49 @@ void czk_render_metrics(czk_strbuf *sb, const czk_engine_status *st, czk_api_met
     } evs[] = {{"submitted", k->submitted}, {"attached", k->attached}, {"completed", k->completed},
                {"failed", k->failed},       {"cancelled", k->cancelled}};
     for (size_t j = 0; j < sizeof evs / sizeof evs[0]; j++) {
-      czk_sb_puts(sb, "czk_jobs_total{kind=\"");
+      czk__sb_puts(sb, "czk_jobs_total{kind=\"");
       label_val(sb, k->name);
-      czk_sb_printf(sb, "\",event=\"%s\"} %llu\n", evs[j].ev, (unsigned long long)evs[j].v);
+      czk__sb_printf(sb, "\",event=\"%s\"} %llu\n", evs[j].ev, (unsigned long long)evs[j].v);
     }
   }
   help_type(sb, "czk_partitions_proved_total", "counter", "Partition proofs produced, by kind.");
   for (uint32_t i = 0; i < st->nkinds; i++) {
-    czk_sb_puts(sb, "czk_partitions_proved_total{kind=\"");
+    czk__sb_puts(sb, "czk_partitions_proved_total{kind=\"");
     label_val(sb, st->kinds[i].name);
-    czk_sb_printf(sb, "\"} %llu\n", (unsigned long long)st->kinds[i].partitions_proved);
+    czk__sb_printf(sb, "\"} %llu\n", (unsigned long long)st->kinds[i].partitions_proved);
   }
   help_type(sb, "czk_kind_partitions", "gauge", "Partitions of each kind pending (synth queue) and in progress.");
   for (uint32_t i = 0; i < st->nkinds; i++) {
-    czk_sb_puts(sb, "czk_kind_partitions{kind=\"");
+    czk__sb_puts(sb, "czk_kind_partitions{kind=\"");
     label_val(sb, st->kinds[i].name);
-    czk_sb_printf(sb, "\",state=\"pending\"} %u\n", st->kinds[i].pending);
-    czk_sb_puts(sb, "czk_kind_partitions{kind=\"");
+    czk__sb_printf(sb, "\",state=\"pending\"} %u\n", st->kinds[i].pending);
+    czk__sb_puts(sb, "czk_kind_partitions{kind=\"");
     label_val(sb, st->kinds[i].name);
-    czk_sb_printf(sb, "\",state=\"in_progress\"} %u\n", st->kinds[i].in_progress);
+    czk__sb_printf(sb, "\",state=\"in_progress\"} %u\n", st->kinds[i].in_progress);
   }
 
   help_type(sb, "czk_device_wall_seconds_total", "counter", "Wall time each device has been part of the engine.");
   for (uint32_t i = 0; i < st->ndevices; i++)
-    czk_sb_printf(sb, "czk_device_wall_seconds_total{device=\"%u\"} %.6f\n", st->devices[i].ordinal,
+    czk__sb_printf(sb, "czk_device_wall_seconds_total{device=\"%u\"} %.6f\n", st->devices[i].ordinal,
                   sec(st->devices[i].wall_ns));
   help_type(sb, "czk_device_busy_seconds_total", "counter", "Kernel-busy time of each device (from device events).");
   for (uint32_t i = 0; i < st->ndevices; i++)
-    czk_sb_printf(sb, "czk_device_busy_seconds_total{device=\"%u\"} %.6f\n", st->devices[i].ordinal,
+    czk__sb_printf(sb, "czk_device_busy_seconds_total{device=\"%u\"} %.6f\n", st->devices[i].ordinal,
                   sec(st->devices[i].kernel_busy_ns));
   help_type(sb, "czk_device_idle_seconds_total", "counter", "Idle time of each device, by cause.");
   for (uint32_t i = 0; i < st->ndevices; i++)
     for (int c = 0; c < CZK_IDLE_COUNT; c++)
-      czk_sb_printf(sb, "czk_device_idle_seconds_total{device=\"%u\",cause=\"%s\"} %.6f\n", st->devices[i].ordinal,
+      czk__sb_printf(sb, "czk_device_idle_seconds_total{device=\"%u\",cause=\"%s\"} %.6f\n", st->devices[i].ordinal,
                     czk_idle_cause_str((czk_idle_cause)c), sec(st->devices[i].idle_ns[c]));
   help_type(sb, "czk_device_proofs_total", "counter", "Partitions proved on each device.");
   for (uint32_t i = 0; i < st->ndevices; i++)
-    czk_sb_printf(sb, "czk_device_proofs_total{device=\"%u\"} %llu\n", st->devices[i].ordinal,
+    czk__sb_printf(sb, "czk_device_proofs_total{device=\"%u\"} %llu\n", st->devices[i].ordinal,
                   (unsigned long long)st->devices[i].proofs);
 
   help_type(sb, "czk_worker_busy_seconds_total", "counter", "Busy time of each engine worker.");
   for (uint32_t i = 0; i < st->nworkers; i++) {
     const czk_engine_worker_status *w = &st->workers[i];
-    czk_sb_printf(sb, "czk_worker_busy_seconds_total{role=\"%s\",device=\"%u\",index=\"%u\"} %.6f\n", w->role,
+    czk__sb_printf(sb, "czk_worker_busy_seconds_total{role=\"%s\",device=\"%u\",index=\"%u\"} %.6f\n", w->role,
                   w->device, w->index, sec(w->busy_ns));
   }
   help_type(sb, "czk_keys_resident_bytes", "gauge",
@@ -215,23 +215,23 @@ void czk_render_metrics(czk_strbuf *sb, const czk_engine_status *st, czk_api_met
             "(tier device, one series per device).");
   for (uint32_t i = 0; i < st->nkeys; i++) {
     const czk_engine_key_status *k = &st->keys[i];
-    czk_sb_puts(sb, "czk_keys_resident_bytes{key=\"");
+    czk__sb_puts(sb, "czk_keys_resident_bytes{key=\"");
     label_val(sb, k->key_id);
-    czk_sb_printf(sb, "\",tier=\"%s\",device=\"host\"} %llu\n", czk_key_tier_str(k->host_tier),
+    czk__sb_printf(sb, "\",tier=\"%s\",device=\"host\"} %llu\n", czk_key_tier_str(k->host_tier),
                   (unsigned long long)k->bytes);
     for (uint32_t d = 0; d < 32; d++) {
       if (!(k->device_mask & (1u << d))) continue;
-      czk_sb_puts(sb, "czk_keys_resident_bytes{key=\"");
+      czk__sb_puts(sb, "czk_keys_resident_bytes{key=\"");
       label_val(sb, k->key_id);
-      czk_sb_printf(sb, "\",tier=\"device\",device=\"%u\"} %llu\n", d, (unsigned long long)k->device_bytes);
+      czk__sb_printf(sb, "\",tier=\"device\",device=\"%u\"} %llu\n", d, (unsigned long long)k->device_bytes);
     }
   }
   help_type(sb, "czk_device_key_memory_bytes", "gauge",
             "Device memory for copies of proving keys: the limit and what resident copies use.");
   for (uint32_t i = 0; i < st->ndevices; i++) {
-    czk_sb_printf(sb, "czk_device_key_memory_bytes{device=\"%u\",state=\"limit\"} %llu\n", st->devices[i].ordinal,
+    czk__sb_printf(sb, "czk_device_key_memory_bytes{device=\"%u\",state=\"limit\"} %llu\n", st->devices[i].ordinal,
                   (unsigned long long)st->devices[i].key_mem_limit);
-    czk_sb_printf(sb, "czk_device_key_memory_bytes{device=\"%u\",state=\"used\"} %llu\n", st->devices[i].ordinal,
+    czk__sb_printf(sb, "czk_device_key_memory_bytes{device=\"%u\",state=\"used\"} %llu\n", st->devices[i].ordinal,
                   (unsigned long long)st->devices[i].key_mem_used);
   }
 
@@ -241,7 +241,7 @@ void czk_render_metrics(czk_strbuf *sb, const czk_engine_status *st, czk_api_met
   for (int i = 0; i < CZK_API_METHODS; i++)
     for (int c = 0; c <= 16; c++)
       if (m->requests[i][c])
-        czk_sb_printf(sb, "czk_api_requests_total{method=\"%s\",code=\"%d\"} %llu\n", czk_api_method_names[i], c,
+        czk__sb_printf(sb, "czk_api_requests_total{method=\"%s\",code=\"%d\"} %llu\n", czk__api_method_names[i], c,
                       (unsigned long long)m->requests[i][c]);
   help_type(sb, "czk_api_job_latency_seconds", "histogram",
             "Submit-to-result latency of jobs returned by AwaitProof/Prove, by priority.");
@@ -249,14 +249,14 @@ void czk_render_metrics(czk_strbuf *sb, const czk_engine_status *st, czk_api_met
     uint64_t cum = 0;
     for (int b = 0; b < CZK_API_HIST_BUCKETS; b++) {
       cum += m->hist[p][b];
-      czk_sb_printf(sb, "czk_api_job_latency_seconds_bucket{priority=\"%s\",le=\"%g\"} %llu\n", k_prio_names[p],
-                    czk_api_hist_bounds[b], (unsigned long long)cum);
+      czk__sb_printf(sb, "czk_api_job_latency_seconds_bucket{priority=\"%s\",le=\"%g\"} %llu\n", k_prio_names[p],
+                    czk__api_hist_bounds[b], (unsigned long long)cum);
     }
     cum += m->hist[p][CZK_API_HIST_BUCKETS];
-    czk_sb_printf(sb, "czk_api_job_latency_seconds_bucket{priority=\"%s\",le=\"+Inf\"} %llu\n", k_prio_names[p],
+    czk__sb_printf(sb, "czk_api_job_latency_seconds_bucket{priority=\"%s\",le=\"+Inf\"} %llu\n", k_prio_names[p],
                   (unsigned long long)cum);
-    czk_sb_printf(sb, "czk_api_job_latency_seconds_sum{priority=\"%s\"} %.6f\n", k_prio_names[p], m->hist_sum[p]);
-    czk_sb_printf(sb, "czk_api_job_latency_seconds_count{priority=\"%s\"} %llu\n", k_prio_names[p],
+    czk__sb_printf(sb, "czk_api_job_latency_seconds_sum{priority=\"%s\"} %.6f\n", k_prio_names[p], m->hist_sum[p]);
+    czk__sb_printf(sb, "czk_api_job_latency_seconds_count{priority=\"%s\"} %llu\n", k_prio_names[p],
                   (unsigned long long)m->hist_count[p]);
   }
   pthread_mutex_unlock(&m->mu);

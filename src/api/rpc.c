@@ -21,11 +21,11 @@
 
 #include "czk/log.h"
 
-struct czk_rpc_server {
+struct czk__rpc_server {
   grpc_server *server;
   grpc_completion_queue *cq;
   pthread_t accept_thread;
-  czk_rpc_handler handler;
+  czk__rpc_handler handler;
   void *user;
   char *unix_path;
   unsigned max_calls;
@@ -36,7 +36,7 @@ struct czk_rpc_server {
 };
 
 typedef struct rpc_call {
-  czk_rpc_server *srv;
+  czk__rpc_server *srv;
   grpc_call *call;
   grpc_call_details details;
   grpc_metadata_array md;
@@ -126,7 +126,7 @@ static void call_free(rpc_call *c) {
 
 static void *call_thread(void *arg) {
   rpc_call *c = arg;
-  czk_rpc_server *srv = c->srv;
+  czk__rpc_server *srv = c->srv;
   char method[256];
   size_t mlen = GRPC_SLICE_LENGTH(c->details.method);
   if (mlen >= sizeof method) mlen = sizeof method - 1;
@@ -186,7 +186,7 @@ static void *call_thread(void *arg) {
 }
 
 static void *accept_thread(void *arg) {
-  czk_rpc_server *srv = arg;
+  czk__rpc_server *srv = arg;
   for (;;) {
     pthread_mutex_lock(&srv->mu);
     while (!srv->stopping && srv->live_calls >= srv->max_calls) pthread_cond_wait(&srv->cv, &srv->mu);
@@ -238,12 +238,12 @@ static void *accept_thread(void *arg) {
   return NULL;
 }
 
-czk_status czk_rpc_server_start(czk_rpc_server **out, const char *listen, size_t max_message_bytes,
-                                unsigned max_calls, czk_rpc_handler handler, void *user) {
+czk_status czk__rpc_server_start(czk__rpc_server **out, const char *listen, size_t max_message_bytes,
+                                unsigned max_calls, czk__rpc_handler handler, void *user) {
   *out = NULL;
   if (!listen || !handler) return CZK_ERR_INVALID_ARG;
   grpc_init_once();
-  czk_rpc_server *s = calloc(1, sizeof *s);
+  czk__rpc_server *s = calloc(1, sizeof *s);
   if (!s) return CZK_ERR_NOMEM;
   s->handler = handler;
   s->user = user;
@@ -300,7 +300,7 @@ czk_status czk_rpc_server_start(czk_rpc_server **out, const char *listen, size_t
   return CZK_OK;
 }
 
-void czk_rpc_server_stop(czk_rpc_server *s) {
+void czk__rpc_server_stop(czk__rpc_server *s) {
   if (!s) return;
   pthread_mutex_lock(&s->mu);
   s->stopping = 1;
@@ -336,7 +336,7 @@ void czk_rpc_server_stop(czk_rpc_server *s) {
   free(s);
 }
 
-czk_status czk_rpc_call(const char *target, const char *method, const uint8_t *req, size_t req_len,
+czk_status czk__rpc_call(const char *target, const char *method, const uint8_t *req, size_t req_len,
                         uint64_t timeout_ms, size_t max_message_bytes, int *grpc_code, uint8_t **resp,
                         size_t *resp_len, char **err) {
   *resp = NULL;

@@ -33,22 +33,22 @@ enum {
 /* A handler answers one call: method is the full path ("/cuzk.v1.ProvingEngine/Prove"). On success it returns
  * CZK_GRPC_OK and sets *resp (malloc'd, may be NULL for an empty message) and *resp_len; on failure it returns a gRPC
  * code and may set *err (malloc'd text). The transport frees *resp and *err. */
-typedef int (*czk_rpc_handler)(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
+typedef int (*czk__rpc_handler)(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
                                size_t *resp_len, char **err);
 
-typedef struct czk_rpc_server czk_rpc_server;
+typedef struct czk__rpc_server czk__rpc_server;
 
 /* listen: "unix:" followed by an absolute socket path (a unix socket, created owner-only, mode 0600) or
  * "host:port" (TCP).
  * max_message_bytes bounds both directions. */
-czk_status czk_rpc_server_start(czk_rpc_server **out, const char *listen, size_t max_message_bytes,
-                                unsigned max_calls, czk_rpc_handler handler, void *user);
+czk_status czk__rpc_server_start(czk__rpc_server **out, const char *listen, size_t max_message_bytes,
+                                unsigned max_calls, czk__rpc_handler handler, void *user);
 /* Stop accepting, cancel in-flight calls, join every thread, free. */
-void czk_rpc_server_stop(czk_rpc_server *s);
+void czk__rpc_server_stop(czk__rpc_server *s);
 
 /* One blocking unary call. timeout_ms 0 = none. Returns CZK_OK when the transport worked (then *grpc_code holds the
  * call's status; *resp and *resp_len the reply when *grpc_code == 0; *err the status message, malloc'd or NULL). */
-czk_status czk_rpc_call(const char *target, const char *method, const uint8_t *req, size_t req_len,
+czk_status czk__rpc_call(const char *target, const char *method, const uint8_t *req, size_t req_len,
                         uint64_t timeout_ms, size_t max_message_bytes, int *grpc_code, uint8_t **resp,
                         size_t *resp_len, char **err);
 

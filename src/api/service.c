@@ -1,7 +1,7 @@
 /* service.c: cuzk.v1.ProvingEngine and czk.v1 Admin handlers (see service.h for the mapping and status codes).
- * Invariants: czk_service_handle dispatches by method path (unknown: UNIMPLEMENTED) and counts every call in
+ * Invariants: czk__service_handle dispatches by method path (unknown: UNIMPLEMENTED) and counts every call in
  * s->metrics by method and returned gRPC code; engine statuses map to gRPC codes in one place
- * (czk_service_grpc_code); a proof buffer placed in a response stays owned by its czk_engine_result until the response
+ * (czk__service_grpc_code); a proof buffer placed in a response stays owned by its czk_engine_result until the response
  * is packed; handlers hold no lock of their own (the engine and render.c's metrics mutex serialize what is shared). */
 #include "api/service.h"
 
@@ -21,16 +21,16 @@
 
 enum { M_SUBMIT, M_AWAIT, M_PROVE, M_CANCEL, M_STATUS, M_METRICS, M_PRELOAD, M_EVICT, M_TRACE };
 
-void czk_service_init(czk_service *s, czk_engine *engine, unsigned default_synthetic_k) {
+void czk__service_init(czk__service *s, czk_engine *engine, unsigned default_synthetic_k) {
   memset(s, 0, sizeof *s);
   s->engine = engine;
   s->default_synthetic_k = default_synthetic_k;
-  czk_api_metrics_init(&s->metrics);
+  czk__api_metrics_init(&s->metrics);
 }
 
-void czk_service_destroy(czk_service *s) { czk_api_metrics_destroy(&s->metrics); }
+void czk__service_destroy(czk__service *s) { czk__api_metrics_destroy(&s->metrics); }
 
-int czk_service_grpc_code(czk_status st) {
+int czk__service_grpc_code(czk_status st) {
   switch (st) {
   case CZK_OK: return CZK_GRPC_OK;
   case CZK_ERR_NOT_FOUND: return CZK_GRPC_NOT_FOUND;
@@ -100,7 +100,7 @@ static void decode_request(const Cuzk__V1__SubmitProofRequest *r, czk_kind_reque
   q->comm_d_new = (czk_bytes){r->comm_d_new.data, r->comm_d_new.len};
 }
 
-static int do_submit(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, czk_engine_submit_info *info, czk_priority *prio, char **err) {
+static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk_engine_submit_info *info, czk_priority *prio, char **err) {
   if ((int)r->priority < 0 || (int)r->priority > 4) {
     *err = errf("unknown priority %d", (int)r->priority);
     return CZK_GRPC_INVALID_ARGUMENT;
@@ -132,11 +132,11 @@ static int do_submit(czk_service *s, const Cuzk__V1__SubmitProofRequest *r, czk_
     return CZK_GRPC_INVALID_ARGUMENT;
   }
   *err = errf("%s: %s", kind, czk_status_str(st));
-  return czk_service_grpc_code(st);
+  return czk__service_grpc_code(st);
 }
 
 /* Await and fill an AwaitProofResponse (proof buffer stays owned by res). */
-static int do_await(czk_service *s, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res,
+static int do_await(czk__service *s, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res,
                     Cuzk__V1__AwaitProofResponse *out, char *job_str, char **err) {
   czk_status st = czk_engine_await(s->engine, job_id, timeout_ms, res);
   if (st == CZK_ERR_NOT_FOUND) {
@@ -163,7 +163,7 @@ static int do_await(czk_service *s, uint64_t job_id, uint64_t timeout_ms, czk_en
   return CZK_GRPC_OK;
 }
 
-static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uint8_t **resp, size_t *resp_len,
+static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, uint8_t **resp, size_t *resp_len,
                   char **err) {
   switch (m) {
   case M_SUBMIT: {
@@ -231,7 +231,7 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
         code = do_await(s, info.job_id, 0, &res, &ar, id, err);
         if (code == CZK_GRPC_OK) {
           if (ar.status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT)
-            czk_api_metrics_latency(&s->metrics, prio, czk__now_s() - t0);
+            czk__api_metrics_latency(&s->metrics, prio, czk__now_s() - t0);
           Cuzk__V1__ProveResponse out = CUZK__V1__PROVE_RESPONSE__INIT;
           out.result = &ar;
           code = pack(&out.base, resp, resp_len);
@@ -261,7 +261,7 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
         out.was_running = was_running;
         code = pack(&out.base, resp, resp_len);
       } else {
-        code = czk_service_grpc_code(st);
+        code = czk__service_grpc_code(st);
         *err = st == CZK_ERR_STATE ? errf("job %s already ended", r->job_id)
                                    : errf("job %s: %s", r->job_id, czk_status_str(st));
       }
@@ -352,11 +352,11 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
       *err = errf("status unavailable");
       return CZK_GRPC_INTERNAL;
     }
-    czk_strbuf sb;
-    czk_sb_init(&sb);
-    czk_render_metrics(&sb, st, &s->metrics);
+    czk__strbuf sb;
+    czk__sb_init(&sb);
+    czk__render_metrics(&sb, st, &s->metrics);
     czk_engine_status_free(st);
-    char *text = czk_sb_take(&sb, NULL);
+    char *text = czk__sb_take(&sb, NULL);
     if (!text) return CZK_GRPC_RESOURCE_EXHAUSTED;
     Cuzk__V1__GetMetricsResponse out = CUZK__V1__GET_METRICS_RESPONSE__INIT;
     out.prometheus_text = text;
@@ -386,7 +386,7 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
         out.load_time_ms = ms;
         code = pack(&out.base, resp, resp_len);
       } else {
-        code = czk_service_grpc_code(st);
+        code = czk__service_grpc_code(st);
         *err = errf("preload %s: %s", r->circuit_id, czk_status_str(st));
       }
     } else {
@@ -399,7 +399,7 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
         out.freed_bytes = freed;
         code = pack(&out.base, resp, resp_len);
       } else {
-        code = czk_service_grpc_code(st);
+        code = czk__service_grpc_code(st);
         *err = st == CZK_ERR_STATE ? errf("evict %s: the key is in use", r->circuit_id)
                                    : errf("evict %s: %s", r->circuit_id, czk_status_str(st));
       }
@@ -440,9 +440,9 @@ static int handle(czk_service *s, int m, const uint8_t *req, size_t req_len, uin
   return CZK_GRPC_UNIMPLEMENTED;
 }
 
-int czk_service_handle(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
+int czk__service_handle(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
                        size_t *resp_len, char **err) {
-  czk_service *s = user;
+  czk__service *s = user;
   static const char *const paths[CZK_API_METHODS] = {
       "/cuzk.v1.ProvingEngine/SubmitProof", "/cuzk.v1.ProvingEngine/AwaitProof",
       "/cuzk.v1.ProvingEngine/Prove",       "/cuzk.v1.ProvingEngine/CancelProof",
@@ -457,7 +457,7 @@ int czk_service_handle(void *user, const char *method, const uint8_t *req, size_
     return CZK_GRPC_UNIMPLEMENTED;
   }
   int code = handle(s, m, req, req_len, resp, resp_len, err);
-  czk_api_metrics_request(&s->metrics, m, code);
-  if (code != CZK_GRPC_OK) CZK_DEBUG("api", "%s -> code %d: %s", czk_api_method_names[m], code, *err ? *err : "");
+  czk__api_metrics_request(&s->metrics, m, code);
+  if (code != CZK_GRPC_OK) CZK_DEBUG("api", "%s -> code %d: %s", czk__api_method_names[m], code, *err ? *err : "");
   return code;
 }

@@ -15,21 +15,21 @@
 #include "api/render.h"
 #include "czk/engine.h"
 
-typedef struct czk_service {
+typedef struct czk__service {
   czk_engine *engine;
-  czk_api_metrics metrics;
+  czk__api_metrics metrics;
   unsigned default_synthetic_k;
   /* Optional: true when `kind` exists but was not registered because one partition can never fit the memory budget
    * (submit then answers RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT). */
   bool (*kind_over_budget)(const char *kind);
-} czk_service;
+} czk__service;
 
-void czk_service_init(czk_service *s, czk_engine *engine, unsigned default_synthetic_k);
-void czk_service_destroy(czk_service *s);
-/* czk_rpc_handler for the server (user = czk_service*). */
-int czk_service_handle(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
+void czk__service_init(czk__service *s, czk_engine *engine, unsigned default_synthetic_k);
+void czk__service_destroy(czk__service *s);
+/* czk__rpc_handler for the server (user = czk__service*). */
+int czk__service_handle(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
                        size_t *resp_len, char **err);
 /* gRPC code for an engine status (submit/await errors). */
-int czk_service_grpc_code(czk_status st);
+int czk__service_grpc_code(czk_status st);
 
 #endif

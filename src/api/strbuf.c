@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void czk_sb_init(czk_strbuf *sb) { memset(sb, 0, sizeof *sb); }
-void czk_sb_free(czk_strbuf *sb) {
+void czk__sb_init(czk__strbuf *sb) { memset(sb, 0, sizeof *sb); }
+void czk__sb_free(czk__strbuf *sb) {
   free(sb->data);
   memset(sb, 0, sizeof *sb);
 }
 
-static bool reserve(czk_strbuf *sb, size_t extra) {
+static bool reserve(czk__strbuf *sb, size_t extra) {
   if (sb->failed) return false;
   if (sb->len + extra + 1 <= sb->cap) return true;
   size_t cap = sb->cap ? sb->cap : 256;
@@ -26,16 +26,16 @@ static bool reserve(czk_strbuf *sb, size_t extra) {
   return true;
 }
 
-void czk_sb_append(czk_strbuf *sb, const char *s, size_t n) {
+void czk__sb_append(czk__strbuf *sb, const char *s, size_t n) {
   if (!reserve(sb, n)) return;
   memcpy(sb->data + sb->len, s, n);
   sb->len += n;
   sb->data[sb->len] = 0;
 }
 
-void czk_sb_puts(czk_strbuf *sb, const char *s) { czk_sb_append(sb, s, strlen(s)); }
+void czk__sb_puts(czk__strbuf *sb, const char *s) { czk__sb_append(sb, s, strlen(s)); }
 
-void czk_sb_printf(czk_strbuf *sb, const char *fmt, ...) {
+void czk__sb_printf(czk__strbuf *sb, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   va_list ap2;
@@ -49,26 +49,26 @@ void czk_sb_printf(czk_strbuf *sb, const char *fmt, ...) {
   va_end(ap2);
 }
 
-void czk_sb_json_str(czk_strbuf *sb, const char *s) {
-  czk_sb_append(sb, "\"", 1);
+void czk__sb_json_str(czk__strbuf *sb, const char *s) {
+  czk__sb_append(sb, "\"", 1);
   for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
     switch (*p) {
-    case '"': czk_sb_append(sb, "\\\"", 2); break;
-    case '\\': czk_sb_append(sb, "\\\\", 2); break;
-    case '\n': czk_sb_append(sb, "\\n", 2); break;
-    case '\r': czk_sb_append(sb, "\\r", 2); break;
-    case '\t': czk_sb_append(sb, "\\t", 2); break;
+    case '"': czk__sb_append(sb, "\\\"", 2); break;
+    case '\\': czk__sb_append(sb, "\\\\", 2); break;
+    case '\n': czk__sb_append(sb, "\\n", 2); break;
+    case '\r': czk__sb_append(sb, "\\r", 2); break;
+    case '\t': czk__sb_append(sb, "\\t", 2); break;
     default:
-      if (*p < 0x20) czk_sb_printf(sb, "\\u%04x", *p);
-      else czk_sb_append(sb, (const char *)p, 1);
+      if (*p < 0x20) czk__sb_printf(sb, "\\u%04x", *p);
+      else czk__sb_append(sb, (const char *)p, 1);
     }
   }
-  czk_sb_append(sb, "\"", 1);
+  czk__sb_append(sb, "\"", 1);
 }
 
-char *czk_sb_take(czk_strbuf *sb, size_t *len) {
+char *czk__sb_take(czk__strbuf *sb, size_t *len) {
   if (sb->failed) {
-    czk_sb_free(sb);
+    czk__sb_free(sb);
     return NULL;
   }
   if (!sb->data && !reserve(sb, 0)) return NULL;

@@ -7,20 +7,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct czk_strbuf {
+typedef struct czk__strbuf {
   char *data;
   size_t len, cap;
   bool failed;
-} czk_strbuf;
+} czk__strbuf;
 
-void czk_sb_init(czk_strbuf *sb);
-void czk_sb_free(czk_strbuf *sb);
-void czk_sb_append(czk_strbuf *sb, const char *s, size_t n);
-void czk_sb_puts(czk_strbuf *sb, const char *s);
-void czk_sb_printf(czk_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void czk__sb_init(czk__strbuf *sb);
+void czk__sb_free(czk__strbuf *sb);
+void czk__sb_append(czk__strbuf *sb, const char *s, size_t n);
+void czk__sb_puts(czk__strbuf *sb, const char *s);
+void czk__sb_printf(czk__strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Append s as a JSON string literal (quotes and escapes included). */
-void czk_sb_json_str(czk_strbuf *sb, const char *s);
+void czk__sb_json_str(czk__strbuf *sb, const char *s);
 /* Detach the NUL-terminated text (caller frees); NULL when failed. */
-char *czk_sb_take(czk_strbuf *sb, size_t *len);
+char *czk__sb_take(czk__strbuf *sb, size_t *len);
 
 #endif

@@ -23,7 +23,7 @@ static void usage(FILE *out) {
           "       czk daemon --dump-config [options]    print the effective configuration\n"
           "       czk daemon --print-config-docs         print the configuration table as markdown\n\n"
           "Starts the proving daemon on an embedded default when run without options.\n\n");
-  czk_config_print_help(out);
+  czk__config_print_help(out);
 }
 
 int czk_cmd_daemon(int argc, char **argv) {
@@ -43,27 +43,27 @@ int czk_cmd_daemon(int argc, char **argv) {
     else rest[nrest++] = argv[i];
   }
   if (docs) {
-    czk_config_print_markdown(stdout);
+    czk__config_print_markdown(stdout);
     free(rest);
     return 0;
   }
-  czk_config cfg;
+  czk__config cfg;
   char err[1024];
-  if (czk_config_init(&cfg) != CZK_OK) {
+  if (czk__config_init(&cfg) != CZK_OK) {
     free(rest);
     return 1;
   }
-  czk_status st = czk_config_parse_args(&cfg, nrest, rest, 0, err, sizeof err);
+  czk_status st = czk__config_parse_args(&cfg, nrest, rest, 0, err, sizeof err);
   free(rest);
-  if (st == CZK_OK) st = czk_config_finalize(&cfg, err, sizeof err);
+  if (st == CZK_OK) st = czk__config_finalize(&cfg, err, sizeof err);
   if (st != CZK_OK) {
     fprintf(stderr, "czk daemon: invalid configuration: %s\n", err);
-    czk_config_free(&cfg);
+    czk__config_free(&cfg);
     return 2;
   }
   if (dump) {
-    czk_config_dump(&cfg, stdout);
-    czk_config_free(&cfg);
+    czk__config_dump(&cfg, stdout);
+    czk__config_free(&cfg);
     return 0;
   }
   czk_log_level lv;
@@ -71,7 +71,7 @@ int czk_cmd_daemon(int argc, char **argv) {
   czk_log_set_level(lv);
   if (cfg.log_file && *cfg.log_file && czk_log_set_file(cfg.log_file) != 0) {
     fprintf(stderr, "czk daemon: log_file: cannot open %s\n", cfg.log_file);
-    czk_config_free(&cfg);
+    czk__config_free(&cfg);
     return 2;
   }
 
@@ -89,9 +89,9 @@ int czk_cmd_daemon(int argc, char **argv) {
   czk_engine *engine = NULL;
   czk_engine_device_desc *devs = NULL;
   uint32_t ndevs = 0;
-  czk_rpc_server *rpc = NULL;
-  czk_http *http = NULL;
-  czk_service svc;
+  czk__rpc_server *rpc = NULL;
+  czk__http *http = NULL;
+  czk__service svc;
   bool svc_init = false;
 
   if (czk_pool_new(&pool, (unsigned)cfg.threads) != CZK_OK) goto out;
@@ -120,26 +120,26 @@ int czk_cmd_daemon(int argc, char **argv) {
     CZK_ERROR("daemon", "circuit kinds: %s", czk_status_str(st));
     goto out;
   }
-  czk_service_init(&svc, engine, 10);
+  czk__service_init(&svc, engine, 10);
   svc.kind_over_budget = czk__daemon_kind_over_budget;
   svc_init = true;
-  st = czk_rpc_server_start(&rpc, cfg.listen, cfg.max_message_size, (unsigned)cfg.max_calls, czk_service_handle, &svc);
+  st = czk__rpc_server_start(&rpc, cfg.listen, cfg.max_message_size, (unsigned)cfg.max_calls, czk__service_handle, &svc);
   if (st != CZK_OK) {
     fprintf(stderr, "czk daemon: cannot listen on %s\n", cfg.listen);
     goto out;
   }
   if (cfg.http && *cfg.http) {
-    st = czk_http_start(&http, cfg.http, &svc);
+    st = czk__http_start(&http, cfg.http, &svc);
     if (st != CZK_OK) {
       fprintf(stderr, "czk daemon: cannot serve HTTP on %s\n", cfg.http);
       goto out;
     }
-    CZK_INFO("daemon", "HTTP on port %u (/metrics, /status, /healthz)", czk_http_port(http));
+    CZK_INFO("daemon", "HTTP on port %u (/metrics, /status, /healthz)", czk__http_port(http));
   }
   CZK_INFO("daemon", "serving cuzk.v1.ProvingEngine on %s; budget %.1f GiB; %u device(s): %s%s", cfg.listen,
            (double)cfg.memory_budget / (1 << 30), ndevs, devs[0].name, ndevs > 1 ? ", ..." : "");
   /* a line other programs can wait for */
-  if (http) printf("czk daemon: ready on %s (http port %u)\n", cfg.listen, czk_http_port(http));
+  if (http) printf("czk daemon: ready on %s (http port %u)\n", cfg.listen, czk__http_port(http));
   else printf("czk daemon: ready on %s\n", cfg.listen);
   fflush(stdout);
 
@@ -155,7 +155,7 @@ int czk_cmd_daemon(int argc, char **argv) {
              (unsigned long long)cfg.drain_grace);
     break;
   }
-  czk_http_set_draining(http);
+  czk__http_set_draining(http);
   st = czk_engine_shutdown(engine, true, cfg.drain_grace);
   if (st == CZK_ERR_TIMEOUT) CZK_WARN("daemon", "drain grace over: remaining jobs cancelled");
   if (cfg.trace_file && *cfg.trace_file) {
@@ -164,15 +164,15 @@ int czk_cmd_daemon(int argc, char **argv) {
   }
   rc = 0;
 out:
-  if (rpc) czk_rpc_server_stop(rpc);
-  if (http) czk_http_stop(http);
+  if (rpc) czk__rpc_server_stop(rpc);
+  if (http) czk__http_stop(http);
   if (engine) czk_engine_destroy(engine);
-  if (svc_init) czk_service_destroy(&svc);
+  if (svc_init) czk__service_destroy(&svc);
   czk__daemon_kinds_free();
   czk__daemon_devices_free(devs, ndevs);
   if (pool) czk_pool_free(pool);
   CZK_INFO("daemon", "stopped");
   czk_log_set_file(NULL);
-  czk_config_free(&cfg);
+  czk__config_free(&cfg);
   return rc;
 }

@@ -9,14 +9,14 @@
 /* Register the kinds this build can prove: synthetic-k<k> for k in [min_k, max_k] (keys generated on first use into
  * keys_dir) and circom:<name> for every <name>.zkey in keys_dir. Returns the first hard error; kinds that do not fit
  * the budget are skipped with a warning. */
-czk_status czk__daemon_register_kinds(czk_engine *e, const czk_config *cfg);
+czk_status czk__daemon_register_kinds(czk_engine *e, const czk__config *cfg);
 /* True when `kind` exists but one partition can never fit the budget (it was not registered). */
 bool czk__daemon_kind_over_budget(const char *kind);
 /* Free what register_kinds allocated (after the engine is destroyed). */
 void czk__daemon_kinds_free(void);
 
 /* Engine devices for the configuration: CUDA devices when built and present (minus excluded ones), else the CPU. */
-czk_status czk__daemon_devices(const czk_config *cfg, czk_engine_device_desc **devs, uint32_t *n);
+czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **devs, uint32_t *n);
 void czk__daemon_devices_free(czk_engine_device_desc *devs, uint32_t n);
 
 #endif

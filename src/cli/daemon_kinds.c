@@ -52,7 +52,7 @@ static czk_status add_kind(czk_engine *e, czk_engine_kind *k) {
   return CZK_OK;
 }
 
-czk_status czk__daemon_register_kinds(czk_engine *e, const czk_config *cfg) {
+czk_status czk__daemon_register_kinds(czk_engine *e, const czk__config *cfg) {
   for (unsigned k = CZK_SYNTHETIC_MIN_LOG; k <= SYNTHETIC_MAX_K && g_nkinds < MAX_KINDS; k++) {
     CZK_TRY(czk_kind_synthetic_new(&g_kinds[g_nkinds], k, cfg->keys_dir, NULL));
     CZK_TRY(add_kind(e, &g_kinds[g_nkinds]));
@@ -99,7 +99,7 @@ static bool listed(const char *list, int ordinal) {
   return false;
 }
 
-czk_status czk__daemon_devices(const czk_config *cfg, czk_engine_device_desc **devs, uint32_t *n) {
+czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **devs, uint32_t *n) {
   *devs = NULL;
   *n = 0;
   const char *excl_cpu[] = {"cpu"};

@@ -38,9 +38,9 @@ int main(void) {
   CHECK(czk__parse_duration_ms("7", &v) && v == 7000);
   CHECK(!czk__parse_duration_ms("soon", &v));
 
-  czk_config c;
+  czk__config c;
   char err[512];
-  CHECK(czk_config_init(&c) == CZK_OK);
+  CHECK(czk__config_init(&c) == CZK_OK);
   CHECK(c.gpu_workers_per_device == 2 && c.self_verify && c.max_message_size == 256ull << 20);
   CHECK(c.result_ttl == 600000 && strcmp(c.gpus, "all") == 0);
 
@@ -51,50 +51,50 @@ int main(void) {
   fprintf(f, "# comment\nmemory_budget = 8GiB\nlisten = \"unix:/tmp/a # not a comment.sock\"\n\nsynthesis_workers=3\n");
   fclose(f);
   char *argv1[] = {"--memory-budget", "4GiB", "--config", path, "--self-verify=false", "--cpu_fallback"};
-  CHECK(czk_config_parse_args(&c, 6, argv1, 0, err, sizeof err) == CZK_OK);
+  CHECK(czk__config_parse_args(&c, 6, argv1, 0, err, sizeof err) == CZK_OK);
   CHECK(c.memory_budget == 4ull << 30);
   CHECK(c.synthesis_workers == 3);
   CHECK(strcmp(c.listen, "unix:/tmp/a # not a comment.sock") == 0);
   CHECK(!c.self_verify && c.cpu_fallback);
-  CHECK(czk_config_finalize(&c, err, sizeof err) == CZK_OK);
+  CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_OK);
 
   /* rejections name the key and the reason */
   char *bad1[] = {"--memory-budget", "lots"};
-  CHECK(czk_config_parse_args(&c, 2, bad1, 0, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "memory_budget"));
+  CHECK(czk__config_parse_args(&c, 2, bad1, 0, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "memory_budget"));
   char *bad2[] = {"--no-such-key", "1"};
-  CHECK(czk_config_parse_args(&c, 2, bad2, 0, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "unknown"));
+  CHECK(czk__config_parse_args(&c, 2, bad2, 0, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "unknown"));
   char *bad3[] = {"--synthesis-workers"};
-  CHECK(czk_config_parse_args(&c, 1, bad3, 0, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "missing"));
+  CHECK(czk__config_parse_args(&c, 1, bad3, 0, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "missing"));
   char *bad4[] = {"stray"};
-  CHECK(czk_config_parse_args(&c, 1, bad4, 0, err, sizeof err) == CZK_ERR_CONFIG);
+  CHECK(czk__config_parse_args(&c, 1, bad4, 0, err, sizeof err) == CZK_ERR_CONFIG);
   f = fopen(path, "w");
   fprintf(f, "self_verify = maybe\n");
   fclose(f);
-  CHECK(czk_config_load_file(&c, path, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, ":1: self_verify"));
+  CHECK(czk__config_load_file(&c, path, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, ":1: self_verify"));
   f = fopen(path, "w");
   fprintf(f, "just words\n");
   fclose(f);
-  CHECK(czk_config_load_file(&c, path, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "key = value"));
+  CHECK(czk__config_load_file(&c, path, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "key = value"));
   unlink(path);
-  CHECK(czk_config_load_file(&c, path, err, sizeof err) == CZK_ERR_IO);
-  czk_config_free(&c);
+  CHECK(czk__config_load_file(&c, path, err, sizeof err) == CZK_ERR_IO);
+  czk__config_free(&c);
 
-  CHECK(czk_config_init(&c) == CZK_OK);
+  CHECK(czk__config_init(&c) == CZK_OK);
   char *bad5[] = {"--synthesis-workers", "0"};
-  CHECK(czk_config_parse_args(&c, 2, bad5, 0, err, sizeof err) == CZK_OK);
-  CHECK(czk_config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "synthesis_workers"));
-  czk_config_free(&c);
-  CHECK(czk_config_init(&c) == CZK_OK);
+  CHECK(czk__config_parse_args(&c, 2, bad5, 0, err, sizeof err) == CZK_OK);
+  CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "synthesis_workers"));
+  czk__config_free(&c);
+  CHECK(czk__config_init(&c) == CZK_OK);
   char *bad6[] = {"--gpus", "0,x"};
-  CHECK(czk_config_parse_args(&c, 2, bad6, 0, err, sizeof err) == CZK_OK);
-  CHECK(czk_config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "gpus"));
-  czk_config_free(&c);
+  CHECK(czk__config_parse_args(&c, 2, bad6, 0, err, sizeof err) == CZK_OK);
+  CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "gpus"));
+  czk__config_free(&c);
 
   /* computed defaults */
-  CHECK(czk_config_init(&c) == CZK_OK);
-  CHECK(czk_config_finalize(&c, err, sizeof err) == CZK_OK);
+  CHECK(czk__config_init(&c) == CZK_OK);
+  CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_OK);
   CHECK(strncmp(c.listen, "unix:", 5) == 0 && c.memory_budget >= (64ull << 20) && c.keys_dir[0]);
-  czk_config_free(&c);
+  czk__config_free(&c);
 
   /* docs/config.md holds the generated table; etc/czk.conf sets every key */
   const char *src = getenv("CZK_SOURCE_DIR");
@@ -106,7 +106,7 @@ int main(void) {
     char tmp[128];
     snprintf(tmp, sizeof tmp, "/tmp/czk-test-md-%d", (int)getpid());
     f = fopen(tmp, "w");
-    czk_config_print_markdown(f);
+    czk__config_print_markdown(f);
     fclose(f);
     char *table = slurp(tmp);
     unlink(tmp);
@@ -115,9 +115,9 @@ int main(void) {
     free(docs);
     free(table);
     snprintf(p, sizeof p, "%s/etc/czk.conf", src);
-    CHECK(czk_config_init(&c) == CZK_OK);
-    CHECK_MSG(czk_config_load_file(&c, p, err, sizeof err) == CZK_OK, "%s", err);
-    czk_config_free(&c);
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK_MSG(czk__config_load_file(&c, p, err, sizeof err) == CZK_OK, "%s", err);
+    czk__config_free(&c);
   }
   return czk_test_done("test_config");
 }

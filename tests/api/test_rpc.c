@@ -37,7 +37,7 @@ static void *client(void *arg) {
     uint8_t *resp;
     size_t len;
     char *err;
-    czk_status st = czk_rpc_call(g_target, "/t.T/Echo", (uint8_t *)msg, (size_t)n, 5000, 1 << 20, &code, &resp, &len, &err);
+    czk_status st = czk__rpc_call(g_target, "/t.T/Echo", (uint8_t *)msg, (size_t)n, 5000, 1 << 20, &code, &resp, &len, &err);
     CHECK(st == CZK_OK && code == 0 && len == (size_t)n && memcmp(resp, msg, len) == 0);
     free(resp);
     free(err);
@@ -49,8 +49,8 @@ int main(void) {
   char path[128];
   snprintf(path, sizeof path, "/tmp/czk-test-rpc-%d.sock", (int)getpid());
   snprintf(g_target, sizeof g_target, "unix://%s", path);
-  czk_rpc_server *srv;
-  CHECK(czk_rpc_server_start(&srv, g_target, 1 << 20, 64, handler, NULL) == CZK_OK);
+  czk__rpc_server *srv;
+  CHECK(czk__rpc_server_start(&srv, g_target, 1 << 20, 64, handler, NULL) == CZK_OK);
   struct stat sb;
   CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0077) == 0);
 
@@ -58,13 +58,13 @@ int main(void) {
   uint8_t *resp;
   size_t len;
   char *err;
-  CHECK(czk_rpc_call(g_target, "/t.T/Nope", (const uint8_t *)"x", 1, 5000, 1 << 20, &code, &resp, &len, &err) == CZK_OK);
+  CHECK(czk__rpc_call(g_target, "/t.T/Nope", (const uint8_t *)"x", 1, 5000, 1 << 20, &code, &resp, &len, &err) == CZK_OK);
   CHECK(code == CZK_GRPC_UNIMPLEMENTED && err && strcmp(err, "no such method") == 0);
   free(resp);
   free(err);
 
   /* empty message round trip */
-  CHECK(czk_rpc_call(g_target, "/t.T/Echo", NULL, 0, 5000, 1 << 20, &code, &resp, &len, &err) == CZK_OK);
+  CHECK(czk__rpc_call(g_target, "/t.T/Echo", NULL, 0, 5000, 1 << 20, &code, &resp, &len, &err) == CZK_OK);
   CHECK(code == 0 && len == 0);
   free(resp);
   free(err);
@@ -72,7 +72,7 @@ int main(void) {
   /* oversize: 2 MiB against a 1 MiB limit */
   size_t big = 2u << 20;
   uint8_t *bigbuf = calloc(1, big);
-  CHECK(czk_rpc_call(g_target, "/t.T/Echo", bigbuf, big, 5000, 4u << 20, &code, &resp, &len, &err) == CZK_OK ||
+  CHECK(czk__rpc_call(g_target, "/t.T/Echo", bigbuf, big, 5000, 4u << 20, &code, &resp, &len, &err) == CZK_OK ||
         code != 0);
   CHECK(code == CZK_GRPC_RESOURCE_EXHAUSTED);
   free(bigbuf);
@@ -80,7 +80,7 @@ int main(void) {
   free(err);
 
   /* deadline shorter than the handler */
-  CHECK(czk_rpc_call(g_target, "/t.T/Slow", NULL, 0, 50, 1 << 20, &code, &resp, &len, &err) == CZK_OK || code != 0);
+  CHECK(czk__rpc_call(g_target, "/t.T/Slow", NULL, 0, 50, 1 << 20, &code, &resp, &len, &err) == CZK_OK || code != 0);
   CHECK(code == CZK_GRPC_DEADLINE_EXCEEDED);
   free(resp);
   free(err);
@@ -89,10 +89,10 @@ int main(void) {
   for (long i = 0; i < 8; i++) pthread_create(&th[i], NULL, client, (void *)i);
   for (int i = 0; i < 8; i++) pthread_join(th[i], NULL);
 
-  czk_rpc_server_stop(srv);
+  czk__rpc_server_stop(srv);
   CHECK(access(path, F_OK) != 0);
   /* a call after stop fails at the transport level */
-  czk_rpc_call(g_target, "/t.T/Echo", (const uint8_t *)"x", 1, 2000, 1 << 20, &code, &resp, &len, &err);
+  czk__rpc_call(g_target, "/t.T/Echo", (const uint8_t *)"x", 1, 2000, 1 << 20, &code, &resp, &len, &err);
   CHECK(code == CZK_GRPC_UNAVAILABLE || code == CZK_GRPC_DEADLINE_EXCEEDED);
   free(resp);
   free(err);
