@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "bench/bench.h"
+#include "core/clock.h"
 #include "core/units.h"
 
 #ifndef CZK_HAVE_CUDA
@@ -67,11 +68,7 @@ static czk_status ref_msm(int g, void *out, const void *bases, const uint64_t *s
   free(k);
   return st;
 }
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+static double now_ms(void) { return czk__now_s() * 1e3; }
 static int cmp_d(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;

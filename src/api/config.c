@@ -317,6 +317,11 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
     snprintf(err, errlen, "synthesis_workers: must be at least 1");
     return CZK_ERR_CONFIG;
   }
+  uint64_t key_mem;
+  if (strcmp(c->gpu_key_memory, "auto") != 0 && !czk__parse_size(c->gpu_key_memory, &key_mem)) {
+    snprintf(err, errlen, "gpu_key_memory: '%s' is neither auto nor a size (e.g. 96GiB, 0)", c->gpu_key_memory);
+    return CZK_ERR_CONFIG;
+  }
   if (c->gpu_workers_per_device == 0 || c->gpu_workers_per_device > 16) {
     snprintf(err, errlen, "gpu_workers_per_device: must be 1..16");
     return CZK_ERR_CONFIG;

@@ -11,6 +11,7 @@
 #include "circuits/synthetic.h"
 #include "czk/backend.h"
 #include "cli/daemon.h"
+#include "core/units.h"
 #include "czk/kinds.h"
 #include "czk/log.h"
 
@@ -135,9 +136,11 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
     (*devs)[*n].backend = all[i];
     (*devs)[*n].workers = (uint32_t)cfg->gpu_workers_per_device;
     (*devs)[*n].mem_total_bytes = pr.mem_total;
-    /* device copies of keys (the engine's key cache decides which): the device's memory minus a reserve for the
-     * proofs' lanes (a 2^27 lane holds about 20 GiB) */
-    (*devs)[*n].key_mem_bytes = pr.mem_total > (24ull << 30) ? pr.mem_total - (24ull << 30) : pr.mem_total / 2;
+    /* device copies of keys (the engine's key cache decides which): gpu_key_memory, by default the device's memory
+     * minus a reserve for the proofs' lanes (a 2^27 lane holds about 20 GiB) */
+    uint64_t km = pr.mem_total > (24ull << 30) ? pr.mem_total - (24ull << 30) : pr.mem_total / 2;
+    if (strcmp(cfg->gpu_key_memory, "auto") != 0 && !czk__parse_size(cfg->gpu_key_memory, &km)) km = 0;
+    (*devs)[*n].key_mem_bytes = km;
     g_backends[g_nbackends++] = all[i];
     (*n)++;
   }

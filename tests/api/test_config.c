@@ -96,6 +96,22 @@ int main(void) {
   CHECK(strncmp(c.listen, "unix:", 5) == 0 && c.memory_budget >= (64ull << 20) && c.keys_dir[0]);
   czk__config_free(&c);
 
+  /* gpu_key_memory: auto (the default), a size, or 0; anything else is refused by finalize */
+  {
+    const char *ok[] = {"auto", "96GiB", "0"}, *bad[] = {"lots", "-1", ""};
+    for (int i = 0; i < 3; i++) {
+      CHECK(czk__config_init(&c) == CZK_OK);
+      CHECK(strcmp(c.gpu_key_memory, "auto") == 0);
+      CHECK(czk__config_set(&c, "gpu_key_memory", ok[i], err, sizeof err) == CZK_OK);
+      CHECK_MSG(czk__config_finalize(&c, err, sizeof err) == CZK_OK, "gpu_key_memory=%s: %s", ok[i], err);
+      czk__config_free(&c);
+      CHECK(czk__config_init(&c) == CZK_OK);
+      if (czk__config_set(&c, "gpu_key_memory", bad[i], err, sizeof err) == CZK_OK)
+        CHECK_MSG(czk__config_finalize(&c, err, sizeof err) != CZK_OK && strstr(err, "gpu_key_memory"),
+                  "gpu_key_memory=%s accepted", bad[i]);
+      czk__config_free(&c);
+    }
+  }
   /* docs/config.md holds the generated table; etc/czk.conf sets every key */
   const char *src = getenv("CZK_SOURCE_DIR");
   if (src) {
