@@ -5,9 +5,10 @@
 #   scripts/gpu-bench.sh [--build-dir DIR] [--archs LIST] [--prebuilt DIR] [--quick]
 #
 # 1. build (CMake, -DCZK_CUDA=ON, -DCZK_API=OFF: a GPU box needs no gRPC/HTTP libraries for this) the targets czk,
-#    test_cuda, test_backend_gpu into DIR (default build-gpu), for LIST (default 90-real, the H200); --prebuilt DIR uses
-#    DIR/czk, DIR/test_cuda and DIR/test_backend_gpu instead (binaries built elsewhere and copied over);
-# 2. check: test_cuda (device field arithmetic, MSM G1/G2, NTT vs the host reference) and test_backend_gpu
+#    test_cuda, test_backend_gpu, test_prover_gpu into DIR (default build-gpu), for LIST (default 90-real, the H200); --prebuilt DIR uses
+#    DIR/czk, DIR/test_cuda, DIR/test_backend_gpu and DIR/test_prover_gpu instead (binaries built elsewhere and copied over);
+# 2. check: test_cuda (device field arithmetic, MSM G1/G2, NTT vs the CPU layers), test_backend_gpu (every backend
+#    primitive vs the CPU backend) and test_prover_gpu (the one prover: proofs from device and streamed keys verify);
 #    (every backend operation vs the CPU backend on sizes 2^0..2^20, GPU Groth16 proofs that verify, quarantine);
 # 3. time: czk bench gpu (MSM G1 to 2^26, G2 to 2^24, NTT to 2^27, each result checked) and czk bench gpuprove
 #    (2^20, 2^22, 2^24 stage by stage). --quick: smaller sizes (G1 2^22, G2 2^20, NTT 2^24, prove 2^20).
@@ -27,14 +28,15 @@ while [ $# -gt 0 ]; do
 done
 log=${OUT:-/tmp}
 if [ -n "$prebuilt" ]; then
-  czk=$prebuilt/czk test_cuda=$prebuilt/test_cuda test_backend=$prebuilt/test_backend_gpu
+  czk=$prebuilt/czk test_cuda=$prebuilt/test_cuda test_backend=$prebuilt/test_backend_gpu test_prover=$prebuilt/test_prover_gpu
 else
   t0=$(date +%s)
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DCZK_CUDA=ON -DCZK_API=OFF -DCZK_CUDA_ARCHS="$archs" >/dev/null
-  cmake --build "$dir" -j"$(nproc)" --target czk test_cuda test_backend_gpu >"$log/gpu-build.log" 2>&1 ||
+  cmake --build "$dir" -j"$(nproc)" --target czk test_cuda test_backend_gpu test_prover_gpu >"$log/gpu-build.log" 2>&1 ||
     { tail -30 "$log/gpu-build.log"; exit 1; }
   echo "# build took $(($(date +%s) - t0)) s"
   czk=$dir/src/cli/czk test_cuda=$dir/tests/cuda/test_cuda test_backend=$dir/tests/backend/test_backend_gpu
+  test_prover=$dir/tests/groth16/test_prover_gpu
 fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv || true
 rc=0
@@ -46,6 +48,7 @@ step() { # step NAME CMD...: run, keep the log, print its tail
 }
 step test_cuda "$test_cuda"
 step test_backend "$test_backend" gpu
+step test_prover "$test_prover" gpu
 if [ -n "$quick" ]; then
   step bench_gpu "$czk" bench gpu --msm-max 22 --g2-max 20 --ntt-max 24 --reps 3
   step gpuprove "$czk" bench gpuprove --backend cuda:0 --logs 20 --reps 3
