@@ -105,10 +105,10 @@ typedef struct {
     uint64_t a0[4], b0[4], sa[4], sb[4];                                                                              \
     rnd_scalar(a0), rnd_scalar(b0), rnd_scalar(sa), rnd_scalar(sb);                                                   \
     czk_##G##_generator(&g);                                                                                      \
-    czk_##G##_mul_raw_vartime(&pa, &g, a0, 4);                                                                                \
-    czk_##G##_mul_raw_vartime(&pb, &g, b0, 4);                                                                                \
-    czk_##G##_mul_raw_vartime(&da, &g, sa, 4);                                                                                \
-    czk_##G##_mul_raw_vartime(&db, &g, sb, 4);                                                                                \
+    czk_##G##_mul_raw_vartime(&pa, &g, a0, 4);                                                                         \
+    czk_##G##_mul_raw_vartime(&pb, &g, b0, 4);                                                                         \
+    czk_##G##_mul_raw_vartime(&da, &g, sa, 4);                                                                         \
+    czk_##G##_mul_raw_vartime(&db, &g, sb, 4);                                                                         \
     JT *ja = malloc(na * sizeof(JT)), *jb = malloc(nb * sizeof(JT));                                                  \
     AT *ta = malloc(na * sizeof(AT)), *tb = malloc(nb * sizeof(AT));                                                  \
     czk_fr *la = malloc(na * sizeof(czk_fr)), *lb = malloc(nb * sizeof(czk_fr));                                      \
@@ -187,7 +187,7 @@ typedef struct {
       free(ssa), free(ssb);                                                                                           \
       uint64_t er[4];                                                                                                 \
       czk_fr_to_raw(er, &e);                                                                                      \
-      czk_##G##_mul_raw_vartime(&want, &g, er, 4);                                                                            \
+      czk_##G##_mul_raw_vartime(&want, &g, er, 4);                                                                     \
       bool ok_dlog = czk_##G##_eq(&got, &want) && czk_##G##_eq(&got_h, &want);                                \
       /* sparse check */                                                                                              \
       memset(sc2, 0, n * 32);                                                                                         \
@@ -201,7 +201,7 @@ typedef struct {
         TRY(czk_cuda_memcpy_dtoh(&b, (const AT *)d_bases + i, sizeof b, st));                                         \
         TRY(czk_cuda_stream_sync(st));                                                                                \
         czk_##G##_from_affine(&t, &b);                                                                            \
-        czk_##G##_mul_raw_vartime(&t, &t, sc2 + 4 * i, 4);                                                                    \
+        czk_##G##_mul_raw_vartime(&t, &t, sc2 + 4 * i, 4);                                                             \
         czk_##G##_add(&sp, &sp, &t);                                                                              \
       }                                                                                                               \
       JT got_sp;                                                                                                      \

@@ -101,7 +101,7 @@ typedef enum czk_cuda_ntt_dir {
 CZK_API czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned log_n, czk_cuda_ntt_dir dir,
                                    void *stream);
 
-/* ------------------------------------------------------------------------------------------------ events, memory, poly kernels (poly.cu) */
+/* ---------------------------------------------------------------------- events, memory, poly kernels (poly.cu) */
 /* Events (opaque cudaEvent_t; timing = 0 makes a sync-only event), memory info, stream-ordered allocation, host
  * registration, the sticky-error probe, and the prover's elementwise kernels. */
 CZK_API czk_status czk_cuda_event_new(void **ev, int timing);
@@ -130,7 +130,7 @@ CZK_API czk_status czk_cuda_gather(czk_fr *out, const czk_fr *in, const uint32_t
 CZK_API czk_status czk_cuda_csr_matvec(czk_fr *out, const uint64_t *row_ptr, const uint32_t *col, const czk_fr *val,
                                size_t rows, const czk_fr *w, void *stream);
 
-/* ------------------------------------------------------------------------------------------------ probes (tests, benchmarks) */
+/* ---------------------------------------------------------------------------------- probes (tests, benchmarks) */
 /* Device self-test of field arithmetic: out[i] = op(a[i], b[i]) on host arrays of n elements, computed on the GPU.
  * op: 0 fp_mul, 1 fp_add, 2 fp_sub, 3 fr_mul, 4 fr_add, 5 fr_sub, 6 fp2_mul, 7 fp2_sqr, 8 fp_inv, 9 fp2_inv
  * (7-9: b unused), 10 fr_mul_shoup (the NTT twiddle product: a Montgomery, a < r, b any value < 2r; the result a b
@@ -144,8 +144,8 @@ CZK_API czk_status czk_cuda_probe_mul_throughput(int field, double *gmul_per_s);
 
 /* Bench helper: d_out[i] = A[i % na] + B[(i / na) % nb] (affine G1 / G2 additions on the device, one Fermat inversion
  * each; all sums must be distinct from infinity and A_j != +-B_k). g: 1 or 2. Asynchronous on stream. */
-CZK_API czk_status czk_cuda_gen_bases(int g, void *d_out, size_t n, const void *h_a, size_t na, const void *h_b, size_t nb,
-                                   void *stream);
+CZK_API czk_status czk_cuda_gen_bases(int g, void *d_out, size_t n, const void *h_a, size_t na, const void *h_b,
+                                      size_t nb, void *stream);
 #ifdef __cplusplus
 }
 #endif

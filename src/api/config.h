@@ -27,7 +27,7 @@
   X(BOOL, cpu_fallback, "true", "prove on the CPU when no GPU is usable")                                            \
   X(UINT, synthesis_workers, "2", "CPU synthesis workers")                                                           \
   X(UINT, gpu_workers_per_device, "2", "GPU workers per device (two-phase prove overlaps them)")                    \
-  X(STR, gpu_key_memory, "auto", "device memory per GPU for resident copies of proving keys (auto: the GPU's memory minus 24GiB for proofs in flight; 0: keys are streamed from pinned host memory)") \
+  X(STR, gpu_key_memory, "auto", "GPU memory for resident key copies (auto: memory minus 24GiB; 0: keys streamed)") \
   X(UINT, cpu_workers, "1", "workers of the CPU proving device (when it is used)")                                   \
   X(UINT, threads, "0", "threads of the shared CPU pool (0 = all online CPUs)")                                      \
   X(DUR, result_ttl, "600s", "how long finished results are kept for AwaitProof")                                    \

@@ -594,4 +594,17 @@ CZK_D void fp2_inv(fp2_t *r, const fp2_t *a) {
   fp_neg(&r->c1, &t1);
 }
 
+/* 16-byte vector load / store of one Fr element (32-byte aligned arrays). */
+static __device__ __forceinline__ void load_fr(fr_t *r, const fr_t *p) {
+  const uint4 *s = (const uint4 *)p;
+  uint4 a = s[0], b = s[1];
+  r->v[0] = a.x, r->v[1] = a.y, r->v[2] = a.z, r->v[3] = a.w;
+  r->v[4] = b.x, r->v[5] = b.y, r->v[6] = b.z, r->v[7] = b.w;
+}
+static __device__ __forceinline__ void store_fr(fr_t *p, const fr_t *r) {
+  uint4 *d = (uint4 *)p;
+  d[0] = make_uint4(r->v[0], r->v[1], r->v[2], r->v[3]);
+  d[1] = make_uint4(r->v[4], r->v[5], r->v[6], r->v[7]);
+}
+
 #endif

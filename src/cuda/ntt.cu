@@ -86,17 +86,6 @@ struct czk_cuda_ntt {
 };
 
 /* ------------------------------------------------------------------------------------------------ device primitives */
-static __device__ __forceinline__ void load_fr(fr_t *r, const fr_t *p) {
-  const uint4 *s = (const uint4 *)p;
-  uint4 a = s[0], b = s[1];
-  r->v[0] = a.x, r->v[1] = a.y, r->v[2] = a.z, r->v[3] = a.w;
-  r->v[4] = b.x, r->v[5] = b.y, r->v[6] = b.z, r->v[7] = b.w;
-}
-static __device__ __forceinline__ void store_fr(fr_t *p, const fr_t *r) {
-  uint4 *d = (uint4 *)p;
-  d[0] = make_uint4(r->v[0], r->v[1], r->v[2], r->v[3]);
-  d[1] = make_uint4(r->v[4], r->v[5], r->v[6], r->v[7]);
-}
 /* read-only table entry (twiddles, coset powers) */
 static __device__ __forceinline__ void ldg_fr(fr_t *r, const fr_t *p) {
   uint4 a = __ldg((const uint4 *)p), b = __ldg((const uint4 *)p + 1);

@@ -8,25 +8,12 @@
  * Field arithmetic from src/cuda/ff.cuh (Montgomery, 8 x 32-bit limbs, byte-identical to czk_fr). */
 #include <cuda_runtime.h>
 
-extern "C" {
-#include "czk/log.h"
-}
-#include "czk/cuda.h"
+#include "cuda/cuda_internal.h"
 #include "cuda/ff.cuh"
-
-#define CK(call)                                                                                                      \
-  do {                                                                                                                \
-    cudaError_t e_ = (call);                                                                                          \
-    if (e_ != cudaSuccess) {                                                                                          \
-      czk_log_write(CZK_LOG_ERROR, "backend", "%s failed at %s:%d: %s (%s)", #call, __FILE__, __LINE__,              \
-                    cudaGetErrorString(e_), cudaGetErrorName(e_));                                                    \
-      return e_ == cudaErrorMemoryAllocation ? CZK_ERR_NOMEM : CZK_ERR_DEVICE;                                        \
-    }                                                                                                                 \
-  } while (0)
 
 extern "C" czk_status czk_cuda_event_new(void **ev, int timing) {
   cudaEvent_t e;
-  CK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
+  CZK_CU(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
   *ev = e;
   return CZK_OK;
 }
@@ -34,36 +21,36 @@ extern "C" void czk_cuda_event_free(void *ev) {
   if (ev) cudaEventDestroy((cudaEvent_t)ev);
 }
 extern "C" czk_status czk_cuda_event_record(void *ev, void *stream) {
-  CK(cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)stream));
+  CZK_CU(cudaEventRecord((cudaEvent_t)ev, (cudaStream_t)stream));
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_event_sync(void *ev) {
-  CK(cudaEventSynchronize((cudaEvent_t)ev));
+  CZK_CU(cudaEventSynchronize((cudaEvent_t)ev));
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_stream_wait(void *stream, void *ev) {
-  CK(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)ev, 0));
+  CZK_CU(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)ev, 0));
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_event_elapsed(float *ms, void *a, void *b) {
-  CK(cudaEventElapsedTime(ms, (cudaEvent_t)a, (cudaEvent_t)b));
+  CZK_CU(cudaEventElapsedTime(ms, (cudaEvent_t)a, (cudaEvent_t)b));
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_mem_info(uint64_t *free_b, uint64_t *total_b, unsigned *sms) {
   size_t f = 0, t = 0;
-  CK(cudaMemGetInfo(&f, &t));
+  CZK_CU(cudaMemGetInfo(&f, &t));
   int dev = 0, n = 0;
-  CK(cudaGetDevice(&dev));
-  CK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  CZK_CU(cudaGetDevice(&dev));
+  CZK_CU(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
   *free_b = f, *total_b = t, *sms = (unsigned)n;
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_malloc_async(void **p, size_t bytes, void *stream) {
-  CK(cudaMallocAsync(p, bytes, (cudaStream_t)stream));
+  CZK_CU(cudaMallocAsync(p, bytes, (cudaStream_t)stream));
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_free_async(void *p, void *stream) {
-  if (p) CK(cudaFreeAsync(p, (cudaStream_t)stream));
+  if (p) CZK_CU(cudaFreeAsync(p, (cudaStream_t)stream));
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_host_register(const void *p, size_t bytes) {
@@ -92,33 +79,22 @@ extern "C" int czk_cuda_sticky_error(void) {
 __global__ void bk_fault_kernel(uint32_t *p) { p[threadIdx.x] = 1; }
 extern "C" czk_status czk_cuda_inject_fault(void *stream) {
   bk_fault_kernel<<<1, 32, 0, (cudaStream_t)stream>>>((uint32_t *)(uintptr_t)0x10);
-  CK(cudaGetLastError());
+  CZK_CU(cudaGetLastError());
   return CZK_OK;
 }
 
-static __device__ __forceinline__ void ld(fr_t *r, const fr_t *p) {
-  const uint4 *s = (const uint4 *)p;
-  uint4 a = s[0], b = s[1];
-  r->v[0] = a.x, r->v[1] = a.y, r->v[2] = a.z, r->v[3] = a.w;
-  r->v[4] = b.x, r->v[5] = b.y, r->v[6] = b.z, r->v[7] = b.w;
-}
-static __device__ __forceinline__ void st(fr_t *p, const fr_t *r) {
-  uint4 *d = (uint4 *)p;
-  d[0] = make_uint4(r->v[0], r->v[1], r->v[2], r->v[3]);
-  d[1] = make_uint4(r->v[4], r->v[5], r->v[6], r->v[7]);
-}
 
 __global__ void bk_h_pointwise(fr_t *a, const fr_t *__restrict__ b, const fr_t *__restrict__ c, size_t n, fr_t zinv) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   fr_t x, y, z;
-  ld(&x, a + i);
-  ld(&y, b + i);
-  ld(&z, c + i);
+  load_fr(&x, a + i);
+  load_fr(&y, b + i);
+  load_fr(&z, c + i);
   fr_mul(&x, &x, &y);
   fr_sub(&x, &x, &z);
   fr_mul(&x, &x, &zinv);
-  st(a + i, &x);
+  store_fr(a + i, &x);
 }
 extern "C" czk_status czk_cuda_h_pointwise(czk_fr *a, const czk_fr *b, const czk_fr *c, size_t n, const czk_fr *zinv,
                                            void *stream) {
@@ -126,7 +102,7 @@ extern "C" czk_status czk_cuda_h_pointwise(czk_fr *a, const czk_fr *b, const czk
   memcpy(&z, zinv, sizeof z);
   bk_h_pointwise<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>((fr_t *)a, (const fr_t *)b,
                                                                                (const fr_t *)c, n, z);
-  CK(cudaGetLastError());
+  CZK_CU(cudaGetLastError());
   return CZK_OK;
 }
 
@@ -134,13 +110,13 @@ __global__ void bk_gather(fr_t *out, const fr_t *__restrict__ in, const uint32_t
   size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= n) return;
   fr_t x;
-  ld(&x, in + idx[j]);
-  st(out + j, &x);
+  load_fr(&x, in + idx[j]);
+  store_fr(out + j, &x);
 }
 extern "C" czk_status czk_cuda_gather(czk_fr *out, const czk_fr *in, const uint32_t *idx, size_t n, void *stream) {
   if (!n) return CZK_OK;
   bk_gather<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>((fr_t *)out, (const fr_t *)in, idx, n);
-  CK(cudaGetLastError());
+  CZK_CU(cudaGetLastError());
   return CZK_OK;
 }
 
@@ -157,8 +133,8 @@ __global__ void __launch_bounds__(256) bk_csr_matvec(fr_t *out, const uint64_t *
   if (row < rows) {
     for (uint64_t k = row_ptr[row] + lane; k < row_ptr[row + 1]; k += 32) {
       fr_t v, x;
-      ld(&v, val + k);
-      ld(&x, w + col[k]);
+      load_fr(&v, val + k);
+      load_fr(&x, w + col[k]);
       fr_mul(&v, &v, &x);
       fr_add(&acc, &acc, &v);
     }
@@ -173,13 +149,13 @@ __global__ void __launch_bounds__(256) bk_csr_matvec(fr_t *out, const uint64_t *
     }
     __syncwarp();
   }
-  if (lane == 0 && row < rows) st(out + row, &acc);
+  if (lane == 0 && row < rows) store_fr(out + row, &acc);
 }
 extern "C" czk_status czk_cuda_csr_matvec(czk_fr *out, const uint64_t *row_ptr, const uint32_t *col,
                                           const czk_fr *val, size_t rows, const czk_fr *w, void *stream) {
   if (!rows) return CZK_OK;
   bk_csr_matvec<<<(unsigned)((rows + 7) / 8), 256, 0, (cudaStream_t)stream>>>(
       (fr_t *)out, row_ptr, col, (const fr_t *)val, rows, (const fr_t *)w);
-  CK(cudaGetLastError());
+  CZK_CU(cudaGetLastError());
   return CZK_OK;
 }

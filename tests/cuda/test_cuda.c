@@ -175,14 +175,14 @@ static void test_field(void) {
     uint64_t k[4];                                                                                                    \
     czk_##G##_generator(&g);                                                                                      \
     rand_scalar(k);                                                                                                   \
-    czk_##G##_mul_raw_vartime(&p, &g, k, 4);                                                                                  \
+    czk_##G##_mul_raw_vartime(&p, &g, k, 4);                                                                           \
     rand_scalar(k);                                                                                                   \
-    czk_##G##_mul_raw_vartime(&q, &g, k, 4);                                                                                  \
+    czk_##G##_mul_raw_vartime(&q, &g, k, 4);                                                                           \
     for (size_t i = 0; i < n; i++) {                                                                                  \
       j[i] = p;                                                                                                       \
       czk_##G##_add(&p, &p, &q);                                                                                  \
     }                                                                                                                 \
-    CHECK(czk_##G##_batch_to_affine(a, j, n) == CZK_OK);                                                                           \
+    CHECK(czk_##G##_batch_to_affine(a, j, n) == CZK_OK);                                                               \
     free(j);                                                                                                          \
     if (n > 20) {                                                                                                     \
       memset(&a[3], 0, sizeof(AT));            /* infinity */                                                         \
