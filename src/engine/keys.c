@@ -32,6 +32,12 @@ static void unlink_key_locked(czk_engine *e, ekey *key) {
     }
 }
 
+static void key_struct_free(ekey *key) {
+  if (!key) return;
+  free(key->dev);
+  free(key);
+}
+
 static ekey *new_key(czk_engine *e, ekind *k) {
   ekey *key = calloc(1, sizeof *key);
   if (!key) return NULL;
@@ -81,7 +87,7 @@ czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p) {
       e->keys = key;
       p->key = key;
     } else {
-      free(key);
+      key_struct_free(key);
     }
   }
   pthread_mutex_unlock(&e->kc_mu);
@@ -150,8 +156,7 @@ void czk__key_unref(czk_engine *e, ekey *key) {
   pthread_mutex_unlock(&e->kc_mu);
   if (free_it) {
     if (czk_reservation_live(&key->res)) czk_budget_release_all(e->budget, &key->res);
-    free(key->dev);
-    free(key);
+    key_struct_free(key);
   }
 }
 
@@ -270,8 +275,7 @@ static uint64_t drop_key(czk_engine *e, ekey *key) {
       (void)czk_budget_release(e->budget, &key->res, c, &f);
       freed += f;
     }
-  free(key->dev);
-  free(key);
+  key_struct_free(key);
   return freed;
 }
 
@@ -294,8 +298,7 @@ void czk__keys_free_all(czk_engine *e) {
     if (k->state == KS_RESIDENT) (void)drop_key(e, k);
     else {
       if (czk_reservation_live(&k->res)) czk_budget_release_all(e->budget, &k->res);
-      free(k->dev);
-      free(k);
+      key_struct_free(k);
     }
   }
 }

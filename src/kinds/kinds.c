@@ -46,6 +46,8 @@ czk_status czk_kind_name_for(const czk_kind_request *r, unsigned default_synthet
     }
     snprintf(name, name_len, "circom:%.*s", (int)r->vanilla_proofs[0].len, (const char *)r->vanilla_proofs[0].data);
     return CZK_OK;
-  default: snprintf(err, err_len, "unknown proof_kind %u", (unsigned)r->proof_kind); return CZK_ERR_INVALID_ARG;
+  default: /* the wire value is an int32 enum: -1 reads as -1 */
+    snprintf(err, err_len, "unknown proof_kind %d", (int)(int32_t)r->proof_kind);
+    return CZK_ERR_INVALID_ARG;
   }
 }

@@ -52,6 +52,9 @@ static void test_names(void) {
   r.proof_kind = 77;
   CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_ERR_INVALID_ARG &&
         strstr(err, "unknown proof_kind 77"));
+  r.proof_kind = (uint32_t)-1; /* the wire's int32 -1 */
+  CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_ERR_INVALID_ARG &&
+        strcmp(err, "unknown proof_kind -1") == 0);
   CHECK(czk_kind_name_for(NULL, 12, name, sizeof name, NULL, 0) == CZK_ERR_INVALID_ARG);
 }
 
