@@ -156,9 +156,11 @@ typedef struct czk_groth16_job czk_groth16_job;
 
 /* Per-stage times of one proof (seconds), filled by finish: device-event spans on a device (they overlap: H and the
  * h MSM run on one stream, the witness MSMs on another; a streamed key reports all its MSMs in msm_h), wall times on
- * a host-memory backend. */
+ * a host-memory backend. device: the proof's device-busy time, the union of its two streams' intervals (key
+ * resident; a streamed key reports the longer stream, its copies leave gaps), 0 on a host-memory backend. */
 typedef struct czk_groth16_timings {
   double check, h, msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2, finish;
+  double device;
 } czk_groth16_timings;
 
 /* Phase 1 on backend `be` with key `key`, from its device copy `dkey` when given (must belong to `be`), else from the
