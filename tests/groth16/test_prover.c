@@ -2,7 +2,8 @@
  * exit 77 when there is none). Synthetic circuits, real setup: proofs from the host key (in place on the CPU,
  * streamed in chunks on a device) and from a device copy of the key (czk_groth16_key_upload) verify; a non-satisfying
  * witness is refused before any MSM and the backend still proves after; an aborted job returns its lane; an
- * assignment of another size is refused; device copies and keys free cleanly (ASan). */
+ * assignment of another size is refused; the device-busy time of a resident proof lies between its longer stream and
+ * the sum of both; device copies and keys free cleanly (ASan). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,17 @@ static czk_status prove_on(czk_backend *be, const czk_groth16_key *key, const cz
   czk_groth16_job *job = NULL;
   CZK_TRY(czk_groth16_prove_start(&job, be, key, dk, &as, NULL));
   czk_groth16_timings t;
-  return czk_groth16_prove_finish(job, p, &t);
+  memset(&t, 0, sizeof t);
+  czk_status st = czk_groth16_prove_finish(job, p, &t);
+  if (st == CZK_OK && czk_backend_host_memory(be)) {
+    CHECK(t.device == 0);
+  } else if (st == CZK_OK && dk) {
+    /* resident: the device-busy time covers either stream's span and is at most the two together */
+    double sh = t.h + t.msm_h, sw = t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2;
+    CHECK_MSG(t.device + 1e-4 >= (sh > sw ? sh : sw) && t.device <= sh + sw + 1e-3,
+              "device %.6f h-stream %.6f w-stream %.6f", t.device, sh, sw);
+  }
+  return st;
 }
 
 static void test_prover(czk_backend *be, unsigned k) {
