@@ -177,7 +177,10 @@ static void test_critical_takeover(void) {
   czk__fake_init(&f, 64);
   czk_engine *e = make_engine(&f, 1000, 4, 1, 2, NULL, 0); /* budget: two partitions of 500 */
   uint64_t low, crit;
-  czk_fake_job j = fjob(1, 8, 0, 100);
+  /* 20 ms proofs: the two LOW partitions in flight end 20 ms apart, so the CRITICAL partition (dispatched when the first
+   * one's memory returns) starts synthesis long before LOW #2 can (the log records synthesis starts, and two
+   * dispatches 0.1 ms apart could start in either order on a loaded machine) */
+  czk_fake_job j = fjob(1, 8, 0, 20000);
   j.gate = 1;
   CHECK(submit(e, &f, "fake", CZK_PRIORITY_LOW, NULL, &j, &low) == CZK_OK);
   void *c[2] = {&f, (void *)(uintptr_t)2};
