@@ -8,7 +8,9 @@
  * which no worker is inside a prove is an idle interval with a cause sampled from the engine's gauges when it starts,
  * and re-sampled whenever a gauge that drives it changes (czk__devices_recause): GPU queue non-empty -> LOCK (workers
  * are between pop and launch), dispatcher waiting for memory -> BUDGET, synthesis busy or queued -> STARVED, otherwise
- * NO_WORK. Occupied time that is not kernel time is reported as TRANSFER. Sum over causes + occupied = wall time. */
+ * NO_WORK. Interval arithmetic reads the clock under the lock that guards the interval's start (d->mu, w->mu): a time
+ * taken before the lock may precede a start another thread set meanwhile, and the difference would wrap.
+ * Occupied time that is not kernel time is reported as TRANSFER. Sum over causes + occupied = wall time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,8 +47,8 @@ czk_idle_cause czk__idle_cause_now(czk_engine *e) {
 
 void czk__device_enter(czk_engine *e, edevice *d) {
   (void)e;
-  uint64_t now = czk__clock_now_ns();
   pthread_mutex_lock(&d->mu);
+  uint64_t now = czk__clock_now_ns(); /* under d->mu: never before a t_mark another thread set */
   if (d->active++ == 0) {
     d->idle_ns[d->cause] += now - d->t_mark;
     d->t_mark = now;
@@ -90,8 +92,8 @@ void czk__device_kernel_credit(edevice *d, uint64_t s, uint64_t t) {
 
 void czk__device_leave(czk_engine *e, edevice *d, uint64_t t_start, uint64_t kernel_ns) {
   czk_idle_cause c = czk__idle_cause_now(e);
-  uint64_t now = czk__clock_now_ns();
   pthread_mutex_lock(&d->mu);
+  uint64_t now = czk__clock_now_ns();
   if (kernel_ns) {
     uint64_t s = now - kernel_ns;
     if (kernel_ns > now || s < t_start) s = t_start; /* device work of this prove began after its start */
@@ -108,10 +110,10 @@ void czk__device_leave(czk_engine *e, edevice *d, uint64_t t_start, uint64_t ker
 
 void czk__devices_recause(czk_engine *e) {
   czk_idle_cause c = czk__idle_cause_now(e);
-  uint64_t now = czk__clock_now_ns();
   for (uint32_t i = 0; i < e->ndevices; i++) {
     edevice *d = &e->devices[i];
     pthread_mutex_lock(&d->mu);
+    uint64_t now = czk__clock_now_ns(); /* under d->mu: never before t_mark */
     if (d->active == 0 && d->cause != c) {
       d->idle_ns[d->cause] += now - d->t_mark;
       d->t_mark = now;
@@ -210,7 +212,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ks->loading = k->state == KS_LOADING;
     ks->bytes = k->state == KS_RESIDENT ? k->actual_bytes : k->bytes;
     ks->refs = k->refs;
-    ks->last_use_ms_ago = (now - k->last_use_ns) / CZK_NS_PER_MS;
+    ks->last_use_ms_ago = (now > k->last_use_ns ? now - k->last_use_ns : 0) / CZK_NS_PER_MS;
   }
   for (uint32_t d = 0; d < e->ndevices; d++) {
     s->devices[d].key_mem_limit = e->devices[d].key_mem_limit;
@@ -230,7 +232,8 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ws->state = w->state;
     ws->job_id = w->job_id;
     ws->partition = w->part;
-    ws->busy_ns = w->busy_ns + (w->state != CZK_WORKER_IDLE ? now - w->t_state : 0);
+    uint64_t wnow = czk__clock_now_ns(); /* under w->mu: never before t_state */
+    ws->busy_ns = w->busy_ns + (w->state != CZK_WORKER_IDLE ? wnow - w->t_state : 0);
     ws->items = w->items;
     if (w->kind) snprintf(ws->kind, sizeof ws->kind, "%s", w->kind);
     if (i < e->nsynth && w->state != CZK_WORKER_IDLE) s->synth_active++;
@@ -246,11 +249,12 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ds->workers = d->nworkers;
     ds->mem_total_bytes = d->mem_total;
     ds->proofs = d->proofs;
-    ds->wall_ns = now - e->t_start;
+    uint64_t dnow = czk__clock_now_ns(); /* under d->mu: never before t_mark */
+    ds->wall_ns = dnow - e->t_start;
     ds->kernel_busy_ns = d->kernel_ns;
-    ds->occupied_ns = d->occupied_ns + (d->active ? now - d->t_mark : 0);
+    ds->occupied_ns = d->occupied_ns + (d->active ? dnow - d->t_mark : 0);
     memcpy(ds->idle_ns, d->idle_ns, sizeof ds->idle_ns);
-    if (!d->active) ds->idle_ns[d->cause] += now - d->t_mark;
+    if (!d->active) ds->idle_ns[d->cause] += dnow - d->t_mark;
     /* Occupied-but-not-kernel time. Kernel time is credited when a prove ends, so the raw difference can shrink
      * between snapshots; the exported value is a counter, so it never goes back (high-water mark under d->mu). */
     uint64_t tr = ds->occupied_ns > ds->kernel_busy_ns ? ds->occupied_ns - ds->kernel_busy_ns : 0;
