@@ -5,7 +5,10 @@
  *     czk_cs_shape_finish() appends the trailing `input_i * 0 = 0` constraints and returns a czk_r1cs;
  *   - witness builder (czk_cs_witness_new): keeps values only; enforce() is a no-op;
  *   - checker (czk_cs_checker_new): keeps values, evaluates every constraint and remembers the first failing one by
- *     its namespaced name.
+ *     its namespaced name;
+ *   - counter (czk_cs_counter_new): no values, no matrices: counts variables, constraints and the non-zeros of A, B
+ *     and C (after merging, as the recorder stores them) and keeps only the three density bitmaps (bits per variable),
+ *     so circuits of 10^8 constraints are measured in bounded memory.
  *
  * Semantics (bellperson / bellpepper): input 0 is ONE (allocated by the constructor, value 1); variables are numbered
  * in allocation order separately for inputs and aux; a linear combination merges equal variables (coefficients
@@ -61,7 +64,7 @@ CZK_API void czk_lc_eval(czk_fr *r, const czk_lc *lc, const czk_fr *inputs, cons
 /* ------------------------------------------------------------------------------------------------ constraint system */
 typedef struct czk_cs czk_cs;
 
-typedef enum czk_cs_mode { CZK_CS_SHAPE = 0, CZK_CS_WITNESS = 1, CZK_CS_CHECK = 2 } czk_cs_mode;
+typedef enum czk_cs_mode { CZK_CS_SHAPE = 0, CZK_CS_WITNESS = 1, CZK_CS_CHECK = 2, CZK_CS_COUNT = 3 } czk_cs_mode;
 
 /* The vtable behind czk_cs (one per implementation). `value` may be NULL only in shape mode. */
 typedef struct czk_cs_ops {
@@ -74,10 +77,11 @@ CZK_API czk_status czk_cs_shape_new(czk_cs **out);
 /* hint_inputs / hint_aux: expected counts (0 = unknown), to size the value arrays once. */
 CZK_API czk_status czk_cs_witness_new(czk_cs **out, size_t hint_inputs, size_t hint_aux);
 CZK_API czk_status czk_cs_checker_new(czk_cs **out);
+CZK_API czk_status czk_cs_counter_new(czk_cs **out);
 CZK_API void czk_cs_free(czk_cs *cs);
 
 CZK_API czk_cs_mode czk_cs_get_mode(const czk_cs *cs);
-/* False in shape mode: gadgets may skip computing values (and pass NULL to alloc). */
+/* False in shape and counter modes: gadgets may skip computing values (and pass NULL to alloc). */
 CZK_API bool czk_cs_has_values(const czk_cs *cs);
 /* Records the first error; returns it (also returned by every later call). */
 CZK_API czk_status czk_cs_status(const czk_cs *cs);
@@ -145,6 +149,19 @@ typedef struct czk_witness {
 /* Turns a witness builder (or checker) into its assignment; frees cs in every case. */
 CZK_API czk_status czk_cs_witness_finish(czk_cs *cs, czk_witness *out);
 CZK_API void czk_witness_free(czk_witness *w);
+
+/* ------------------------------------------------------------------------------------------------ counting */
+/* What a counter saw, with the trailing input constraints included as czk_cs_shape_finish would append them:
+ * n_constraints = n_user_constraints + n_inputs, nnz_a includes their n_inputs A terms; densities as czk_r1cs. */
+typedef struct czk_cs_counts {
+  uint64_t n_inputs, n_aux;
+  uint64_t n_user_constraints, n_constraints;
+  uint32_t log_domain;
+  uint64_t nnz_a, nnz_b, nnz_c;
+  uint64_t a_aux_count, b_input_count, b_aux_count;
+} czk_cs_counts;
+/* CZK_ERR_INVALID_ARG unless cs is a counter; its sticky error otherwise. */
+CZK_API czk_status czk_cs_counter_result(const czk_cs *cs, czk_cs_counts *out);
 
 /* ------------------------------------------------------------------------------------------------ checking */
 /* Checker result: CZK_OK when every constraint held, CZK_ERR_UNSATISFIED otherwise with *index = the first failing

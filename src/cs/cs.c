@@ -133,24 +133,9 @@ static int term_cmp(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-/* Append one row: sort a copy of the terms by key, merge equal keys, drop zeros. */
-static czk_status rec_row(czk_cs *cs, czk__cs_rec *m, const czk_lc *lc) {
-  size_t rows = cs->n_constraints; /* this row's index */
-  czk_status st = grow((void **)&m->row_ptr, &m->rows_cap, rows + 2, sizeof(uint64_t));
-  if (st != CZK_OK) return st;
-  if (rows == 0) m->row_ptr[0] = 0;
+/* Sort lc's terms by key into cs->scratch, merge equal keys and drop zero sums; *n = the merged term count. */
+static czk_status merge_terms(czk_cs *cs, const czk_lc *lc, size_t *n) {
   CZK_TRY(grow((void **)&cs->scratch, &cs->scratch_cap, lc->n, sizeof(czk_lc_term)));
-  if (m->nnz + lc->n > m->cap) { /* col and val share one capacity */
-    size_t cap = m->cap ? m->cap : 256;
-    while (cap < m->nnz + lc->n) cap *= 2;
-    uint32_t *col = realloc(m->col, cap * sizeof *col);
-    if (!col) return CZK_ERR_NOMEM;
-    m->col = col;
-    czk_fr *val = realloc(m->val, cap * sizeof *val);
-    if (!val) return CZK_ERR_NOMEM;
-    m->val = val;
-    m->cap = cap;
-  }
   if (lc->n) memcpy(cs->scratch, lc->t, lc->n * sizeof(czk_lc_term));
   /* Insertion sort for the common short case; qsort for long combinations. */
   if (lc->n <= 16) {
@@ -166,18 +151,43 @@ static czk_status rec_row(czk_cs *cs, czk__cs_rec *m, const czk_lc *lc) {
   } else {
     qsort(cs->scratch, lc->n, sizeof(czk_lc_term), term_cmp);
   }
-  size_t i = 0;
+  size_t i = 0, k = 0;
   while (i < lc->n) {
-    uint32_t key = czk__cs_var_key(cs->scratch[i].var);
-    czk_fr acc = cs->scratch[i].coeff;
+    czk_lc_term t = cs->scratch[i];
+    uint32_t key = czk__cs_var_key(t.var);
     size_t j = i + 1;
-    for (; j < lc->n && czk__cs_var_key(cs->scratch[j].var) == key; j++) czk_fr_add(&acc, &acc, &cs->scratch[j].coeff);
-    if (!czk_fr_is_zero(&acc)) {
-      m->col[m->nnz] = key;
-      m->val[m->nnz] = acc;
-      m->nnz++;
-    }
+    for (; j < lc->n && czk__cs_var_key(cs->scratch[j].var) == key; j++)
+      czk_fr_add(&t.coeff, &t.coeff, &cs->scratch[j].coeff);
+    if (!czk_fr_is_zero(&t.coeff)) cs->scratch[k++] = t;
     i = j;
+  }
+  *n = k;
+  return CZK_OK;
+}
+
+/* Append one row: the merged, zero-free terms in key order. */
+static czk_status rec_row(czk_cs *cs, czk__cs_rec *m, const czk_lc *lc) {
+  size_t rows = cs->n_constraints; /* this row's index */
+  czk_status st = grow((void **)&m->row_ptr, &m->rows_cap, rows + 2, sizeof(uint64_t));
+  if (st != CZK_OK) return st;
+  if (rows == 0) m->row_ptr[0] = 0;
+  size_t n;
+  CZK_TRY(merge_terms(cs, lc, &n));
+  if (m->nnz + n > m->cap) { /* col and val share one capacity */
+    size_t cap = m->cap ? m->cap : 256;
+    while (cap < m->nnz + n) cap *= 2;
+    uint32_t *col = realloc(m->col, cap * sizeof *col);
+    if (!col) return CZK_ERR_NOMEM;
+    m->col = col;
+    czk_fr *val = realloc(m->val, cap * sizeof *val);
+    if (!val) return CZK_ERR_NOMEM;
+    m->val = val;
+    m->cap = cap;
+  }
+  for (size_t i = 0; i < n; i++) {
+    m->col[m->nnz] = czk__cs_var_key(cs->scratch[i].var);
+    m->val[m->nnz] = cs->scratch[i].coeff;
+    m->nnz++;
   }
   m->row_ptr[rows + 1] = m->nnz;
   return CZK_OK;
@@ -248,6 +258,67 @@ static czk_status check_enforce(czk_cs *cs, const char *name, const czk_lc *a, c
   return CZK_OK;
 }
 
+/* ------------------------------------------------------------------------------------------------ counter */
+static czk_status set_bit(uint64_t **bits, size_t *cap_words, uint32_t i) {
+  size_t old = *cap_words;
+  CZK_TRY(grow((void **)bits, cap_words, (size_t)(i >> 6) + 1, sizeof(uint64_t)));
+  if (*cap_words > old) memset(*bits + old, 0, (*cap_words - old) * sizeof(uint64_t));
+  (*bits)[i >> 6] |= (uint64_t)1 << (i & 63);
+  return CZK_OK;
+}
+
+static czk_status count_alloc(czk_cs *cs, bool input, const czk_fr *value, czk_var *out) {
+  (void)value;
+  return shape_alloc(cs, input, NULL, out);
+}
+
+/* Counts a row's merged terms and sets the density bits (A: aux; B: inputs and aux), as the shape recorder and
+ * czk_r1cs would. */
+static czk_status count_enforce(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c) {
+  (void)name;
+  if (!lc_vars_known(cs, a) || !lc_vars_known(cs, b) || !lc_vars_known(cs, c)) return fail(cs, CZK_ERR_INVALID_ARG);
+  const czk_lc *lcs[3] = {a, b, c};
+  for (int k = 0; k < 3; k++) {
+    size_t n;
+    czk_status st = merge_terms(cs, lcs[k], &n);
+    for (size_t i = 0; i < n && st == CZK_OK; i++) {
+      czk_var v = cs->scratch[i].var;
+      if (k == 0 && !czk_var_is_input(v)) st = set_bit(&cs->dens[0], &cs->dens_cap[0], czk_var_index(v));
+      if (k == 1) st = set_bit(&cs->dens[czk_var_is_input(v) ? 2 : 1], &cs->dens_cap[czk_var_is_input(v) ? 2 : 1],
+                               czk_var_index(v));
+    }
+    if (st != CZK_OK) return fail(cs, st);
+    cs->nnz[k] += n;
+  }
+  cs->n_constraints++;
+  return CZK_OK;
+}
+
+static uint64_t popcount_words(const uint64_t *w, size_t n) {
+  uint64_t c = 0;
+  for (size_t i = 0; i < n; i++) c += (uint64_t)__builtin_popcountll(w[i]);
+  return c;
+}
+
+czk_status czk_cs_counter_result(const czk_cs *cs, czk_cs_counts *out) {
+  memset(out, 0, sizeof *out);
+  if (!cs || cs->mode != CZK_CS_COUNT) return CZK_ERR_INVALID_ARG;
+  if (cs->err != CZK_OK) return cs->err;
+  out->n_inputs = cs->n_inputs;
+  out->n_aux = cs->n_aux;
+  out->n_user_constraints = cs->n_constraints;
+  out->n_constraints = cs->n_constraints + cs->n_inputs; /* + one `input_i * 0 = 0` per input */
+  out->log_domain = 0;
+  while ((1ull << out->log_domain) < out->n_constraints) out->log_domain++;
+  out->nnz_a = cs->nnz[0] + cs->n_inputs; /* the input constraints' A terms */
+  out->nnz_b = cs->nnz[1];
+  out->nnz_c = cs->nnz[2];
+  out->a_aux_count = popcount_words(cs->dens[0], cs->dens_cap[0]);
+  out->b_aux_count = popcount_words(cs->dens[1], cs->dens_cap[1]);
+  out->b_input_count = popcount_words(cs->dens[2], cs->dens_cap[2]);
+  return CZK_OK;
+}
+
 /* ------------------------------------------------------------------------------------------------ lifecycle */
 static void destroy(czk_cs *cs) {
   for (int k = 0; k < 3; k++) {
@@ -261,21 +332,26 @@ static void destroy(czk_cs *cs) {
   free(cs->ns);
   free(cs->ns_marks);
   free(cs->fail_name);
+  for (int k = 0; k < 3; k++) free(cs->dens[k]);
   free(cs);
 }
 
 static const czk_cs_ops k_shape_ops = {shape_alloc, shape_enforce, destroy};
 static const czk_cs_ops k_witness_ops = {witness_alloc, witness_enforce, destroy};
 static const czk_cs_ops k_check_ops = {witness_alloc, check_enforce, destroy};
+static const czk_cs_ops k_count_ops = {count_alloc, count_enforce, destroy};
 
 static czk_status cs_new(czk_cs **out, czk_cs_mode mode, size_t hint_inputs, size_t hint_aux) {
   *out = NULL;
   czk_cs *cs = calloc(1, sizeof *cs);
   if (!cs) return CZK_ERR_NOMEM;
   cs->mode = mode;
-  cs->ops = mode == CZK_CS_SHAPE ? &k_shape_ops : mode == CZK_CS_WITNESS ? &k_witness_ops : &k_check_ops;
+  cs->ops = mode == CZK_CS_SHAPE   ? &k_shape_ops
+            : mode == CZK_CS_WITNESS ? &k_witness_ops
+            : mode == CZK_CS_COUNT   ? &k_count_ops
+                                     : &k_check_ops;
   czk_var one;
-  if (mode != CZK_CS_SHAPE) {
+  if (mode == CZK_CS_WITNESS || mode == CZK_CS_CHECK) {
     if (grow((void **)&cs->in_vals, &cs->in_cap, hint_inputs ? hint_inputs : 1, sizeof(czk_fr)) != CZK_OK ||
         (hint_aux && grow((void **)&cs->aux_vals, &cs->aux_cap, hint_aux, sizeof(czk_fr)) != CZK_OK)) {
       destroy(cs);
@@ -294,13 +370,14 @@ static czk_status cs_new(czk_cs **out, czk_cs_mode mode, size_t hint_inputs, siz
 czk_status czk_cs_shape_new(czk_cs **out) { return cs_new(out, CZK_CS_SHAPE, 0, 0); }
 czk_status czk_cs_witness_new(czk_cs **out, size_t hi, size_t ha) { return cs_new(out, CZK_CS_WITNESS, hi, ha); }
 czk_status czk_cs_checker_new(czk_cs **out) { return cs_new(out, CZK_CS_CHECK, 0, 0); }
+czk_status czk_cs_counter_new(czk_cs **out) { return cs_new(out, CZK_CS_COUNT, 0, 0); }
 
 void czk_cs_free(czk_cs *cs) {
   if (cs) cs->ops->destroy(cs);
 }
 
 czk_cs_mode czk_cs_get_mode(const czk_cs *cs) { return cs->mode; }
-bool czk_cs_has_values(const czk_cs *cs) { return cs->mode != CZK_CS_SHAPE; }
+bool czk_cs_has_values(const czk_cs *cs) { return cs->mode == CZK_CS_WITNESS || cs->mode == CZK_CS_CHECK; }
 czk_status czk_cs_status(const czk_cs *cs) { return cs->err; }
 size_t czk_cs_num_inputs(const czk_cs *cs) { return cs->n_inputs; }
 size_t czk_cs_num_aux(const czk_cs *cs) { return cs->n_aux; }
@@ -346,7 +423,7 @@ void czk_cs_pop_ns(czk_cs *cs) {
 }
 
 czk_status czk_cs_get_value(const czk_cs *cs, czk_var v, czk_fr *out) {
-  if (cs->mode == CZK_CS_SHAPE) return CZK_ERR_STATE;
+  if (!czk_cs_has_values(cs)) return CZK_ERR_STATE;
   if (!var_known(cs, v)) return CZK_ERR_INVALID_ARG;
   *out = czk_var_is_input(v) ? cs->in_vals[czk_var_index(v)] : cs->aux_vals[czk_var_index(v)];
   return CZK_OK;
@@ -364,7 +441,7 @@ czk_status czk_cs_checker_result(const czk_cs *cs, size_t *index, const char **n
 czk_status czk_cs_witness_finish(czk_cs *cs, czk_witness *out) {
   memset(out, 0, sizeof *out);
   czk_status st = cs->err;
-  if (st == CZK_OK && cs->mode == CZK_CS_SHAPE) st = CZK_ERR_STATE;
+  if (st == CZK_OK && !czk_cs_has_values(cs)) st = CZK_ERR_STATE;
   if (st == CZK_OK) {
     size_t n = (size_t)cs->n_inputs + cs->n_aux;
     czk_fr *w = malloc(n * sizeof *w);

@@ -28,6 +28,10 @@ struct czk_cs {
   czk__cs_rec m[3];
   czk_lc_term *scratch;
   size_t scratch_cap;
+  /* counter mode: non-zeros of A, B, C; density bitmaps A aux, B aux, B input (grown on demand) */
+  uint64_t nnz[3];
+  uint64_t *dens[3];
+  size_t dens_cap[3];
   /* checker mode */
   char *ns;          /* "outer/inner" */
   size_t ns_len, ns_cap;

@@ -139,6 +139,50 @@ static void test_hand(void) {
   czk_cs_free(cs);
 }
 
+/* A counter's figures equal the recorded shape's (with the input constraints the recorder appends). */
+static void check_counts(const czk_cs_counts *c, const czk_r1cs *r) {
+  CHECK_EQ_INT(c->n_inputs, r->n_inputs);
+  CHECK_EQ_INT(c->n_aux, r->n_aux);
+  CHECK_EQ_INT(c->n_user_constraints, r->n_user_constraints);
+  CHECK_EQ_INT(c->n_constraints, r->n_constraints);
+  CHECK_EQ_INT(c->log_domain, r->log_domain);
+  CHECK_EQ_INT(c->nnz_a, r->a.nnz);
+  CHECK_EQ_INT(c->nnz_b, r->b.nnz);
+  CHECK_EQ_INT(c->nnz_c, r->c.nnz);
+  CHECK_EQ_INT(c->a_aux_count, r->a_aux_count);
+  CHECK_EQ_INT(c->b_input_count, r->b_input_count);
+  CHECK_EQ_INT(c->b_aux_count, r->b_aux_count);
+}
+
+static void test_counter(void) {
+  czk_cs *cs;
+  czk_r1cs *r;
+  czk_cs_counts c;
+  CHECK(czk_cs_shape_new(&cs) == CZK_OK);
+  CHECK(hand(cs, 0) == CZK_OK);
+  CHECK(czk_cs_shape_finish(cs, &r) == CZK_OK);
+  CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+  CHECK(!czk_cs_has_values(cs));
+  CHECK(hand(cs, 0) == CZK_OK);
+  CHECK(czk_cs_counter_result(cs, &c) == CZK_OK);
+  check_counts(&c, r);
+  CHECK_EQ_INT(c.nnz_b, 3); /* y; ONE; ONE -- the dropped 0*z is not counted */
+  czk_cs_free(cs);
+  czk_r1cs_free(r);
+  for (unsigned k = 4; k <= 10; k += 3) {
+    CHECK(czk_synthetic_shape(&r, k) == CZK_OK);
+    CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+    CHECK(czk_synthetic_synthesize(cs, k, 1) == CZK_OK);
+    CHECK(czk_cs_counter_result(cs, &c) == CZK_OK);
+    check_counts(&c, r);
+    czk_cs_free(cs);
+    czk_r1cs_free(r);
+  }
+  CHECK(czk_cs_witness_new(&cs, 0, 0) == CZK_OK);
+  CHECK(czk_cs_counter_result(cs, &c) == CZK_ERR_INVALID_ARG);
+  czk_cs_free(cs);
+}
+
 static void test_synthetic(void) {
   for (unsigned k = 4; k <= 10; k++) {
     czk_r1cs *r;
@@ -271,6 +315,7 @@ static void test_file(void) {
 
 int main(void) {
   test_hand();
+  test_counter();
   test_synthetic();
   test_file();
   return czk_test_done("test_cs");
