@@ -37,13 +37,15 @@ ALLOWED["cli"] = ALLOWED["bench"] | {"bench"}
 PUBLIC = {
     "common.h": "core", "status.h": "core", "log.h": "core", "pool.h": "core", "budget.h": "core", "trace.h": "core",
     "field.h": "field", "curve.h": "curve", "msm.h": "msm", "ntt.h": "ntt", "cuda.h": "cuda",
-    "backend.h": "backend", "cs.h": "cs", "gadgets.h": "circuits", "filecoin.h": "circuits",
+    "backend.h": "backend", "cs.h": "cs", "gadgets.h": "circuits", "hash.h": "circuits", "filecoin.h": "filecoin",
     "circom.h": "cs", "groth16.h": "groth16", "snarkjs.h": "groth16", "engine.h": "engine", "kinds.h": "kinds",
 }
 
-# tests may also use these layers as fixtures: a circuit to prove (groth16, cs), a prover for circuits end to end, and
-# the CPU layers as the reference of the device kernels (cuda)
-TEST_FIXTURES = {"cs": {"circuits"}, "groth16": {"circuits"}, "circuits": {"groth16", "backend"}, "cuda": {"msm", "ntt"}}
+# tests may also use these layers as fixtures: a circuit to prove (groth16, cs), a prover for circuits end to end and
+# native Filecoin trees whose paths the gadgets check (circuits), and the CPU layers as the reference of the device
+# kernels (cuda)
+TEST_FIXTURES = {"cs": {"circuits"}, "groth16": {"circuits"}, "circuits": {"groth16", "backend", "filecoin"},
+                 "cuda": {"msm", "ntt"}}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SOURCES = (".c", ".h", ".cu", ".cuh", ".inc")

@@ -11,7 +11,7 @@
 #define CZK_GADGETS_H
 
 #include "czk/cs.h"
-#include "czk/filecoin.h"
+#include "czk/hash.h"
 
 /* ------------------------------------------------------------------------------------------------ Boolean */
 typedef enum czk_bool_kind { CZK_BOOL_CONST = 0, CZK_BOOL_IS = 1, CZK_BOOL_NOT = 2 } czk_bool_kind;

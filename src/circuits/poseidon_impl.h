@@ -8,7 +8,7 @@
 #ifndef CZK_CIRCUITS_POSEIDON_IMPL_H
 #define CZK_CIRCUITS_POSEIDON_IMPL_H
 
-#include "czk/filecoin.h"
+#include "czk/hash.h"
 
 struct czk_poseidon {
   unsigned arity, width, rf, rp, half;

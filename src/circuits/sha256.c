@@ -5,7 +5,7 @@
  * Truncation: digest[31] &= 0x3f (the digest, read as a little-endian integer, is then < 2^254 < r). */
 #include <string.h>
 
-#include "czk/filecoin.h"
+#include "czk/hash.h"
 
 const uint32_t czk_sha256_iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "czk/filecoin.h"
 #include "czk/gadgets.h"
 #include "czk_test.h"
 
