@@ -294,7 +294,12 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
     free(c->keys_dir);
     c->keys_dir = strdup(buf);
   }
-  if (!c->listen || !c->keys_dir) return CZK_ERR_NOMEM;
+  if (!c->param_dir || !*c->param_dir) {
+    const char *fc = getenv("FIL_PROOFS_PARAMETER_CACHE");
+    free(c->param_dir);
+    c->param_dir = strdup(fc && *fc ? fc : "/var/tmp/filecoin-proof-parameters");
+  }
+  if (!c->listen || !c->keys_dir || !c->param_dir) return CZK_ERR_NOMEM;
   if (c->memory_budget == 0) {
     uint64_t phys = physical_memory();
     uint64_t margin = phys / 10 + (2ull << 30);

@@ -21,6 +21,7 @@
   X(STR, listen, "", "gRPC address: unix:PATH or host:port (default: unix socket czk.sock in $XDG_RUNTIME_DIR, else /tmp/czk-$UID)") \
   X(STR, http, "", "HTTP address for /metrics, /status, /healthz, e.g. 127.0.0.1:9820 (default: off)")              \
   X(STR, keys_dir, "", "directory of proving keys (default: $XDG_DATA_HOME/czk/keys or ~/.local/share/czk/keys)")  \
+  X(STR, param_dir, "", "Filecoin parameter files by their v28 names (default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters)") \
   X(SIZE, memory_budget, "", "memory budget for keys and in-flight proofs (default: physical memory minus 10% and 2 GiB)") \
   X(STR, gpus, "all", "GPUs to use: all, none, or a comma list of ordinals")                                        \
   X(STR, exclude_gpus, "", "comma list of GPU ordinals to leave alone")                                             \

@@ -110,7 +110,7 @@ static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk
     *err = errf("request_id longer than 256 bytes");
     return CZK_GRPC_INVALID_ARGUMENT;
   }
-  char kind[96], why[160];
+  char kind[96], why[160], perr[320] = "";
   czk_kind_request req;
   czk_bytes *vp = calloc(r->n_vanilla_proofs + 1, sizeof *vp);
   if (!vp) return CZK_GRPC_RESOURCE_EXHAUSTED;
@@ -120,6 +120,8 @@ static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk
     *err = errf("%s", why);
     return CZK_GRPC_INVALID_ARGUMENT;
   }
+  req.error = perr;
+  req.error_len = sizeof perr;
   czk_status st = czk_engine_submit(s->engine, kind, *prio, r->request_id, (const uint8_t *)&req, sizeof req, info);
   free(vp);
   if (st == CZK_OK) return CZK_GRPC_OK;
@@ -131,7 +133,7 @@ static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk
     *err = errf("proof kind %s is not supported by this daemon", kind);
     return CZK_GRPC_INVALID_ARGUMENT;
   }
-  *err = errf("%s: %s", kind, czk_status_str(st));
+  *err = perr[0] ? errf("%s: %s: %s", kind, czk_status_str(st), perr) : errf("%s: %s", kind, czk_status_str(st));
   return czk__service_grpc_code(st);
 }
 

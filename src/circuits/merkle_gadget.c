@@ -2,7 +2,8 @@
  * filecoin-hashers' SHA-256 node circuit, constraint for constraint. Allocation order: the leaf; then per path level
  * (base levels, sub, top): log2(arity) index bits, arity - 1 path elements, the insertion picks, the hash of the
  * arity children (Poseidon with the MerkleTree tag, or hash_multi_leaf_circuit); then the path bits packed into
- * inputs (254 per input); the root (aux), `computed * 1 = root`, and, when the root is public, its inputization.
+ * inputs (254 per input); the root (aux), `computed * 1 = root`, and, when the root is public, its inputization
+ * (with an existing root variable, Root::Var: only `computed * 1 = root`).
  * Per binary Poseidon level: 1 + 2 + 311 constraints; 64 leaves: 6 * 314 + 3 = 1,887.
  * SHA-256 node of n children: n * 256 (to_bits_le) + SHA-256 of 256 n bits (the constant top bit of each child
  * saves some xors) + 1 (pack). */
@@ -86,6 +87,7 @@ czk_status czk_fc_por_circuit(czk_cs *cs, const czk_fc_por *por) {
     cur = h;
   }
   CZK_TRY(czk_pack_into_inputs(cs, bits, nbits));
+  if (por->root_var) return czk_num_enforce_equal(cs, &cur, por->root_var);
   czk_num rt;
   CZK_TRY(czk_num_alloc(cs, &rt, &root));
   CZK_TRY(czk_num_enforce_equal(cs, &cur, &rt));

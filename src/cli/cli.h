@@ -7,10 +7,21 @@
 #define CZK_CLI_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #define CZK_CMD(name, summary) int czk_cmd_##name(int argc, char **argv);
 #include "cli/commands.def"
 #undef CZK_CMD
+/* Filecoin forms of setup / verify (cmd_filecoin.c), chosen by --kind / --request. */
+int czk__cmd_setup_kind(int argc, char **argv);
+int czk__cmd_verify_request(int argc, char **argv);
+/* True when argv holds the option `opt` (as "--x" or "--x=..."). */
+static inline bool czk__has_opt(int argc, char **argv, const char *opt) {
+  size_t n = strlen(opt);
+  for (int i = 1; i < argc; i++)
+    if (strncmp(argv[i], opt, n) == 0 && (argv[i][n] == 0 || argv[i][n] == '=')) return true;
+  return false;
+}
 #include "bench/bench.h"
 #include "core/units.h"
 

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "api/client.h"
 #include "core/mapfile.h"
+#include "cli/fc_request.h"
 
 static const char *k_kinds[] = {"porep-c2", "snap-update", "window-post", "winning-post", "synthetic", "circom"};
 static const int k_kind_vals[] = {1, 2, 3, 4, 100, 101};
@@ -25,6 +26,7 @@ typedef struct submit_opts {
   const char *input;
   const char *circuit;
   const char *spec;
+  const char *request; /* request.json (Filecoin kinds; gives the kind and every field) */
   uint64_t sector_size;
   uint64_t timeout_ms;
   const char *out;
@@ -42,6 +44,8 @@ static void submit_usage(FILE *o, const char *cmd) {
           "  --spec TEXT          synthetic: job spec, e.g. \"partitions=2 seed=7\"\n"
           "  --circuit NAME       circom: the circuit (NAME.zkey in the daemon's keys_dir)\n"
           "  --input FILE         the job input (circom: witness.wtns; Filecoin kinds: vanilla proof)\n"
+          "  --request FILE       a Filecoin request.json (czk gen-vanilla writes one): kind, registered proof,\n"
+          "                       randomness, miner, partition and the vanilla proof files\n"
           "%s",
           cmd,
           strcmp(cmd, "submit") == 0 ? ""
@@ -58,6 +62,7 @@ static int parse_submit(int argc, char **argv, submit_opts *o, const char *cmd) 
                                      {"request-id", 1, 0, 'r'}, {"input", 1, 0, 'i'},  {"circuit", 1, 0, 'c'},
                                      {"spec", 1, 0, 's'},   {"log2", 1, 0, 'l'},       {"timeout-ms", 1, 0, 't'},
                                      {"out", 1, 0, 'o'},    {"json", 0, 0, 'j'},       {"help", 0, 0, 'h'},
+                                     {"request", 1, 0, 'q'},
                                      {0, 0, 0, 0}};
   optind = 1;
   int c;
@@ -81,6 +86,7 @@ static int parse_submit(int argc, char **argv, submit_opts *o, const char *cmd) 
       break;
     case 'r': o->request_id = optarg; break;
     case 'i': o->input = optarg; break;
+    case 'q': o->request = optarg; break;
     case 'c': o->circuit = optarg; break;
     case 's': o->spec = optarg; break;
     case 'l': {
@@ -99,8 +105,8 @@ static int parse_submit(int argc, char **argv, submit_opts *o, const char *cmd) 
     default: submit_usage(stderr, cmd); return 2;
     }
   }
-  if (o->kind < 0) {
-    fprintf(stderr, "czk %s: --kind is required\n", cmd);
+  if (o->kind < 0 && !o->request) {
+    fprintf(stderr, "czk %s: --kind (or --request) is required\n", cmd);
     submit_usage(stderr, cmd);
     return 2;
   }
@@ -111,23 +117,62 @@ static int parse_submit(int argc, char **argv, submit_opts *o, const char *cmd) 
   return 0;
 }
 
-/* Fill a SubmitProofRequest; *input_buf is owned by the caller. */
-static int build_submit(const submit_opts *o, Cuzk__V1__SubmitProofRequest *r, uint8_t **input_buf,
-                        ProtobufCBinaryData *circ) {
+/* What a SubmitProofRequest built by build_submit points into (freed by store_free). */
+typedef struct submit_store {
+  uint8_t *input;
+  ProtobufCBinaryData circ;
+  czk__fc_request req;
+  ProtobufCBinaryData *vps;
+} submit_store;
+
+static void store_free(submit_store *st) {
+  free(st->input);
+  free(st->vps);
+  czk__fc_request_free(&st->req);
+  memset(st, 0, sizeof *st);
+}
+
+/* A Filecoin request.json -> the fields Curio fills (proof kind, registered proof, sector size, miner, randomness,
+ * partition, vanilla_proofs). */
+static int build_from_request(const submit_opts *o, Cuzk__V1__SubmitProofRequest *r, submit_store *st) {
+  char err[512];
+  if (czk__fc_request_load(o->request, &st->req, err, sizeof err) != 0) {
+    fprintf(stderr, "czk: %s\n", err);
+    return 1;
+  }
+  const czk__fc_request *q = &st->req;
+  r->proof_kind = (Cuzk__V1__ProofKind)q->proof_kind;
+  r->registered_proof = q->registered_proof;
+  r->sector_size = q->sector_size;
+  r->miner_id = q->miner_id;
+  r->partition_index = q->partition_index;
+  r->randomness.data = st->req.randomness;
+  r->randomness.len = 32;
+  st->vps = calloc(q->n_vanilla + 1, sizeof *st->vps);
+  if (!st->vps) return 1;
+  for (size_t i = 0; i < q->n_vanilla; i++) st->vps[i] = (ProtobufCBinaryData){q->vanilla_len[i], q->vanilla[i]};
+  r->n_vanilla_proofs = q->n_vanilla;
+  r->vanilla_proofs = st->vps;
+  return 0;
+}
+
+/* Fill a SubmitProofRequest pointing into *st (free with store_free). */
+static int build_submit(const submit_opts *o, Cuzk__V1__SubmitProofRequest *r, submit_store *st) {
+  memset(st, 0, sizeof *st);
   cuzk__v1__submit_proof_request__init(r);
   r->proof_kind = (Cuzk__V1__ProofKind)o->kind;
   r->priority = (Cuzk__V1__Priority)o->priority;
   r->request_id = (char *)(o->request_id ? o->request_id : "");
   r->sector_size = o->sector_size;
-  *input_buf = NULL;
+  if (o->request) return build_from_request(o, r, st);
   if (o->input) {
     size_t len;
-    czk_status st = czk__read_file(o->input, CZK__CLIENT_MAX_MSG, input_buf, &len);
-    if (st != CZK_OK) {
-      fprintf(stderr, "czk: cannot read %s: %s\n", o->input, czk_status_str(st));
+    czk_status s = czk__read_file(o->input, CZK__CLIENT_MAX_MSG, &st->input, &len);
+    if (s != CZK_OK) {
+      fprintf(stderr, "czk: cannot read %s: %s\n", o->input, czk_status_str(s));
       return 1;
     }
-    r->vanilla_proof.data = *input_buf;
+    r->vanilla_proof.data = st->input;
     r->vanilla_proof.len = len;
   } else if (o->spec) {
     r->vanilla_proof.data = (uint8_t *)o->spec;
@@ -138,10 +183,10 @@ static int build_submit(const submit_opts *o, Cuzk__V1__SubmitProofRequest *r, u
       fprintf(stderr, "czk: circom jobs need --circuit NAME\n");
       return 2;
     }
-    circ->data = (uint8_t *)o->circuit;
-    circ->len = strlen(o->circuit);
+    st->circ.data = (uint8_t *)o->circuit;
+    st->circ.len = strlen(o->circuit);
     r->n_vanilla_proofs = 1;
-    r->vanilla_proofs = circ;
+    r->vanilla_proofs = &st->circ;
   }
   return 0;
 }
@@ -151,14 +196,16 @@ int czk_cmd_submit(int argc, char **argv) {
   int rc = parse_submit(argc, argv, &o, "submit");
   if (rc) return rc < 0 ? 0 : rc;
   Cuzk__V1__SubmitProofRequest r;
-  uint8_t *input = NULL;
-  ProtobufCBinaryData circ;
-  rc = build_submit(&o, &r, &input, &circ);
-  if (rc) return rc;
+  submit_store store;
+  rc = build_submit(&o, &r, &store);
+  if (rc) {
+    store_free(&store);
+    return rc;
+  }
   ProtobufCMessage *out;
   int code = czk__client_call(o.addr, "/cuzk.v1.ProvingEngine/SubmitProof", &r.base,
                               &cuzk__v1__submit_proof_response__descriptor, &out, 60000, false, NULL, 0);
-  free(input);
+  store_free(&store);
   if (code) return 1;
   Cuzk__V1__SubmitProofResponse *s = (Cuzk__V1__SubmitProofResponse *)out;
   printf("%s\n", s->job_id);
@@ -198,16 +245,18 @@ int czk__cmd_prove_remote(int argc, char **argv) {
   int rc = parse_submit(argc, argv, &o, "prove");
   if (rc) return rc < 0 ? 0 : rc;
   Cuzk__V1__SubmitProofRequest r;
-  uint8_t *input = NULL;
-  ProtobufCBinaryData circ;
-  rc = build_submit(&o, &r, &input, &circ);
-  if (rc) return rc;
+  submit_store store;
+  rc = build_submit(&o, &r, &store);
+  if (rc) {
+    store_free(&store);
+    return rc;
+  }
   Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
   pr.submit = &r;
   ProtobufCMessage *out;
   int code = czk__client_call(o.addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
                               &out, o.timeout_ms, false, NULL, 0);
-  free(input);
+  store_free(&store);
   if (code) return 1;
   Cuzk__V1__ProveResponse *p = (Cuzk__V1__ProveResponse *)out;
   rc = p->result ? print_result(p->result, o.out, o.json) : 1;

@@ -16,6 +16,7 @@ static void usage(FILE *out) {
   fprintf(out, "usage: czk prove <circuit.params> <k> <seed> <proof.bin> <public.json> [--shape <circuit.r1cs>]\n"
                "       czk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>   (snarkjs form)\n"
                "       czk prove --kind KIND [options]   (through a running daemon; czk prove --kind x --help)\n"
+               "       czk prove --request DIR/request.json --out proof.bin   (a Filecoin request, through the daemon)\n"
                "  Proves the synthetic circuit of 2^k constraints with the witness generated from <seed>; the\n"
                "  shape is recompiled unless --shape gives the file written by `czk setup --shape`.\n");
 }
@@ -59,7 +60,8 @@ static int write_outputs(const char *proof_path, const char *public_path, const 
 
 int czk_cmd_prove(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
-    if (strcmp(argv[i], "--kind") == 0 || strncmp(argv[i], "--kind=", 7) == 0) {
+    if (strcmp(argv[i], "--kind") == 0 || strncmp(argv[i], "--kind=", 7) == 0 || strcmp(argv[i], "--request") == 0 ||
+        strncmp(argv[i], "--request=", 10) == 0) {
 #if CZK_HAVE_API
       return czk__cmd_prove_remote(argc, argv);
 #else

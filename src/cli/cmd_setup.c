@@ -14,11 +14,13 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: czk setup <k> <out.params> <out.vk> [--shape <out.r1cs>]\n"
           "  Keys for the synthetic circuit with 2^k constraints (%u <= k <= %u), bellperson layout.\n"
-          "  Prove with: czk prove <out.params> <k> <seed> <proof.bin> <public.json>\n",
+          "  Prove with: czk prove <out.params> <k> <seed> <proof.bin> <public.json>\n"
+          "       czk setup --kind KIND --sector-size S --out DIR   (Filecoin: czk setup --kind x --help)\n",
           CZK_SYNTHETIC_MIN_LOG, CZK_SYNTHETIC_MAX_LOG);
 }
 
 int czk_cmd_setup(int argc, char **argv) {
+  if (czk__has_opt(argc, argv, "--kind")) return czk__cmd_setup_kind(argc, argv);
   if (czk__wants_help(argc, argv)) {
     usage(stdout);
     return 0;

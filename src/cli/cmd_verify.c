@@ -14,7 +14,8 @@
 
 static void usage(FILE *out) {
   fprintf(out, "usage: czk verify <circuit.vk> <public.json> <proof.bin>\n"
-               "       czk verify <verification_key.json> <public.json> <proof.json>   (snarkjs form)\n");
+               "       czk verify <verification_key.json> <public.json> <proof.json>   (snarkjs form)\n"
+               "       czk verify --request DIR/request.json --proof proof.bin --params DIR   (Filecoin PoSt)\n");
 }
 
 static bool ends_with(const char *s, const char *suf) {
@@ -63,6 +64,7 @@ static czk_status parse_public(const char *s, czk_fr **out, size_t *n) {
 }
 
 int czk_cmd_verify(int argc, char **argv) {
+  if (czk__has_opt(argc, argv, "--request")) return czk__cmd_verify_request(argc, argv);
   if (czk__wants_help(argc, argv)) {
     usage(stdout);
     return 0;

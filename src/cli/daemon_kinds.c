@@ -58,6 +58,14 @@ czk_status czk__daemon_register_kinds(czk_engine *e, const czk__config *cfg) {
     CZK_TRY(czk_kind_synthetic_new(&g_kinds[g_nkinds], k, cfg->keys_dir, NULL));
     CZK_TRY(add_kind(e, &g_kinds[g_nkinds]));
   }
+  /* Filecoin PoSt: one kind per type and sector size, keys by their v28 names in param_dir (never set up here) */
+  static const uint64_t sizes[] = {2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
+  for (int t = 0; t < 2; t++)
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && g_nkinds < MAX_KINDS; i++) {
+      CZK_TRY(czk_kind_post_new(&g_kinds[g_nkinds], t ? CZK_POST_WINDOW : CZK_POST_WINNING, sizes[i], cfg->param_dir,
+                                NULL));
+      CZK_TRY(add_kind(e, &g_kinds[g_nkinds]));
+    }
   DIR *d = opendir(cfg->keys_dir);
   if (!d) return CZK_OK; /* no keys directory yet: synthetic keys create it on first use */
   struct dirent *de;

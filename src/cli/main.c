@@ -22,10 +22,22 @@ static const cmd_entry k_benches[] = {
 #undef CZK_BENCH
     {NULL, NULL, NULL}};
 
+/* Command names are C identifiers in commands.def; on the command line '_' is written '-' (circuit-info). */
+static bool same_name(const char *arg, const char *name) {
+  for (; *arg && *name; arg++, name++)
+    if (*arg != *name && !(*arg == '-' && *name == '_')) return false;
+  return *arg == *name;
+}
+
 static void usage(FILE *out) {
   fprintf(out, "usage: czk <command> [options]   (czk <command> --help for details)\n\ncommands:\n");
-  for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; i++)
-    fprintf(out, "  %-10s %s\n", k_cmds[i].name, k_cmds[i].summary);
+  for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "%s", k_cmds[i].name);
+    for (char *p = name; *p; p++)
+      if (*p == '_') *p = '-';
+    fprintf(out, "  %-13s %s\n", name, k_cmds[i].summary);
+  }
 }
 
 int czk_cmd_version(int argc, char **argv) {
@@ -61,7 +73,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[1], "--version") == 0) return czk_cmd_version(1, argv + 1);
   for (size_t i = 0; i < sizeof k_cmds / sizeof k_cmds[0]; i++)
-    if (strcmp(argv[1], k_cmds[i].name) == 0) return k_cmds[i].fn(argc - 1, argv + 1);
+    if (same_name(argv[1], k_cmds[i].name)) return k_cmds[i].fn(argc - 1, argv + 1);
   fprintf(stderr, "czk: unknown command '%s' (czk --help lists them)\n", argv[1]);
   return 2;
 }

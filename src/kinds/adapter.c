@@ -26,7 +26,7 @@
 typedef struct kuser {
   const czk__kind_desc *desc;
   void *cfg;
-  char name[96], key_name[96], keys_dir[1024], key_path[1024];
+  char name[96], key_name[200], key_id[96], keys_dir[1024], key_path[1024];
   czk_pool *pool;
   pthread_mutex_t mu;
   czk_r1cs *shape; /* bellperson: lazily loaded, then immutable */
@@ -72,7 +72,7 @@ static bool file_exists(const char *p) {
 static czk_status get_shape(kuser *u, const czk_r1cs **out) {
   pthread_mutex_lock(&u->mu);
   if (!u->shape && u->shape_status == CZK_OK) {
-    char path[1200];
+    char path[1300];
     snprintf(path, sizeof path, "%s/%s.r1cs", u->keys_dir, u->key_name);
     czk_status st = CZK_ERR_NOT_FOUND;
     if (file_exists(path)) {
@@ -105,7 +105,12 @@ static czk_status k_parse(void *user, const uint8_t *input, size_t len, void **p
   kuser *u = user;
   if (!input || len != sizeof(czk_kind_request)) return CZK_ERR_INVALID_ARG;
   const czk_kind_request *r = (const czk_kind_request *)input;
-  if (r->vanilla_proof.len > u->desc->max_input) return CZK_ERR_LIMIT;
+  if (r->vanilla_proof.len > u->desc->max_input) {
+    if (r->error && r->error_len)
+      snprintf(r->error, r->error_len, "vanilla_proof has %zu bytes; %s takes at most %zu there", r->vanilla_proof.len,
+               u->name, u->desc->max_input);
+    return CZK_ERR_LIMIT;
+  }
   kjob *j = calloc(1, sizeof *j);
   if (!j) return CZK_ERR_NOMEM;
   czk_status st = u->desc->parse(u->cfg, r, &j->parsed, &j->nparts);
@@ -157,6 +162,17 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
     st = z ? czk_snarkjs_synthesize(as, z, u->desc->wtns(j->parsed), pool) : CZK_ERR_STATE;
   }
   size_t n_pub = st == CZK_OK && as->w.n_inputs ? as->w.n_inputs - 1 : 0;
+  /* a family that recomputes its public inputs from the request proves only a witness that agrees with them */
+  const czk_fr *want = NULL;
+  size_t n_want = 0;
+  if (st == CZK_OK && u->desc->public_inputs) {
+    st = u->desc->public_inputs(u->cfg, j->parsed, part, &want, &n_want);
+    if (st == CZK_OK && (n_want != n_pub || memcmp(want, as->w.w + 1, n_pub * sizeof(czk_fr)) != 0)) {
+      CZK_ERROR("kinds", "%s: partition %u: the witness's public inputs differ from the ones recomputed from the "
+                "request", u->name, part);
+      st = CZK_ERR_VERIFY_FAILED;
+    }
+  }
   if (st == CZK_OK) {
     j->pub[part] = malloc((n_pub ? n_pub : 1) * sizeof(czk_fr));
     if (!j->pub[part]) st = CZK_ERR_NOMEM;
@@ -166,7 +182,7 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
     free(as);
     return st;
   }
-  memcpy(j->pub[part], as->w.w + 1, n_pub * sizeof(czk_fr));
+  memcpy(j->pub[part], want ? want : as->w.w + 1, n_pub * sizeof(czk_fr));
   j->n_pub[part] = n_pub;
   *synth = as;
   return CZK_OK;
@@ -234,14 +250,19 @@ static void akey_free(akey *k) {
 
 /* bellperson flavour: the .params / .vk pair, set up when absent. */
 static czk_status open_params(kuser *u, akey *k) {
-  char params[1200], vk[1200];
+  char params[1300], vk[1300];
   snprintf(params, sizeof params, "%s/%s.params", u->keys_dir, u->key_name);
   snprintf(vk, sizeof vk, "%s/%s.vk", u->keys_dir, u->key_name);
   const czk_r1cs *shape;
   CZK_TRY(get_shape(u, &shape));
   if (!file_exists(params) || !file_exists(vk)) {
+    if (u->desc->no_setup) {
+      CZK_ERROR("kinds", "%s: no key %s: %s/%s.params / .vk not found (install the published parameters there, or "
+                "make a key of our own with `czk setup`)", u->name, u->key_id, u->keys_dir, u->key_name);
+      return CZK_ERR_NOT_FOUND;
+    }
     if (mkdir_p(u->keys_dir) != 0) return CZK_ERR_IO;
-    char tp[1300], tv[1300];
+    char tp[1400], tv[1400];
     snprintf(tp, sizeof tp, "%s.tmp", params);
     snprintf(tv, sizeof tv, "%s.tmp", vk);
     CZK_INFO("kinds", "%s: generating proving key (setup) in %s", u->name, u->keys_dir);
@@ -282,7 +303,7 @@ static czk_status open_params(kuser *u, akey *k) {
 static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
                              uint64_t *bytes) {
   kuser *u = user;
-  if (strcmp(key_id, u->name) != 0) return CZK_ERR_NOT_FOUND;
+  if (strcmp(key_id, u->key_id) != 0) return CZK_ERR_NOT_FOUND;
   akey *k = calloc(1, sizeof *k);
   if (!k) return CZK_ERR_NOMEM;
   czk_status st;
@@ -352,11 +373,12 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   u->pool = sp->pool;
   snprintf(u->name, sizeof u->name, "%s", sp->name);
   snprintf(u->key_name, sizeof u->key_name, "%s", sp->key_name ? sp->key_name : sp->name);
+  snprintf(u->key_id, sizeof u->key_id, "%s", sp->key_id ? sp->key_id : sp->name);
   snprintf(u->keys_dir, sizeof u->keys_dir, "%s", sp->keys_dir ? sp->keys_dir : ".");
   snprintf(u->key_path, sizeof u->key_path, "%s", sp->key_path ? sp->key_path : "");
   pthread_mutex_init(&u->mu, NULL);
   out->name = u->name;
-  out->key_id = u->name;
+  out->key_id = u->key_id;
   out->proof_bytes = CZK_GROTH16_PROOF_BYTES;
   out->max_partitions = sp->desc->max_partitions;
   out->shape = sp->shape;

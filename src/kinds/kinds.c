@@ -23,8 +23,23 @@ czk_status czk_kind_name_for(const czk_kind_request *r, unsigned default_synthet
   switch (r->proof_kind) {
   case CZK_PROOF_KIND_POREP_SEAL_COMMIT: snprintf(name, name_len, "porep-c2"); return CZK_OK;
   case CZK_PROOF_KIND_SNAP_DEALS_UPDATE: snprintf(name, name_len, "snap-update"); return CZK_OK;
-  case CZK_PROOF_KIND_WINDOW_POST_PARTITION: snprintf(name, name_len, "window-post"); return CZK_OK;
-  case CZK_PROOF_KIND_WINNING_POST: snprintf(name, name_len, "winning-post"); return CZK_OK;
+  case CZK_PROOF_KIND_WINDOW_POST_PARTITION:
+  case CZK_PROOF_KIND_WINNING_POST: {
+    bool win = r->proof_kind == CZK_PROOF_KIND_WINNING_POST;
+    const czk_post_info *info = czk_post_info_by_wire(r->registered_proof);
+    if (!info || info->type != (win ? CZK_POST_WINNING : CZK_POST_WINDOW)) {
+      snprintf(err, err_len, "registered_proof %llu is not a %s proof (%s)", (unsigned long long)r->registered_proof,
+               win ? "WinningPoSt" : "WindowPoSt", win ? "0-4" : "5-14");
+      return CZK_ERR_INVALID_ARG;
+    }
+    if (r->sector_size && r->sector_size != info->sector_size) {
+      snprintf(err, err_len, "sector_size %llu disagrees with registered_proof %llu (%s)",
+               (unsigned long long)r->sector_size, (unsigned long long)r->registered_proof, info->name);
+      return CZK_ERR_INVALID_ARG;
+    }
+    snprintf(name, name_len, "%s-%s", win ? "winning-post" : "window-post", info->size_name);
+    return CZK_OK;
+  }
   case CZK_PROOF_KIND_SYNTHETIC: {
     unsigned k = default_synthetic_k;
     if (r->sector_size) {

@@ -29,19 +29,26 @@ typedef struct czk__kind_desc {
   /* bellperson flavour: the circuit's shape, and partition `part`'s witness. */
   czk_status (*shape_new)(void *cfg, czk_r1cs **out);
   czk_status (*witness)(void *cfg, const void *parsed, uint32_t part, czk_witness *out);
+  /* Optional: partition `part`'s public inputs (without ONE) recomputed from the request alone (borrowed from parsed).
+   * When set, the adapter proves only a witness whose inputs equal them and self-verifies against them. */
+  czk_status (*public_inputs)(void *cfg, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n);
+  /* bellperson flavour: true = a missing .params/.vk is an error (Filecoin kinds: only the published keys or
+   * `czk setup`'s prove), false = a real setup makes it on first use. */
+  bool no_setup;
   /* snarkjs flavour: the request's witness (borrowed from parsed). */
   const czk_circom_wtns *(*wtns)(const void *parsed);
   void (*destroy)(void *cfg);
 } czk__kind_desc;
 
 /* What the adapter needs from a family instance. name / key_name are copied; cfg is owned by the kind from then on
- * (desc->destroy frees it). key_path: snarkjs flavour's .zkey. shape and key_bytes: the partition reservation and the
+ * (desc->destroy frees it). key_id: NULL = name. key_path: snarkjs flavour's .zkey. shape and key_bytes: the partition reservation and the
  * host bytes of the loaded key; device_bytes: one device copy (queries + index lists). */
 typedef struct czk__kind_spec {
   const czk__kind_desc *desc;
   void *cfg;
   const char *name;
   const char *key_name;
+  const char *key_id; /* the id PreloadSRS / EvictSRS and the key cache use (NULL = name) */
   const char *keys_dir;
   const char *key_path;
   czk_engine_shape shape;

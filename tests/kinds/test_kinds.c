@@ -24,11 +24,40 @@ static void test_names(void) {
   const struct {
     uint32_t kind;
     const char *want;
-  } fc[] = {{1, "porep-c2"}, {2, "snap-update"}, {3, "window-post"}, {4, "winning-post"}};
-  for (int i = 0; i < 4; i++) {
+    uint64_t registered, size;
+  } fc[] = {{1, "porep-c2", 0, 0},
+            {2, "snap-update", 0, 0},
+            {3, "window-post-2KiB", 10, 2048},
+            {3, "window-post-32GiB", 8, 0},
+            {3, "window-post-64GiB", 14, 64ull << 30},
+            {4, "winning-post-2KiB", 0, 0},
+            {4, "winning-post-32GiB", 3, 32ull << 30}};
+  for (size_t i = 0; i < sizeof fc / sizeof fc[0]; i++) {
     r.proof_kind = fc[i].kind;
-    CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_OK && strcmp(name, fc[i].want) == 0);
+    r.registered_proof = fc[i].registered;
+    r.sector_size = fc[i].size;
+    CHECK_MSG(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_OK && strcmp(name, fc[i].want) == 0,
+              "%s: %s", fc[i].want, err);
   }
+  /* a PoSt request whose registered proof is of the other PoSt type, unknown, or another size */
+  const struct {
+    uint32_t kind;
+    uint64_t registered, size;
+    const char *why;
+  } badpost[] = {{3, 3, 0, "not a WindowPoSt proof"},
+             {4, 5, 0, "not a WinningPoSt proof"},
+             {3, 15, 0, "registered_proof 15"},
+             {3, 13, 2048, "disagrees with registered_proof 13"}};
+  for (size_t i = 0; i < sizeof badpost / sizeof badpost[0]; i++) {
+    r.proof_kind = badpost[i].kind;
+    r.registered_proof = badpost[i].registered;
+    r.sector_size = badpost[i].size;
+    CHECK_MSG(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_ERR_INVALID_ARG &&
+                  strstr(err, badpost[i].why),
+              "%s", err);
+  }
+  r.registered_proof = 0;
+  r.sector_size = 0;
   r.proof_kind = CZK_PROOF_KIND_SYNTHETIC;
   CHECK(czk_kind_name_for(&r, 12, name, sizeof name, err, sizeof err) == CZK_OK && strcmp(name, "synthetic-k12") == 0);
   r.sector_size = 1u << 16;

@@ -1,0 +1,394 @@
+/* cmd_filecoin.c: the Filecoin commands of `czk`:
+ *   czk circuit-info KIND --sector-size S [--json]     counts of the real circuit, by counting synthesis
+ *   czk gen-vanilla KIND --sector-size S ... --out DIR  valid vanilla proofs + request.json (czk/post.h generator)
+ *   czk setup --kind KIND --sector-size S --out DIR    a key pair of our own under the v28 names
+ *   czk verify --request R --proof P --params DIR      standalone verification with recomputed public inputs
+ * KIND: winning-post, window-post. Sector sizes: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or bytes). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cli/fc_request.h"
+#include "core/clock.h"
+#include "czk/groth16.h"
+#include "czk/kinds.h"
+#include "czk/post.h"
+
+static int kind_type(const char *kind, czk_post_type *t) {
+  if (strcmp(kind, "winning-post") == 0) *t = CZK_POST_WINNING;
+  else if (strcmp(kind, "window-post") == 0) *t = CZK_POST_WINDOW;
+  else return -1;
+  return 0;
+}
+
+static const czk_post_info *lookup(const char *cmd, const char *kind, const char *size, unsigned api_minor) {
+  czk_post_type t;
+  uint64_t bytes;
+  if (!kind || kind_type(kind, &t) != 0) {
+    fprintf(stderr, "czk %s: unknown kind '%s' (winning-post, window-post)\n", cmd, kind ? kind : "");
+    return NULL;
+  }
+  if (!size || !czk__parse_size(size, &bytes)) {
+    fprintf(stderr, "czk %s: --sector-size must be a size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)\n", cmd);
+    return NULL;
+  }
+  const czk_post_info *info = czk_post_info_find(t, bytes, api_minor);
+  if (!info) fprintf(stderr, "czk %s: %s has no registered proof for sector size %s\n", cmd, kind, size);
+  return info;
+}
+
+static int mkdir_p(const char *dir) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s", dir);
+  for (char *p = tmp + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return -1;
+      *p = '/';
+    }
+  return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ circuit-info */
+static void group(char *out, size_t len, uint64_t v) {
+  char d[32];
+  int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v), k = 0;
+  for (int i = 0; i < n && (size_t)k + 2 < len; i++) {
+    if (i && (n - i) % 3 == 0) out[k++] = ',';
+    out[k++] = d[i];
+  }
+  out[k] = 0;
+}
+
+int czk_cmd_circuit_info(int argc, char **argv) {
+  static const char *usage = "usage: czk circuit-info KIND --sector-size S [--json]\n"
+                             "  KIND: winning-post, window-post. Runs the circuit's real synthesis in a counting mode\n"
+                             "  (no matrices kept): constraints, inputs, aux, non-zeros of A/B/C, densities, domain.\n";
+  const char *size = NULL, *kind = NULL;
+  bool json = false;
+  static const struct option lo[] = {{"sector-size", 1, 0, 's'}, {"json", 0, 0, 'j'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    if (c == 's') size = optarg;
+    else if (c == 'j') json = true;
+    else if (c == 'h') return printf("%s", usage), 0;
+    else return fprintf(stderr, "%s", usage), 2;
+  }
+  if (optind != argc - 1) return fprintf(stderr, "%s", usage), 2;
+  kind = argv[optind];
+  const czk_post_info *info = lookup("circuit-info", kind, size, 0);
+  if (!info) return 2;
+  double t0 = czk__now_s();
+  czk_cs *cs;
+  czk_cs_counts n;
+  czk_status st = czk_cs_counter_new(&cs);
+  czk_post_instance inst = {info, NULL, 0};
+  if (st == CZK_OK) st = czk_post_synthesize(cs, &inst);
+  if (st == CZK_OK) st = czk_cs_counter_result(cs, &n);
+  czk_cs_free(cs);
+  double secs = czk__now_s() - t0;
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk circuit-info: %s\n", czk_status_str(st));
+    return 1;
+  }
+  char stem[200];
+  czk_post_param_stem(info, stem, sizeof stem);
+  if (json) {
+    printf("{\"kind\":\"%s\",\"sector_size\":%llu,\"circuit_id\":\"%s\",\"params\":\"%s\",\"constraints\":%llu,"
+           "\"constraints_with_inputs\":%llu,\"public_inputs\":%llu,\"aux\":%llu,\"nnz_a\":%llu,\"nnz_b\":%llu,"
+           "\"nnz_c\":%llu,\"a_aux_density\":%llu,\"b_input_density\":%llu,\"b_aux_density\":%llu,\"log_domain\":%u,"
+           "\"seconds\":%.3f}\n",
+           kind, (unsigned long long)info->sector_size, czk_post_circuit_id(info), stem,
+           (unsigned long long)n.n_user_constraints, (unsigned long long)n.n_constraints,
+           (unsigned long long)n.n_inputs, (unsigned long long)n.n_aux, (unsigned long long)n.nnz_a,
+           (unsigned long long)n.nnz_b, (unsigned long long)n.nnz_c, (unsigned long long)n.a_aux_count,
+           (unsigned long long)n.b_input_count, (unsigned long long)n.b_aux_count, n.log_domain, secs);
+    return 0;
+  }
+  char a[40], b[40];
+  printf("%s %s (%s; circuit id %s)\n", kind, info->size_name, info->type == CZK_POST_WINNING ? info->name :
+         "registered proofs V1 and V1_2", czk_post_circuit_id(info));
+  printf("  parameters           %s.params\n", stem);
+  group(a, sizeof a, n.n_user_constraints), group(b, sizeof b, n.n_constraints);
+  printf("  constraints          %s (with the %llu input constraints: %s)\n", a, (unsigned long long)n.n_inputs, b);
+  group(a, sizeof a, n.n_inputs);
+  printf("  public inputs        %s (ONE included)\n", a);
+  group(a, sizeof a, n.n_aux);
+  printf("  aux variables        %s\n", a);
+  group(a, sizeof a, n.nnz_a);
+  printf("  non-zeros A          %s\n", a);
+  group(a, sizeof a, n.nnz_b);
+  printf("  non-zeros B          %s\n", a);
+  group(a, sizeof a, n.nnz_c);
+  printf("  non-zeros C          %s\n", a);
+  group(a, sizeof a, n.a_aux_count);
+  printf("  density A aux        %s\n", a);
+  group(a, sizeof a, n.b_input_count);
+  printf("  density B input      %s\n", a);
+  group(a, sizeof a, n.b_aux_count);
+  printf("  density B aux        %s\n", a);
+  printf("  FFT domain           2^%u\n", n.log_domain);
+  printf("  counted in           %.2f s\n", secs);
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ gen-vanilla */
+int czk_cmd_gen_vanilla(int argc, char **argv) {
+  static const char *usage =
+      "usage: czk gen-vanilla KIND --sector-size S --out DIR [options]\n"
+      "  KIND: winning-post, window-post. Writes DIR/vanilla-<i>.bin (bincode FallbackPoStSectorProof, as Curio sends\n"
+      "  them) and DIR/request.json (the SubmitProof fields; `czk prove --request`, `czk verify --request`).\n"
+      "  --sectors N          window-post: sectors in the partition (default 1, at most the proof's sector count)\n"
+      "  --seed X             replica data, comm_c and randomness derive from X (default 1)\n"
+      "  --sparse / --dense   build only the opened paths (any size) / the whole tree R_last (2KiB, 8MiB)\n"
+      "                       (default: dense up to 8MiB, sparse above)\n"
+      "  --api 1.0|1.2        window-post: registered proof V1 (wire 5-9) or V1_1/V1_2 (wire 10-14; default)\n"
+      "  --partition K        window-post partition index (default 0)\n"
+      "  --first-sector ID    sector ids ID, ID+1, ... (default 1)\n"
+      "  --miner M            actor id (default 1000)\n"
+      "  --randomness HEX     32 bytes, byte 31 masked & 0x3f (default: from the seed)\n";
+  const char *size = NULL, *out = NULL, *rhex = NULL;
+  uint64_t sectors = 1, seed = 1, partition = 0, first = 1, miner = 1000;
+  int mode = -1;
+  unsigned api = 2;
+  static const struct option lo[] = {
+      {"sector-size", 1, 0, 's'}, {"out", 1, 0, 'o'},     {"sectors", 1, 0, 'n'},      {"seed", 1, 0, 'x'},
+      {"sparse", 0, 0, 'S'},      {"dense", 0, 0, 'D'},   {"api", 1, 0, 'a'},          {"partition", 1, 0, 'p'},
+      {"first-sector", 1, 0, 'f'}, {"miner", 1, 0, 'm'},  {"randomness", 1, 0, 'r'},   {"help", 0, 0, 'h'},
+      {0, 0, 0, 0}};
+  optind = 1;
+  int c;
+  char *end;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    errno = 0;
+    switch (c) {
+    case 's': size = optarg; break;
+    case 'o': out = optarg; break;
+    case 'n': sectors = strtoull(optarg, &end, 10); break;
+    case 'x': seed = strtoull(optarg, &end, 10); break;
+    case 'p': partition = strtoull(optarg, &end, 10); break;
+    case 'f': first = strtoull(optarg, &end, 10); break;
+    case 'm': miner = strtoull(optarg, &end, 10); break;
+    case 'S': mode = CZK_POST_GEN_SPARSE; break;
+    case 'D': mode = CZK_POST_GEN_DENSE; break;
+    case 'r': rhex = optarg; break;
+    case 'a':
+      if (strcmp(optarg, "1.0") == 0) api = 0;
+      else if (strcmp(optarg, "1.2") == 0) api = 2;
+      else return fprintf(stderr, "czk gen-vanilla: --api takes 1.0 or 1.2\n"), 2;
+      break;
+    case 'h': return printf("%s", usage), 0;
+    default: return fprintf(stderr, "%s", usage), 2;
+    }
+    if (errno || (strchr("nxpfm", c) && *end)) return fprintf(stderr, "czk gen-vanilla: bad number '%s'\n", optarg), 2;
+  }
+  if (optind != argc - 1 || !out) return fprintf(stderr, "%s", usage), 2;
+  const char *kind = argv[optind];
+  const czk_post_info *info = lookup("gen-vanilla", kind, size, api);
+  if (!info) return 2;
+  if (info->type == CZK_POST_WINNING) sectors = 1;
+  if (sectors < 1 || sectors > info->sector_count || partition > UINT32_MAX)
+    return fprintf(stderr, "czk gen-vanilla: --sectors must be 1..%u for %s\n", info->sector_count, info->name), 2;
+  if (mode < 0) mode = info->sector_size <= (8ull << 20) ? CZK_POST_GEN_DENSE : CZK_POST_GEN_SPARSE;
+  czk__fc_request r;
+  memset(&r, 0, sizeof r);
+  if (rhex) {
+    czk_fr f;
+    if (czk__unhex32(r.randomness, rhex) != 0 || czk_fr_from_bytes_le(&f, r.randomness) != CZK_OK)
+      return fprintf(stderr, "czk gen-vanilla: --randomness must be 64 hex digits of a canonical field element\n"), 2;
+  } else {
+    uint8_t msg[24] = "czk-randomness";
+    for (int i = 0; i < 8; i++) msg[16 + i] = (uint8_t)(seed >> (8 * i));
+    czk_sha256(r.randomness, msg, sizeof msg);
+    r.randomness[31] &= 0x3f;
+  }
+  if (mkdir_p(out) != 0) return fprintf(stderr, "czk gen-vanilla: cannot create %s\n", out), 1;
+  snprintf(r.kind, sizeof r.kind, "%s", kind);
+  r.proof_kind = info->type == CZK_POST_WINNING ? 4 : 3;
+  r.registered_proof = info->wire;
+  r.sector_size = info->sector_size;
+  r.miner_id = miner;
+  r.partition_index = (uint32_t)partition;
+  r.n_sectors = r.n_vanilla = (size_t)sectors;
+  r.sector_ids = calloc(sectors, sizeof *r.sector_ids);
+  r.comm_r = calloc(sectors, 32);
+  char **names = calloc(sectors, sizeof *names);
+  size_t vsize = czk_post_vanilla_size(info);
+  uint8_t *buf = malloc(vsize);
+  int rc = r.sector_ids && r.comm_r && names && buf ? 0 : 1;
+  double t0 = czk__now_s();
+  for (uint64_t i = 0; i < sectors && rc == 0; i++) {
+    czk_post_sector s;
+    uint64_t sector_index = info->type == CZK_POST_WINNING ? 0 : partition * info->sector_count + i;
+    czk_status st = czk_post_generate(info, (czk_post_gen_mode)mode, seed, first + i, sector_index, r.randomness, NULL,
+                                      NULL, &s);
+    if (st == CZK_OK) st = czk_post_vanilla_write(info, &s, buf, vsize);
+    if (st != CZK_OK) {
+      fprintf(stderr, "czk gen-vanilla: sector %llu: %s\n", (unsigned long long)(first + i), czk_status_str(st));
+      rc = 1;
+    } else {
+      r.sector_ids[i] = s.sector_id;
+      memcpy(r.comm_r[i], s.comm_r, 32);
+      names[i] = malloc(32);
+      char path[4200];
+      snprintf(names[i], 32, "vanilla-%llu.bin", (unsigned long long)i);
+      snprintf(path, sizeof path, "%s/%s", out, names[i]);
+      FILE *f = fopen(path, "wb");
+      if (!f || fwrite(buf, 1, vsize, f) != vsize) rc = 1;
+      if (f && fclose(f) != 0) rc = 1;
+      if (rc) fprintf(stderr, "czk gen-vanilla: cannot write %s\n", path);
+    }
+    czk_post_sector_free(&s);
+  }
+  if (rc == 0 && czk__fc_request_write(out, &r, (const char *const *)names) != 0) {
+    fprintf(stderr, "czk gen-vanilla: cannot write %s/request.json\n", out);
+    rc = 1;
+  }
+  if (rc == 0)
+    printf("%s: %llu %s vanilla proof(s) of %zu bytes (%s, %s), request.json; %.2f s\n", out,
+           (unsigned long long)sectors, info->name, vsize, mode == CZK_POST_GEN_DENSE ? "dense" : "sparse",
+           info->size_name, czk__now_s() - t0);
+  for (uint64_t i = 0; names && i < sectors; i++) free(names[i]);
+  free(names);
+  free(buf);
+  czk__fc_request_free(&r);
+  return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ setup */
+int czk__cmd_setup_kind(int argc, char **argv) {
+  static const char *usage = "usage: czk setup --kind KIND --sector-size S --out DIR\n"
+                             "  A Groth16 key pair of our own (fresh OS randomness) for a Filecoin circuit, written as\n"
+                             "  DIR/<v28 name>.params and .vk (the names the published parameters have).\n";
+  const char *kind = NULL, *size = NULL, *out = NULL;
+  static const struct option lo[] = {{"kind", 1, 0, 'k'}, {"sector-size", 1, 0, 's'}, {"out", 1, 0, 'o'},
+                                     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    if (c == 'k') kind = optarg;
+    else if (c == 's') size = optarg;
+    else if (c == 'o') out = optarg;
+    else if (c == 'h') return printf("%s", usage), 0;
+    else return fprintf(stderr, "%s", usage), 2;
+  }
+  if (optind != argc || !out) return fprintf(stderr, "%s", usage), 2;
+  const czk_post_info *info = lookup("setup", kind, size, 0);
+  if (!info) return 2;
+  if (mkdir_p(out) != 0) return fprintf(stderr, "czk setup: cannot create %s\n", out), 1;
+  char stem[200], params[4400], vk[4400], tp[4500], tv[4500];
+  czk_post_param_stem(info, stem, sizeof stem);
+  snprintf(params, sizeof params, "%s/%s.params", out, stem);
+  snprintf(vk, sizeof vk, "%s/%s.vk", out, stem);
+  snprintf(tp, sizeof tp, "%s.tmp", params);
+  snprintf(tv, sizeof tv, "%s.tmp", vk);
+  double t0 = czk__now_s();
+  czk_cs *cs;
+  czk_r1cs *shape = NULL;
+  czk_post_instance inst = {info, NULL, 0};
+  czk_status st = czk_cs_shape_new(&cs);
+  if (st == CZK_OK) {
+    st = czk_post_synthesize(cs, &inst);
+    if (st == CZK_OK) st = czk_cs_shape_finish(cs, &shape);
+    else czk_cs_free(cs);
+  }
+  double t1 = czk__now_s();
+  if (st == CZK_OK) st = czk_groth16_setup(shape, tp, tv, NULL);
+  if (st == CZK_OK && (rename(tp, params) != 0 || rename(tv, vk) != 0)) st = CZK_ERR_IO;
+  if (st != CZK_OK) {
+    remove(tp);
+    remove(tv);
+    fprintf(stderr, "czk setup: %s %s: %s\n", kind, info->size_name, czk_status_str(st));
+    czk_r1cs_free(shape);
+    return 1;
+  }
+  struct stat sp, sv;
+  stat(params, &sp);
+  stat(vk, &sv);
+  printf("%s (%u constraints, %u inputs): shape %.2f s, setup %.2f s\n  %s (%lld bytes)\n  %s (%lld bytes)\n",
+         czk_post_circuit_id(info), shape->n_user_constraints, shape->n_inputs, t1 - t0, czk__now_s() - t1, params,
+         (long long)sp.st_size, vk, (long long)sv.st_size);
+  czk_r1cs_free(shape);
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ verify */
+int czk__cmd_verify_request(int argc, char **argv) {
+  static const char *usage =
+      "usage: czk verify --request DIR/request.json --proof proof.bin --params DIR\n"
+      "  Verifies a PoSt proof standalone: the public inputs are recomputed from the request (randomness, sector ids\n"
+      "  and comm_r of its \"sectors\", partition, registered proof); the .vk is found by its v28 name in --params.\n";
+  const char *req = NULL, *proof = NULL, *params = NULL;
+  static const struct option lo[] = {{"request", 1, 0, 'r'}, {"proof", 1, 0, 'p'}, {"params", 1, 0, 'd'},
+                                     {"help", 0, 0, 'h'},    {0, 0, 0, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    if (c == 'r') req = optarg;
+    else if (c == 'p') proof = optarg;
+    else if (c == 'd') params = optarg;
+    else if (c == 'h') return printf("%s", usage), 0;
+    else return fprintf(stderr, "%s", usage), 2;
+  }
+  if (optind != argc || !req || !proof || !params) return fprintf(stderr, "%s", usage), 2;
+  char err[512];
+  czk__fc_request r;
+  if (czk__fc_request_load(req, &r, err, sizeof err) != 0) return fprintf(stderr, "czk verify: %s\n", err), 1;
+  int rc = 1;
+  const czk_post_info *info = czk_post_info_by_wire(r.registered_proof);
+  czk_fr *pub = NULL;
+  czk_groth16_vk vk;
+  bool have_vk = false;
+  uint8_t pb[CZK_GROTH16_PROOF_BYTES + 1];
+  if (!info || (r.proof_kind != (info->type == CZK_POST_WINNING ? 4 : 3))) {
+    fprintf(stderr, "czk verify: %s: registered_proof %llu / proof_kind %d is not a PoSt request\n", req,
+            (unsigned long long)r.registered_proof, r.proof_kind);
+    goto out;
+  }
+  if (r.n_sectors == 0) {
+    fprintf(stderr, "czk verify: %s: no \"sectors\" (sector ids and comm_r) to verify against\n", req);
+    goto out;
+  }
+  size_t np = czk_post_num_public_inputs(info);
+  pub = malloc(np * sizeof *pub);
+  czk_status st = pub ? czk_post_public_inputs(info, r.sector_ids, (const uint8_t(*)[32])r.comm_r, r.n_sectors,
+                                               r.randomness, r.partition_index, pub, np)
+                      : CZK_ERR_NOMEM;
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk verify: public inputs: %s\n", czk_status_str(st));
+    goto out;
+  }
+  char stem[200], path[4400];
+  czk_post_param_stem(info, stem, sizeof stem);
+  snprintf(path, sizeof path, "%s/%s.vk", params, stem);
+  if ((st = czk_groth16_vk_read(&vk, path, false)) != CZK_OK) {
+    fprintf(stderr, "czk verify: %s: %s\n", path, czk_status_str(st));
+    goto out;
+  }
+  have_vk = true;
+  FILE *f = fopen(proof, "rb");
+  size_t got = f ? fread(pb, 1, sizeof pb, f) : 0;
+  if (f) fclose(f);
+  if (got != CZK_GROTH16_PROOF_BYTES) {
+    fprintf(stderr, "czk verify: %s: not a %d-byte proof\n", proof, CZK_GROTH16_PROOF_BYTES);
+    goto out;
+  }
+  czk_groth16_proof p;
+  if ((st = czk_groth16_proof_decode(&p, pb)) == CZK_OK) st = czk_groth16_verify(&vk, &p, pub, np);
+  if (st == CZK_OK) {
+    printf("OK: %s proof verifies (%zu public inputs, partition %u)\n", info->name, np, r.partition_index);
+    rc = 0;
+  } else {
+    printf("INVALID: %s\n", czk_status_str(st));
+  }
+out:
+  if (have_vk) czk_groth16_vk_free(&vk);
+  free(pub);
+  czk__fc_request_free(&r);
+  return rc;
+}

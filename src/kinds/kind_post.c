@@ -1,0 +1,220 @@
+/* kind_post.c: the descriptors of the PoSt families (czk/kinds.h): "winning-post-<size>" and "window-post-<size>",
+ * one kind per sector size (the registered proofs of both API versions share the circuit and the key). A request is
+ * what Curio sends (filecoin-post.md 2.1): registered_proof, randomness, vanilla_proofs (one bincode
+ * FallbackPoStSectorProof per sector), partition_index (Window). Parse checks everything before anything is queued:
+ * the registered proof against the kind, the randomness (32 bytes, a canonical field element), the sector count, every
+ * vanilla proof's bytes and its native check (comm_r, roots, paths, and each path's index = the challenge derived from
+ * randomness, sector id, partition and API version); it then recomputes the public inputs from the request alone.
+ * Synthesis is the FallbackPoSt circuit (src/filecoin/post_circuit.c); the adapter refuses a witness whose inputs
+ * differ from the recomputed ones and self-verifies every proof against them. Keys: the v28 parameter files
+ * <param_dir>/<stem>.params / .vk (published ones or `czk setup`'s); a missing key is an error, never a silent setup. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "czk/post.h"
+#include "kinds/kinds_internal.h"
+
+typedef struct post_cfg {
+  czk_post_type type;
+  uint64_t sector_size;
+  const czk_post_info *info; /* the API 1.0 proof of the size (the circuit) */
+} post_cfg;
+
+typedef struct post_parsed {
+  const czk_post_info *info; /* the request's registered proof */
+  czk_post_sector *sectors;
+  size_t n;
+  czk_fr *pub;
+  size_t n_pub;
+} post_parsed;
+
+static void post_parsed_free(void *parsed) {
+  post_parsed *p = parsed;
+  if (!p) return;
+  for (size_t i = 0; i < p->n; i++) czk_post_sector_free(&p->sectors[i]);
+  free(p->sectors);
+  free(p->pub);
+  free(p);
+}
+
+static czk_status reason(const czk_kind_request *r, czk_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static czk_status reason(const czk_kind_request *r, czk_status st, const char *fmt, ...) {
+  if (r->error && r->error_len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->error, r->error_len, fmt, ap);
+    va_end(ap);
+  }
+  return st;
+}
+
+static czk_status post_parse(void *cfg, const czk_kind_request *r, void **parsed, uint32_t *nparts) {
+  post_cfg *c = cfg;
+  const czk_post_info *info = czk_post_info_by_wire(r->registered_proof);
+  const char *fam = c->type == CZK_POST_WINNING ? "WinningPoSt" : "WindowPoSt";
+  if (!info || info->type != c->type || info->sector_size != c->sector_size)
+    return reason(r, CZK_ERR_INVALID_ARG, "registered_proof %llu is not a %s %s proof", (unsigned long long)r->registered_proof,
+                  c->info->size_name, fam);
+  if (r->sector_size && r->sector_size != info->sector_size)
+    return reason(r, CZK_ERR_INVALID_ARG, "sector_size %llu disagrees with registered_proof %llu (%s)",
+                  (unsigned long long)r->sector_size, (unsigned long long)r->registered_proof, info->name);
+  if (r->randomness.len != 32)
+    return reason(r, CZK_ERR_INVALID_ARG, "randomness has %zu bytes; it must have 32", r->randomness.len);
+  czk_fr f;
+  if (czk_fr_from_bytes_le(&f, r->randomness.data) != CZK_OK)
+    return reason(r, CZK_ERR_NOT_CANONICAL, "randomness is not a canonical field element (byte 31 must be masked)");
+  size_t n = r->n_vanilla_proofs;
+  size_t max = c->type == CZK_POST_WINNING ? 1 : info->sector_count;
+  if (n < 1 || n > max)
+    return reason(r, CZK_ERR_INVALID_ARG, "%zu vanilla proofs; %s takes %s%zu", n, info->name,
+                  c->type == CZK_POST_WINNING ? "exactly " : "1 to ", max);
+  size_t want = czk_post_vanilla_size(info);
+  for (size_t i = 0; i < n; i++)
+    if (r->vanilla_proofs[i].len > want + 4096)
+      return reason(r, CZK_ERR_LIMIT, "vanilla proof %zu has %zu bytes; a %s vanilla proof has %zu", i,
+                    r->vanilla_proofs[i].len, info->name, want);
+  post_parsed *p = calloc(1, sizeof *p);
+  if (!p) return CZK_ERR_NOMEM;
+  p->info = info;
+  p->sectors = calloc(n, sizeof *p->sectors);
+  p->n_pub = czk_post_num_public_inputs(info);
+  p->pub = malloc(p->n_pub * sizeof *p->pub);
+  czk_status st = p->sectors && p->pub ? CZK_OK : CZK_ERR_NOMEM;
+  char which[48];
+  for (size_t i = 0; i < n && st == CZK_OK; i++) {
+    snprintf(which, sizeof which, "vanilla proof %zu", i);
+    st = czk_post_vanilla_parse(info, r->vanilla_proofs[i].data, r->vanilla_proofs[i].len, &p->sectors[i], which,
+                                r->error, r->error_len);
+    if (st != CZK_OK) break;
+    p->n++;
+    uint64_t sector_index = c->type == CZK_POST_WINNING ? 0 : (uint64_t)r->partition_index * info->sector_count + i;
+    st = czk_post_vanilla_check(info, &p->sectors[i], r->randomness.data, sector_index, which, r->error, r->error_len);
+  }
+  if (st == CZK_OK) {
+    uint64_t *ids = malloc(n * sizeof *ids);
+    uint8_t(*cr)[32] = malloc(n * 32);
+    st = ids && cr ? CZK_OK : CZK_ERR_NOMEM;
+    for (size_t i = 0; i < n && st == CZK_OK; i++) ids[i] = p->sectors[i].sector_id, memcpy(cr[i], p->sectors[i].comm_r, 32);
+    if (st == CZK_OK)
+      st = czk_post_public_inputs(info, ids, (const uint8_t(*)[32])cr, n, r->randomness.data, r->partition_index,
+                                  p->pub, p->n_pub);
+    free(ids);
+    free(cr);
+  }
+  if (st != CZK_OK) {
+    post_parsed_free(p);
+    return st;
+  }
+  *parsed = p;
+  *nparts = 1;
+  return CZK_OK;
+}
+
+static czk_status post_shape(void *cfg, czk_r1cs **out) {
+  post_cfg *c = cfg;
+  czk_cs *cs;
+  CZK_TRY(czk_cs_shape_new(&cs));
+  czk_post_instance inst = {c->info, NULL, 0};
+  czk_status st = czk_post_synthesize(cs, &inst);
+  if (st != CZK_OK) {
+    czk_cs_free(cs);
+    return st;
+  }
+  return czk_cs_shape_finish(cs, out);
+}
+
+static czk_status post_witness(void *cfg, const void *parsed, uint32_t part, czk_witness *out) {
+  (void)cfg, (void)part;
+  const post_parsed *p = parsed;
+  czk_cs *cs;
+  CZK_TRY(czk_cs_witness_new(&cs, p->n_pub + 1, 0));
+  czk_post_instance inst = {p->info, p->sectors, p->n};
+  czk_status st = czk_post_synthesize(cs, &inst);
+  if (st != CZK_OK) {
+    czk_cs_free(cs);
+    return st;
+  }
+  return czk_cs_witness_finish(cs, out);
+}
+
+static czk_status post_public(void *cfg, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n) {
+  (void)cfg, (void)part;
+  const post_parsed *p = parsed;
+  *pub = p->pub;
+  *n = p->n_pub;
+  return CZK_OK;
+}
+
+static const czk__kind_desc post_desc = {
+    .family = "post",
+    .flavour = CZK__KEY_BELLPERSON,
+    .max_partitions = 1,
+    .max_input = 0,
+    .no_setup = true,
+    .parse = post_parse,
+    .parsed_free = post_parsed_free,
+    .shape_new = post_shape,
+    .witness = post_witness,
+    .public_inputs = post_public,
+    .destroy = free,
+};
+
+czk_status czk_kind_post_counts(czk_post_type type, uint64_t sector_size, czk_cs_counts *out) {
+  memset(out, 0, sizeof *out);
+  const czk_post_info *info = czk_post_info_find(type, sector_size, 0);
+  if (!info) return CZK_ERR_INVALID_ARG;
+  /* the slots are independent and identical: count one, scale (the input ONE and the domain follow) */
+  czk_post_info one = *info;
+  one.slots = 1;
+  czk_cs *cs;
+  CZK_TRY(czk_cs_counter_new(&cs));
+  czk_post_instance inst = {&one, NULL, 0};
+  czk_cs_counts c;
+  czk_status st = czk_post_synthesize(cs, &inst);
+  if (st == CZK_OK) st = czk_cs_counter_result(cs, &c);
+  czk_cs_free(cs);
+  CZK_TRY(st);
+  uint64_t n = info->slots;
+  out->n_inputs = 1 + n * (c.n_inputs - 1);
+  out->n_aux = n * c.n_aux;
+  out->n_user_constraints = n * c.n_user_constraints;
+  out->n_constraints = out->n_user_constraints + out->n_inputs;
+  while ((1ull << out->log_domain) < out->n_constraints) out->log_domain++;
+  out->nnz_a = n * (c.nnz_a - c.n_inputs) + out->n_inputs;
+  out->nnz_b = n * c.nnz_b;
+  out->nnz_c = n * c.nnz_c;
+  out->a_aux_count = n * c.a_aux_count;
+  out->b_aux_count = n * c.b_aux_count;
+  out->b_input_count = c.b_input_count; /* ONE only (per slot, no input appears in B) */
+  return CZK_OK;
+}
+
+czk_status czk_kind_post_new(czk_engine_kind *out, czk_post_type type, uint64_t sector_size, const char *param_dir,
+                             czk_pool *pool) {
+  memset(out, 0, sizeof *out);
+  const czk_post_info *info = czk_post_info_find(type, sector_size, 0);
+  if (!info || !param_dir) return CZK_ERR_INVALID_ARG;
+  czk_cs_counts cnt;
+  CZK_TRY(czk_kind_post_counts(type, sector_size, &cnt));
+  post_cfg *c = calloc(1, sizeof *c);
+  if (!c) return CZK_ERR_NOMEM;
+  c->type = type;
+  c->sector_size = sector_size;
+  c->info = info;
+  char name[48], stem[200];
+  snprintf(name, sizeof name, "%s-%s", type == CZK_POST_WINNING ? "winning-post" : "window-post", info->size_name);
+  czk_post_param_stem(info, stem, sizeof stem);
+  czk__kind_spec sp = {.desc = &post_desc, .cfg = c, .name = name, .key_name = stem, .key_id = czk_post_circuit_id(info),
+                       .keys_dir = param_dir, .pool = pool};
+  /* the synthetic family's reservation at the same domain bounds this circuit's (variables <= domain; densities <= 1) */
+  unsigned k = cnt.log_domain;
+  while ((1ull << k) < cnt.n_inputs + cnt.n_aux) k++;
+  czk_kind_synthetic_shape(k, czk_pool_threads(pool), &sp.shape, &sp.key_bytes);
+  sp.shape.witness_bytes += (cnt.n_inputs + cnt.n_aux) * sizeof(czk_fr); /* the witness builder's copy */
+  uint64_t nn = 1ull << k;
+  sp.device_bytes = 4 * nn * sizeof(czk_g1_affine) + nn * sizeof(czk_g2_affine) + 2 * nn * sizeof(uint32_t);
+  return czk__kind_make(out, &sp);
+}
