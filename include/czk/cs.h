@@ -8,7 +8,11 @@
  *     its namespaced name;
  *   - counter (czk_cs_counter_new): no values, no matrices: counts variables, constraints and the non-zeros of A, B
  *     and C (after merging, as the recorder stores them) and keeps only the three density bitmaps (bits per variable),
- *     so circuits of 10^8 constraints are measured in bounded memory.
+ *     so circuits of 10^8 constraints are measured in bounded memory;
+ *   - evaluator (czk_cs_evaluator_new): values, and each constraint's <A,w>, <B,w>, <C,w> written at once into the
+ *     caller's arrays, so an assignment (witness + a, b, c) is made without the matrices; several evaluators over
+ *     disjoint slices of the same arrays synthesize independent parts of a circuit in parallel (as bellperson's
+ *     extensible constraint systems do).
  *
  * Semantics (bellperson / bellpepper): input 0 is ONE (allocated by the constructor, value 1); variables are numbered
  * in allocation order separately for inputs and aux; a linear combination merges equal variables (coefficients
@@ -64,7 +68,13 @@ CZK_API void czk_lc_eval(czk_fr *r, const czk_lc *lc, const czk_fr *inputs, cons
 /* ------------------------------------------------------------------------------------------------ constraint system */
 typedef struct czk_cs czk_cs;
 
-typedef enum czk_cs_mode { CZK_CS_SHAPE = 0, CZK_CS_WITNESS = 1, CZK_CS_CHECK = 2, CZK_CS_COUNT = 3 } czk_cs_mode;
+typedef enum czk_cs_mode {
+  CZK_CS_SHAPE = 0,
+  CZK_CS_WITNESS = 1,
+  CZK_CS_CHECK = 2,
+  CZK_CS_COUNT = 3,
+  CZK_CS_EVAL = 4
+} czk_cs_mode;
 
 /* The vtable behind czk_cs (one per implementation). `value` may be NULL only in shape mode. */
 typedef struct czk_cs_ops {
@@ -78,10 +88,22 @@ CZK_API czk_status czk_cs_shape_new(czk_cs **out);
 CZK_API czk_status czk_cs_witness_new(czk_cs **out, size_t hint_inputs, size_t hint_aux);
 CZK_API czk_status czk_cs_checker_new(czk_cs **out);
 CZK_API czk_status czk_cs_counter_new(czk_cs **out);
+/* Where an evaluator writes: input i >= 1 to inputs[i - 1] (its own ONE, input 0, is not written), aux j to aux[j],
+ * constraint k's evaluations to a[k], b[k], c[k]. Exceeding a capacity is CZK_ERR_LIMIT (sticky). The arrays stay the
+ * caller's. */
+typedef struct czk_cs_eval_out {
+  czk_fr *inputs;
+  size_t inputs_cap;
+  czk_fr *aux;
+  size_t aux_cap;
+  czk_fr *a, *b, *c;
+  size_t rows_cap;
+} czk_cs_eval_out;
+CZK_API czk_status czk_cs_evaluator_new(czk_cs **out, const czk_cs_eval_out *dst);
 CZK_API void czk_cs_free(czk_cs *cs);
 
 CZK_API czk_cs_mode czk_cs_get_mode(const czk_cs *cs);
-/* False in shape and counter modes: gadgets may skip computing values (and pass NULL to alloc). */
+/* False in shape and counter modes (true in witness, checker, evaluator): gadgets may skip computing values (and pass NULL to alloc). */
 CZK_API bool czk_cs_has_values(const czk_cs *cs);
 /* Records the first error; returns it (also returned by every later call). */
 CZK_API czk_status czk_cs_status(const czk_cs *cs);
@@ -122,6 +144,7 @@ typedef struct czk_r1cs {
   uint64_t *b_input_density; /* n_inputs bits */
   uint64_t *b_aux_density;   /* n_aux bits */
   uint32_t a_aux_count, b_input_count, b_aux_count; /* popcounts of the bitmaps */
+  bool outline; /* counts and densities only: the CSR arrays are NULL (their nnz are set) */
   /* storage (private) */
   void *mem;
   size_t mem_len;
@@ -132,6 +155,13 @@ typedef struct czk_r1cs {
  * every case (cs becomes invalid). */
 CZK_API czk_status czk_cs_shape_finish(czk_cs *cs, czk_r1cs **out);
 CZK_API void czk_r1cs_free(czk_r1cs *r);
+/* A shape outline: counts and zeroed density bitmaps (to be filled by the caller), no matrices. Enough for a key's
+ * index lists and sizes (czk_groth16_key_from_pk); czk_r1cs_eval, czk_r1cs_check, czk_r1cs_save and setup refuse it
+ * (CZK_ERR_STATE). n_constraints = n_user_constraints + n_inputs. */
+CZK_API czk_status czk_r1cs_outline_new(czk_r1cs **out, uint32_t n_inputs, uint32_t n_aux,
+                                        uint32_t n_user_constraints);
+/* Recounts a_aux_count, b_input_count, b_aux_count from the bitmaps (after filling an outline's). */
+CZK_API void czk_r1cs_recount(czk_r1cs *r);
 static inline bool czk_density_get(const uint64_t *bits, size_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
 
 /* File form (little-endian host layout, 64-byte aligned sections): written once per shape, memory-mapped on load.
@@ -162,6 +192,8 @@ typedef struct czk_cs_counts {
 } czk_cs_counts;
 /* CZK_ERR_INVALID_ARG unless cs is a counter; its sticky error otherwise. */
 CZK_API czk_status czk_cs_counter_result(const czk_cs *cs, czk_cs_counts *out);
+/* A counter's outline (counts with the input constraints, densities); frees cs in every case. */
+CZK_API czk_status czk_cs_counter_finish(czk_cs *cs, czk_r1cs **out);
 
 /* ------------------------------------------------------------------------------------------------ checking */
 /* Checker result: CZK_OK when every constraint held, CZK_ERR_UNSATISFIED otherwise with *index = the first failing

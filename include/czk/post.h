@@ -109,11 +109,32 @@ typedef struct czk_post_instance {
   const czk_post_info *info;
   const czk_post_sector *sectors;
   size_t n_sectors;
+  uint32_t slot_begin, slot_end; /* synthesize slots [slot_begin, slot_end) only; 0, 0 = every slot */
 } czk_post_instance;
 
 /* FallbackPoStCircuit::synthesize, constraint for constraint (filecoin-post.md section 4). The caller's cs has ONE;
  * the trailing `input * 0 = 0` rows are the shape's. */
 CZK_API czk_status czk_post_synthesize(czk_cs *cs, const czk_post_instance *inst);
+
+/* What one slot adds (every slot is the same): aux variables, public inputs (1 + C), constraints. */
+typedef struct czk_post_slot_counts {
+  uint64_t aux, inputs, constraints;
+} czk_post_slot_counts;
+CZK_API czk_status czk_post_slot_counts_get(const czk_post_info *info, czk_post_slot_counts *out);
+
+/* The whole assignment of an instance (sectors required) without the matrices, slots synthesized in parallel on the
+ * pool by evaluating constraint systems (czk_cs_evaluator_new) over disjoint slices, in the layout of cs.h:
+ *   w: 1 + slots * (1 + C) inputs (w[0] = 1) then slots * aux_per_slot aux;
+ *   a, b, c: the circuit's rows, then one row per input (a = the input, b = c = 0), then zeros up to n_domain.
+ * The caller allocates w (n_inputs + n_aux) and a, b, c (n_domain each; see czk_post_assignment_size). */
+CZK_API void czk_post_assignment_size(const czk_post_info *info, const czk_post_slot_counts *sc, uint64_t *n_inputs,
+                                      uint64_t *n_aux, uint64_t *n_rows, uint64_t *n_domain);
+CZK_API czk_status czk_post_evaluate(const czk_post_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b,
+                                     czk_fr *c);
+
+/* The circuit's outline (counts, densities; no matrices: czk_r1cs_outline_new), from one slot repeated. What a key
+ * needs (czk_groth16_key_from_pk); memory ~ (aux / 4) bytes, in milliseconds at every size. */
+CZK_API czk_status czk_post_outline(const czk_post_info *info, czk_r1cs **out);
 
 /* Public inputs without ONE (what Groth16 verification takes), recomputed from the request alone: per slot comm_r
  * then its C leaf challenges, padded by repeating the last real sector's tuple. ids / comm_r: n_sectors entries;

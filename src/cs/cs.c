@@ -258,6 +258,36 @@ static czk_status check_enforce(czk_cs *cs, const char *name, const czk_lc *a, c
   return CZK_OK;
 }
 
+/* ------------------------------------------------------------------------------------------------ evaluator */
+static czk_status eval_alloc(czk_cs *cs, bool input, const czk_fr *value, czk_var *out) {
+  if (!value) return fail(cs, CZK_ERR_INVALID_ARG);
+  if (input) {
+    uint32_t idx = cs->n_inputs;
+    if (idx >= 1 && (size_t)idx - 1 >= cs->eval.inputs_cap) return fail(cs, CZK_ERR_LIMIT);
+    CZK_TRY(store_value(cs, true, value, out));
+    if (idx >= 1) cs->eval.inputs[idx - 1] = *value;
+    return CZK_OK;
+  }
+  uint32_t idx = cs->n_aux;
+  if (idx >= cs->eval.aux_cap || idx >= CZK_VAR_INDEX_MAX) return fail(cs, CZK_ERR_LIMIT);
+  cs->aux_vals[idx] = *value;
+  cs->n_aux++;
+  *out = idx;
+  return CZK_OK;
+}
+
+static czk_status eval_enforce(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c) {
+  (void)name;
+  if (cs->n_constraints >= cs->eval.rows_cap) return fail(cs, CZK_ERR_LIMIT);
+  if (!lc_vars_known(cs, a) || !lc_vars_known(cs, b) || !lc_vars_known(cs, c)) return fail(cs, CZK_ERR_INVALID_ARG);
+  size_t k = (size_t)cs->n_constraints;
+  czk_lc_eval(&cs->eval.a[k], a, cs->in_vals, cs->aux_vals);
+  czk_lc_eval(&cs->eval.b[k], b, cs->in_vals, cs->aux_vals);
+  czk_lc_eval(&cs->eval.c[k], c, cs->in_vals, cs->aux_vals);
+  cs->n_constraints++;
+  return CZK_OK;
+}
+
 /* ------------------------------------------------------------------------------------------------ counter */
 static czk_status set_bit(uint64_t **bits, size_t *cap_words, uint32_t i) {
   size_t old = *cap_words;
@@ -319,6 +349,31 @@ czk_status czk_cs_counter_result(const czk_cs *cs, czk_cs_counts *out) {
   return CZK_OK;
 }
 
+czk_status czk_cs_counter_finish(czk_cs *cs, czk_r1cs **out) {
+  *out = NULL;
+  czk_cs_counts c;
+  czk_status st = czk_cs_counter_result(cs, &c);
+  if (st == CZK_OK && (c.n_inputs > UINT32_MAX || c.n_aux > UINT32_MAX || c.n_constraints > UINT32_MAX))
+    st = CZK_ERR_LIMIT;
+  if (st == CZK_OK) st = czk_r1cs_outline_new(out, (uint32_t)c.n_inputs, (uint32_t)c.n_aux,
+                                              (uint32_t)c.n_user_constraints);
+  if (st == CZK_OK) {
+    czk_r1cs *r = *out;
+    uint64_t *dst[3] = {r->a_aux_density, r->b_aux_density, r->b_input_density};
+    size_t words[3] = {((size_t)r->n_aux + 63) / 64, ((size_t)r->n_aux + 63) / 64, ((size_t)r->n_inputs + 63) / 64};
+    for (int k = 0; k < 3; k++) {
+      size_t n = cs->dens_cap[k] < words[k] ? cs->dens_cap[k] : words[k];
+      if (n) memcpy(dst[k], cs->dens[k], n * sizeof(uint64_t));
+    }
+    r->a.nnz = c.nnz_a;
+    r->b.nnz = c.nnz_b;
+    r->c.nnz = c.nnz_c;
+    czk_r1cs_recount(r);
+  }
+  czk_cs_free(cs);
+  return st;
+}
+
 /* ------------------------------------------------------------------------------------------------ lifecycle */
 static void destroy(czk_cs *cs) {
   for (int k = 0; k < 3; k++) {
@@ -327,7 +382,7 @@ static void destroy(czk_cs *cs) {
     free(cs->m[k].val);
   }
   free(cs->in_vals);
-  free(cs->aux_vals);
+  if (cs->mode != CZK_CS_EVAL) free(cs->aux_vals);
   free(cs->scratch);
   free(cs->ns);
   free(cs->ns_marks);
@@ -340,6 +395,7 @@ static const czk_cs_ops k_shape_ops = {shape_alloc, shape_enforce, destroy};
 static const czk_cs_ops k_witness_ops = {witness_alloc, witness_enforce, destroy};
 static const czk_cs_ops k_check_ops = {witness_alloc, check_enforce, destroy};
 static const czk_cs_ops k_count_ops = {count_alloc, count_enforce, destroy};
+static const czk_cs_ops k_eval_ops = {eval_alloc, eval_enforce, destroy};
 
 static czk_status cs_new(czk_cs **out, czk_cs_mode mode, size_t hint_inputs, size_t hint_aux) {
   *out = NULL;
@@ -349,9 +405,10 @@ static czk_status cs_new(czk_cs **out, czk_cs_mode mode, size_t hint_inputs, siz
   cs->ops = mode == CZK_CS_SHAPE   ? &k_shape_ops
             : mode == CZK_CS_WITNESS ? &k_witness_ops
             : mode == CZK_CS_COUNT   ? &k_count_ops
+            : mode == CZK_CS_EVAL    ? &k_eval_ops
                                      : &k_check_ops;
   czk_var one;
-  if (mode == CZK_CS_WITNESS || mode == CZK_CS_CHECK) {
+  if (mode == CZK_CS_WITNESS || mode == CZK_CS_CHECK || mode == CZK_CS_EVAL) {
     if (grow((void **)&cs->in_vals, &cs->in_cap, hint_inputs ? hint_inputs : 1, sizeof(czk_fr)) != CZK_OK ||
         (hint_aux && grow((void **)&cs->aux_vals, &cs->aux_cap, hint_aux, sizeof(czk_fr)) != CZK_OK)) {
       destroy(cs);
@@ -372,12 +429,26 @@ czk_status czk_cs_witness_new(czk_cs **out, size_t hi, size_t ha) { return cs_ne
 czk_status czk_cs_checker_new(czk_cs **out) { return cs_new(out, CZK_CS_CHECK, 0, 0); }
 czk_status czk_cs_counter_new(czk_cs **out) { return cs_new(out, CZK_CS_COUNT, 0, 0); }
 
+czk_status czk_cs_evaluator_new(czk_cs **out, const czk_cs_eval_out *dst) {
+  *out = NULL;
+  if (!dst || (dst->inputs_cap && !dst->inputs) || (dst->aux_cap && !dst->aux) ||
+      (dst->rows_cap && (!dst->a || !dst->b || !dst->c)))
+    return CZK_ERR_INVALID_ARG;
+  CZK_TRY(cs_new(out, CZK_CS_EVAL, 1 + dst->inputs_cap, 0));
+  (*out)->eval = *dst;
+  (*out)->aux_vals = dst->aux;
+  (*out)->aux_cap = dst->aux_cap;
+  return CZK_OK;
+}
+
 void czk_cs_free(czk_cs *cs) {
   if (cs) cs->ops->destroy(cs);
 }
 
 czk_cs_mode czk_cs_get_mode(const czk_cs *cs) { return cs->mode; }
-bool czk_cs_has_values(const czk_cs *cs) { return cs->mode == CZK_CS_WITNESS || cs->mode == CZK_CS_CHECK; }
+bool czk_cs_has_values(const czk_cs *cs) {
+  return cs->mode == CZK_CS_WITNESS || cs->mode == CZK_CS_CHECK || cs->mode == CZK_CS_EVAL;
+}
 czk_status czk_cs_status(const czk_cs *cs) { return cs->err; }
 size_t czk_cs_num_inputs(const czk_cs *cs) { return cs->n_inputs; }
 size_t czk_cs_num_aux(const czk_cs *cs) { return cs->n_aux; }

@@ -73,6 +73,40 @@ void czk_r1cs_free(czk_r1cs *r) {
   free(r);
 }
 
+czk_status czk_r1cs_outline_new(czk_r1cs **out, uint32_t n_inputs, uint32_t n_aux, uint32_t n_user_constraints) {
+  *out = NULL;
+  if (n_inputs < 1 || (uint64_t)n_user_constraints + n_inputs > UINT32_MAX) return CZK_ERR_LIMIT;
+  czk_r1cs *r = calloc(1, sizeof *r);
+  if (!r) return CZK_ERR_NOMEM;
+  r->outline = true;
+  r->n_inputs = n_inputs;
+  r->n_aux = n_aux;
+  r->n_user_constraints = n_user_constraints;
+  r->n_constraints = n_user_constraints + n_inputs;
+  r->log_domain = log2_ceil(r->n_constraints);
+  size_t wa = ((size_t)n_aux + 63) / 64, wi = ((size_t)n_inputs + 63) / 64;
+  uint64_t *bits = calloc(2 * wa + wi + 1, sizeof(uint64_t));
+  if (!bits) {
+    free(r);
+    return CZK_ERR_NOMEM;
+  }
+  r->a_aux_density = bits;
+  r->b_aux_density = bits + wa;
+  r->b_input_density = bits + 2 * wa;
+  *out = r;
+  return CZK_OK;
+}
+
+void czk_r1cs_recount(czk_r1cs *r) {
+  size_t wa = ((size_t)r->n_aux + 63) / 64, wi = ((size_t)r->n_inputs + 63) / 64;
+  r->a_aux_count = r->b_aux_count = r->b_input_count = 0;
+  for (size_t i = 0; i < wa; i++) {
+    r->a_aux_count += (uint32_t)__builtin_popcountll(r->a_aux_density[i]);
+    r->b_aux_count += (uint32_t)__builtin_popcountll(r->b_aux_density[i]);
+  }
+  for (size_t i = 0; i < wi; i++) r->b_input_count += (uint32_t)__builtin_popcountll(r->b_input_density[i]);
+}
+
 /* ------------------------------------------------------------------------------------------------ finish */
 czk_status czk_cs_shape_finish(czk_cs *cs, czk_r1cs **out) {
   *out = NULL;
@@ -172,6 +206,7 @@ static czk_status write_pad(FILE *f, uint64_t pos) {
 }
 
 czk_status czk_r1cs_save(const czk_r1cs *r, const char *path) {
+  if (r->outline) return CZK_ERR_STATE;
   r1cs_hdr h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, R1CS_MAGIC, 8);
@@ -316,6 +351,7 @@ static void eval_chunk(void *vctx, size_t begin, size_t end) {
 
 czk_status czk_r1cs_eval(const czk_r1cs *r, const czk_fr *w, czk_fr *a, czk_fr *b, czk_fr *c, czk_pool *pool) {
   if (!r || !w || !a || !b || !c) return CZK_ERR_INVALID_ARG;
+  if (r->outline) return CZK_ERR_STATE;
   eval_ctx ctx = {r, w, {a, b, c}};
   czk_pool_parallel_for(pool, r->n_constraints, 1024, eval_chunk, &ctx);
   return CZK_OK;
@@ -331,6 +367,7 @@ size_t czk_r1cs_first_unsatisfied(const czk_fr *a, const czk_fr *b, const czk_fr
 }
 
 czk_status czk_r1cs_check(const czk_r1cs *r, const czk_witness *w, size_t *row, czk_pool *pool) {
+  if (r->outline) return CZK_ERR_STATE;
   if (w->n_inputs != r->n_inputs || w->n_aux != r->n_aux) return CZK_ERR_SIZE_MISMATCH;
   size_t n = r->n_constraints ? r->n_constraints : 1;
   czk_fr *buf = malloc(3 * n * sizeof *buf);

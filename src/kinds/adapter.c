@@ -71,7 +71,10 @@ static bool file_exists(const char *p) {
 /* The family's shape, cached on disk as <keys_dir>/<key_name>.r1cs (re-recorded when the cache is unusable). */
 static czk_status get_shape(kuser *u, const czk_r1cs **out) {
   pthread_mutex_lock(&u->mu);
-  if (!u->shape && u->shape_status == CZK_OK) {
+  if (!u->shape && u->shape_status == CZK_OK && u->desc->outline_new) {
+    czk_status st = u->desc->outline_new(u->cfg, &u->shape);
+    if (st != CZK_OK) u->shape_status = st;
+  } else if (!u->shape && u->shape_status == CZK_OK) {
     char path[1300];
     snprintf(path, sizeof path, "%s/%s.r1cs", u->keys_dir, u->key_name);
     czk_status st = CZK_ERR_NOT_FOUND;
@@ -149,7 +152,9 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
   czk_groth16_assignment *as = calloc(1, sizeof *as);
   if (!as) return CZK_ERR_NOMEM;
   czk_status st;
-  if (u->desc->flavour == CZK__KEY_BELLPERSON) {
+  if (u->desc->assign) {
+    st = u->desc->assign(u->cfg, j->parsed, part, pool, as);
+  } else if (u->desc->flavour == CZK__KEY_BELLPERSON) {
     const czk_r1cs *shape;
     czk_witness w;
     st = get_shape(u, &shape);

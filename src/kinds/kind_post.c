@@ -113,31 +113,31 @@ static czk_status post_parse(void *cfg, const czk_kind_request *r, void **parsed
   return CZK_OK;
 }
 
-static czk_status post_shape(void *cfg, czk_r1cs **out) {
-  post_cfg *c = cfg;
-  czk_cs *cs;
-  CZK_TRY(czk_cs_shape_new(&cs));
-  czk_post_instance inst = {c->info, NULL, 0};
-  czk_status st = czk_post_synthesize(cs, &inst);
-  if (st != CZK_OK) {
-    czk_cs_free(cs);
-    return st;
-  }
-  return czk_cs_shape_finish(cs, out);
-}
+static czk_status post_outline(void *cfg, czk_r1cs **out) { return czk_post_outline(((post_cfg *)cfg)->info, out); }
 
-static czk_status post_witness(void *cfg, const void *parsed, uint32_t part, czk_witness *out) {
+/* The whole assignment, slots synthesized in parallel (czk_post_evaluate), a/b/c checked row by row by the prover. */
+static czk_status post_assign(void *cfg, const void *parsed, uint32_t part, czk_pool *pool,
+                              czk_groth16_assignment *out) {
   (void)cfg, (void)part;
   const post_parsed *p = parsed;
-  czk_cs *cs;
-  CZK_TRY(czk_cs_witness_new(&cs, p->n_pub + 1, 0));
-  czk_post_instance inst = {p->info, p->sectors, p->n};
-  czk_status st = czk_post_synthesize(cs, &inst);
-  if (st != CZK_OK) {
-    czk_cs_free(cs);
-    return st;
-  }
-  return czk_cs_witness_finish(cs, out);
+  memset(out, 0, sizeof *out);
+  czk_post_slot_counts sc;
+  CZK_TRY(czk_post_slot_counts_get(p->info, &sc));
+  uint64_t ni, na, rows, dom;
+  czk_post_assignment_size(p->info, &sc, &ni, &na, &rows, &dom);
+  out->w.n_inputs = (uint32_t)ni;
+  out->w.n_aux = (uint32_t)na;
+  out->w.w = malloc((ni + na) * sizeof(czk_fr));
+  out->a = malloc(dom * sizeof(czk_fr));
+  out->b = malloc(dom * sizeof(czk_fr));
+  out->c = malloc(dom * sizeof(czk_fr));
+  out->n_domain = dom;
+  out->n_rows = rows;
+  czk_status st = out->w.w && out->a && out->b && out->c ? CZK_OK : CZK_ERR_NOMEM;
+  czk_post_instance inst = {.info = p->info, .sectors = p->sectors, .n_sectors = p->n};
+  if (st == CZK_OK) st = czk_post_evaluate(&inst, pool, out->w.w, out->a, out->b, out->c);
+  if (st != CZK_OK) czk_groth16_assignment_free(out);
+  return st;
 }
 
 static czk_status post_public(void *cfg, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n) {
@@ -156,8 +156,8 @@ static const czk__kind_desc post_desc = {
     .no_setup = true,
     .parse = post_parse,
     .parsed_free = post_parsed_free,
-    .shape_new = post_shape,
-    .witness = post_witness,
+    .outline_new = post_outline,
+    .assign = post_assign,
     .public_inputs = post_public,
     .destroy = free,
 };
@@ -166,29 +166,20 @@ czk_status czk_kind_post_counts(czk_post_type type, uint64_t sector_size, czk_cs
   memset(out, 0, sizeof *out);
   const czk_post_info *info = czk_post_info_find(type, sector_size, 0);
   if (!info) return CZK_ERR_INVALID_ARG;
-  /* the slots are independent and identical: count one, scale (the input ONE and the domain follow) */
-  czk_post_info one = *info;
-  one.slots = 1;
-  czk_cs *cs;
-  CZK_TRY(czk_cs_counter_new(&cs));
-  czk_post_instance inst = {&one, NULL, 0};
-  czk_cs_counts c;
-  czk_status st = czk_post_synthesize(cs, &inst);
-  if (st == CZK_OK) st = czk_cs_counter_result(cs, &c);
-  czk_cs_free(cs);
-  CZK_TRY(st);
-  uint64_t n = info->slots;
-  out->n_inputs = 1 + n * (c.n_inputs - 1);
-  out->n_aux = n * c.n_aux;
-  out->n_user_constraints = n * c.n_user_constraints;
-  out->n_constraints = out->n_user_constraints + out->n_inputs;
-  while ((1ull << out->log_domain) < out->n_constraints) out->log_domain++;
-  out->nnz_a = n * (c.nnz_a - c.n_inputs) + out->n_inputs;
-  out->nnz_b = n * c.nnz_b;
-  out->nnz_c = n * c.nnz_c;
-  out->a_aux_count = n * c.a_aux_count;
-  out->b_aux_count = n * c.b_aux_count;
-  out->b_input_count = c.b_input_count; /* ONE only (per slot, no input appears in B) */
+  czk_r1cs *r;
+  CZK_TRY(czk_post_outline(info, &r));
+  out->n_inputs = r->n_inputs;
+  out->n_aux = r->n_aux;
+  out->n_user_constraints = r->n_user_constraints;
+  out->n_constraints = r->n_constraints;
+  out->log_domain = r->log_domain;
+  out->nnz_a = r->a.nnz;
+  out->nnz_b = r->b.nnz;
+  out->nnz_c = r->c.nnz;
+  out->a_aux_count = r->a_aux_count;
+  out->b_input_count = r->b_input_count;
+  out->b_aux_count = r->b_aux_count;
+  czk_r1cs_free(r);
   return CZK_OK;
 }
 

@@ -29,6 +29,11 @@ typedef struct czk__kind_desc {
   /* bellperson flavour: the circuit's shape, and partition `part`'s witness. */
   czk_status (*shape_new)(void *cfg, czk_r1cs **out);
   czk_status (*witness)(void *cfg, const void *parsed, uint32_t part, czk_witness *out);
+  /* Optional (bellperson flavour), for circuits too large for matrices in memory: the shape as an outline (counts and
+   * densities, czk_r1cs_outline_new; what the key needs, not cached on disk) and partition `part`'s whole assignment
+   * (witness and a, b, c) made directly; they replace shape_new and witness + the CSR evaluation. */
+  czk_status (*outline_new)(void *cfg, czk_r1cs **out);
+  czk_status (*assign)(void *cfg, const void *parsed, uint32_t part, czk_pool *pool, czk_groth16_assignment *out);
   /* Optional: partition `part`'s public inputs (without ONE) recomputed from the request alone (borrowed from parsed).
    * When set, the adapter proves only a witness whose inputs equal them and self-verifies against them. */
   czk_status (*public_inputs)(void *cfg, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n);

@@ -183,6 +183,55 @@ static void test_counter(void) {
   czk_cs_free(cs);
 }
 
+/* An evaluator writes the same witness and a/b/c as witness + CSR evaluation; it stops at its capacities; a
+ * counter's outline has the shape's counts and densities. */
+static void test_evaluator(void) {
+  for (unsigned k = 5; k <= 9; k += 2) {
+    czk_r1cs *r;
+    CHECK(czk_synthetic_shape(&r, k) == CZK_OK);
+    czk_witness w;
+    CHECK(czk_synthetic_witness(&w, k, 77) == CZK_OK);
+    size_t m = r->n_user_constraints, ni = r->n_inputs, na = r->n_aux;
+    czk_fr *ref = malloc(3 * r->n_constraints * sizeof(czk_fr));
+    CHECK(czk_r1cs_eval(r, w.w, ref, ref + r->n_constraints, ref + 2 * r->n_constraints, NULL) == CZK_OK);
+    czk_fr *in = malloc(ni * sizeof(czk_fr)), *aux = malloc(na * sizeof(czk_fr)), *abc = malloc(3 * m * sizeof(czk_fr));
+    czk_cs_eval_out o = {in, ni - 1, aux, na, abc, abc + m, abc + 2 * m, m};
+    czk_cs *cs;
+    CHECK(czk_cs_evaluator_new(&cs, &o) == CZK_OK);
+    CHECK(czk_cs_has_values(cs));
+    CHECK(czk_synthetic_synthesize(cs, k, 77) == CZK_OK);
+    CHECK_EQ_INT(czk_cs_num_constraints(cs), m);
+    czk_cs_free(cs);
+    CHECK(memcmp(in, w.w + 1, (ni - 1) * sizeof(czk_fr)) == 0);
+    CHECK(memcmp(aux, w.w + ni, na * sizeof(czk_fr)) == 0);
+    bool same = true;
+    for (int j = 0; j < 3; j++)
+      if (memcmp(abc + j * m, ref + (size_t)j * r->n_constraints, m * sizeof(czk_fr)) != 0) same = false;
+    CHECK(same);
+    /* one row short: CZK_ERR_LIMIT, sticky */
+    o.rows_cap = m - 1;
+    CHECK(czk_cs_evaluator_new(&cs, &o) == CZK_OK);
+    CHECK(czk_synthetic_synthesize(cs, k, 77) == CZK_ERR_LIMIT);
+    czk_cs_free(cs);
+    /* the outline */
+    czk_r1cs *ol;
+    CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+    CHECK(czk_synthetic_synthesize(cs, k, 1) == CZK_OK);
+    CHECK(czk_cs_counter_finish(cs, &ol) == CZK_OK);
+    CHECK(ol->outline && !ol->a.col && ol->a.nnz == r->a.nnz && ol->n_constraints == r->n_constraints);
+    CHECK(ol->log_domain == r->log_domain && ol->a_aux_count == r->a_aux_count && ol->b_aux_count == r->b_aux_count);
+    CHECK(memcmp(ol->a_aux_density, r->a_aux_density, (na + 63) / 64 * 8) == 0);
+    CHECK(memcmp(ol->b_aux_density, r->b_aux_density, (na + 63) / 64 * 8) == 0);
+    CHECK(memcmp(ol->b_input_density, r->b_input_density, (ni + 63) / 64 * 8) == 0);
+    CHECK(czk_r1cs_eval(ol, w.w, ref, ref, ref, NULL) == CZK_ERR_STATE);
+    CHECK(czk_r1cs_save(ol, "/tmp/czk-never-written") == CZK_ERR_STATE);
+    czk_r1cs_free(ol);
+    free(in), free(aux), free(abc), free(ref);
+    czk_witness_free(&w);
+    czk_r1cs_free(r);
+  }
+}
+
 static void test_synthetic(void) {
   for (unsigned k = 4; k <= 10; k++) {
     czk_r1cs *r;
@@ -316,6 +365,7 @@ static void test_file(void) {
 int main(void) {
   test_hand();
   test_counter();
+  test_evaluator();
   test_synthetic();
   test_file();
   return czk_test_done("test_cs");

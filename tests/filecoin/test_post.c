@@ -249,7 +249,7 @@ static void test_spec_example(void) {
 static void count(const czk_post_info *info, uint64_t constraints, uint64_t inputs, uint32_t log_domain) {
   czk_cs *cs;
   CHECK(czk_cs_counter_new(&cs) == CZK_OK);
-  czk_post_instance inst = {info, NULL, 0};
+  czk_post_instance inst = {.info = info, .sectors = NULL, .n_sectors = 0};
   CHECK(czk_post_synthesize(cs, &inst) == CZK_OK);
   czk_cs_counts c;
   CHECK(czk_cs_counter_result(cs, &c) == CZK_OK);
@@ -284,7 +284,7 @@ static void satisfy2(const czk_post_info *info, const czk_post_sector *sectors, 
                      uint32_t partition, bool ok, bool same_want) {
   czk_cs *cs;
   CHECK(czk_cs_checker_new(&cs) == CZK_OK);
-  czk_post_instance inst = {info, sectors, n};
+  czk_post_instance inst = {.info = info, .sectors = sectors, .n_sectors = n};
   CHECK(czk_post_synthesize(cs, &inst) == CZK_OK);
   size_t idx = 0;
   const char *name = NULL;
@@ -378,6 +378,61 @@ static void test_satisfy(void) {
   }
 }
 
+/* The parallel assignment (czk_post_evaluate) equals witness + CSR evaluation of the recorded shape, and the outline
+ * equals the shape's counts and densities. */
+static void evaluate_matches(const czk_post_info *info, const czk_post_sector *s, size_t n) {
+  czk_cs *cs;
+  czk_r1cs *shape;
+  czk_post_instance blank = {.info = info};
+  CHECK(czk_cs_shape_new(&cs) == CZK_OK);
+  CHECK(czk_post_synthesize(cs, &blank) == CZK_OK);
+  CHECK(czk_cs_shape_finish(cs, &shape) == CZK_OK);
+  czk_r1cs *ol;
+  CHECK(czk_post_outline(info, &ol) == CZK_OK);
+  CHECK(ol->n_inputs == shape->n_inputs && ol->n_aux == shape->n_aux && ol->n_constraints == shape->n_constraints);
+  CHECK(ol->a.nnz == shape->a.nnz && ol->b.nnz == shape->b.nnz && ol->c.nnz == shape->c.nnz);
+  CHECK(memcmp(ol->a_aux_density, shape->a_aux_density, (shape->n_aux + 63) / 64 * 8) == 0);
+  CHECK(memcmp(ol->b_aux_density, shape->b_aux_density, (shape->n_aux + 63) / 64 * 8) == 0);
+  CHECK(memcmp(ol->b_input_density, shape->b_input_density, (shape->n_inputs + 63) / 64 * 8) == 0);
+  CHECK(ol->a_aux_count == shape->a_aux_count && ol->b_input_count == shape->b_input_count);
+  czk_r1cs_free(ol);
+  czk_cs *wc;
+  CHECK(czk_cs_witness_new(&wc, 0, 0) == CZK_OK);
+  czk_post_instance inst = {.info = info, .sectors = s, .n_sectors = n};
+  CHECK(czk_post_synthesize(wc, &inst) == CZK_OK);
+  czk_witness w;
+  CHECK(czk_cs_witness_finish(wc, &w) == CZK_OK);
+  size_t dom = (size_t)1 << shape->log_domain;
+  czk_fr *ref = calloc(3 * dom, sizeof(czk_fr));
+  CHECK(czk_r1cs_eval(shape, w.w, ref, ref + dom, ref + 2 * dom, NULL) == CZK_OK);
+  czk_post_slot_counts sc;
+  CHECK(czk_post_slot_counts_get(info, &sc) == CZK_OK);
+  uint64_t ni, na, rows, d;
+  czk_post_assignment_size(info, &sc, &ni, &na, &rows, &d);
+  CHECK(ni == shape->n_inputs && na == shape->n_aux && rows == shape->n_constraints && d == dom);
+  czk_fr *ww = malloc((ni + na) * sizeof(czk_fr)), *abc = malloc(3 * dom * sizeof(czk_fr));
+  CHECK(czk_post_evaluate(&inst, NULL, ww, abc, abc + dom, abc + 2 * dom) == CZK_OK);
+  CHECK(memcmp(ww, w.w, (ni + na) * sizeof(czk_fr)) == 0);
+  CHECK(memcmp(abc, ref, 3 * dom * sizeof(czk_fr)) == 0);
+  free(ww), free(abc), free(ref);
+  czk_witness_free(&w);
+  czk_r1cs_free(shape);
+}
+
+static void test_evaluate(void) {
+  uint8_t rnd[32] = {3, 1, 4, 1, 5};
+  for (uint64_t wire = 0; wire <= 10; wire += 5) {
+    const czk_post_info *info = czk_post_info_by_wire(wire);
+    czk_post_sector s[2];
+    size_t n = info->type == CZK_POST_WINNING ? 1 : 2;
+    for (size_t i = 0; i < n; i++)
+      CHECK(czk_post_generate(info, CZK_POST_GEN_SPARSE, 4, 10 + i, i, rnd, NULL, NULL, &s[i]) == CZK_OK);
+    evaluate_matches(info, s, n);
+    if (n == 2) evaluate_matches(info, s, 1); /* padded */
+    for (size_t i = 0; i < n; i++) czk_post_sector_free(&s[i]);
+  }
+}
+
 int main(int argc, char **argv) {
   g_full = argc > 1 && strcmp(argv[1], "full") == 0;
   test_registry();
@@ -386,6 +441,7 @@ int main(int argc, char **argv) {
   test_spec_example();
   test_counts();
   test_satisfy();
+  test_evaluate();
   free(g_real);
   return czk_test_done(g_full ? "test_post_full" : "test_post");
 }
