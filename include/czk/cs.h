@@ -112,6 +112,12 @@ CZK_API czk_status czk_cs_alloc(czk_cs *cs, czk_var *out, const czk_fr *value);
 CZK_API czk_status czk_cs_alloc_input(czk_cs *cs, czk_var *out, const czk_fr *value);
 /* a * b = c. name: a short label (may be NULL); the checker prefixes it with the namespace path. */
 CZK_API czk_status czk_cs_enforce(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c);
+/* a * b = c where the gadget also knows the three evaluations (va = <a,w>, ...): the evaluator stores them without
+ * evaluating (the combinations may then be left empty, see czk_cs_wants_lc); the checker evaluates the combinations,
+ * checks them against va/vb/vc (a mismatch is a failure of this constraint) and checks the constraint; the other
+ * modes use the combinations as czk_cs_enforce. */
+CZK_API czk_status czk_cs_enforce_v(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c,
+                                    const czk_fr *va, const czk_fr *vb, const czk_fr *vc);
 /* Optional namespaces (only the checker keeps them; names are copied). */
 CZK_API void czk_cs_push_ns(czk_cs *cs, const char *name);
 CZK_API void czk_cs_pop_ns(czk_cs *cs);

@@ -6,7 +6,8 @@
  * Conventions: 32-byte domains (comm_r, comm_c, comm_r_last, tree nodes) are canonical little-endian Fr encodings;
  * every function taking one rejects a value >= r with CZK_ERR_NOT_CANONICAL. Functions that can fail on input write a
  * human reason naming the sector / challenge / field into err (may be NULL) and return a status.
- * Threading: everything is reentrant; the registry is immutable. */
+ * Threading: everything is reentrant; the registry is immutable. czk_post_vanilla_check and czk_post_evaluate run
+ * their independent parts (openings, slots) on a pool (the default pool / the one given). */
 #ifndef CZK_POST_H
 #define CZK_POST_H
 

@@ -80,6 +80,23 @@ static inline void czk__gl_add_bool(czk__gl *g, czk_bool b, const czk_fr *coeff,
 /* True when enforce() needs the combinations (shape recorder, checker). */
 static inline bool czk__want_lc(const czk_cs *cs) { return czk_cs_get_mode(cs) != CZK_CS_WITNESS; }
 
+/* True when a gadget that passes its evaluations (czk__enforce_free_v) must still build the combinations: every mode
+ * but the witness builder and the evaluator. */
+static inline bool czk__want_lc_v(const czk_cs *cs) {
+  czk_cs_mode m = czk_cs_get_mode(cs);
+  return m != CZK_CS_WITNESS && m != CZK_CS_EVAL;
+}
+
+/* Enforce a * b = c with its evaluations (czk_cs_enforce_v) and free the three combinations. */
+static inline czk_status czk__enforce_free_v(czk_cs *cs, const char *name, czk__gl *a, czk__gl *b, czk__gl *c,
+                                             const czk_fr *va, const czk_fr *vb, const czk_fr *vc) {
+  czk_status st = czk_cs_enforce_v(cs, name, &a->lc, &b->lc, &c->lc, va, vb, vc);
+  czk__gl_free(a);
+  czk__gl_free(b);
+  czk__gl_free(c);
+  return st;
+}
+
 /* Enforce a * b = c and free the three combinations. */
 static inline czk_status czk__enforce_free(czk_cs *cs, const char *name, czk__gl *a, czk__gl *b, czk__gl *c) {
   czk_status st = czk_cs_enforce(cs, name, &a->lc, &b->lc, &c->lc);

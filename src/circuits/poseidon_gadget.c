@@ -37,7 +37,7 @@ static czk_status ws_init(ws *w, czk_cs *cs, const czk_poseidon *p) {
   memset(w, 0, sizeof *w);
   w->cs = cs;
   w->p = p;
-  w->lcs = czk__want_lc(cs);
+  w->lcs = czk__want_lc_v(cs);
   w->cur = w->a;
   w->nxt = w->b;
   if (!w->lcs) return CZK_OK;
@@ -147,12 +147,14 @@ static czk_status ensure_allocated(ws *w, elt *e) {
   }
   e->alloc = true;
   e->var = x;
-  return czk__enforce_free(w->cs, "enforce num allocation preserves lc", &A, &B, &C);
+  return czk__enforce_free_v(w->cs, "enforce num allocation preserves lc", &A, &B, &C, &e->val, &czk_fr_one_v,
+                             &e->val);
 }
 
-/* Allocates y = value and enforces (u + pre) * v = y - post (pre/post NULL when absent). */
+/* Allocates y = value and enforces (u + pre) * v = y - post (pre/post NULL when absent); av, bv: the values of
+ * (u + pre) and of v (or v + pre for the square of a sum). */
 static czk_status alloc_mul(ws *w, czk_var *y, const czk_fr *value, czk_var u, const czk_fr *pre, czk_var v,
-                            const czk_fr *post, const char *name) {
+                            const czk_fr *post, const char *name, const czk_fr *av, const czk_fr *bv) {
   CZK_TRY(czk_cs_alloc(w->cs, y, value));
   czk__gl A, B, C;
   czk__gl_init(&A);
@@ -174,7 +176,9 @@ static czk_status alloc_mul(ws *w, czk_var *y, const czk_fr *value, czk_var u, c
       czk__gl_add(&C, CZK_VAR_ONE, &neg);
     }
   }
-  return czk__enforce_free(w->cs, name, &A, &B, &C);
+  czk_fr cv = *value;
+  if (post) czk_fr_sub(&cv, &cv, post);
+  return czk__enforce_free_v(w->cs, name, &A, &B, &C, av, bv, &cv);
 }
 
 /* Quintic S-box on an allocated element: (x + pre)^5 + post, 3 constraints. pre only in the first round. */
@@ -188,12 +192,12 @@ static czk_status sbox(ws *w, elt *e, const czk_fr *pre, const czk_fr *post) {
   czk_fr_mul(&yv, &qv, &xv);
   if (post) czk_fr_add(&yv, &yv, post);
   if (pre)
-    CZK_TRY(alloc_mul(w, &s, &sv, x, pre, x, NULL, "squared sum constraint"));
+    CZK_TRY(alloc_mul(w, &s, &sv, x, pre, x, NULL, "squared sum constraint", &xv, &xv));
   else
-    CZK_TRY(alloc_mul(w, &s, &sv, x, NULL, x, NULL, "squaring constraint"));
-  CZK_TRY(alloc_mul(w, &q, &qv, s, NULL, s, NULL, "squaring constraint"));
+    CZK_TRY(alloc_mul(w, &s, &sv, x, NULL, x, NULL, "squaring constraint", &xv, &xv));
+  CZK_TRY(alloc_mul(w, &q, &qv, s, NULL, s, NULL, "squaring constraint", &sv, &sv));
   /* mul_sum(a = q, b = x, pre, post): (x + pre) * q = y - post */
-  CZK_TRY(alloc_mul(w, &y, &yv, x, pre, q, post, "mul sum constraint"));
+  CZK_TRY(alloc_mul(w, &y, &yv, x, pre, q, post, "mul sum constraint", &xv, &qv));
   e->alloc = true;
   e->var = y;
   e->val = yv;

@@ -13,7 +13,7 @@
 #include "cli/cli.h"
 #include "api/client.h"
 #include "core/mapfile.h"
-#include "cli/fc_request.h"
+#include "filecoin/request.h"
 
 static const char *k_kinds[] = {"porep-c2", "snap-update", "window-post", "winning-post", "synthetic", "circom"};
 static const int k_kind_vals[] = {1, 2, 3, 4, 100, 101};

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "cli/fc_request.h"
+#include "filecoin/request.h"
 #include "core/clock.h"
 #include "czk/groth16.h"
 #include "czk/kinds.h"
@@ -87,7 +87,7 @@ int czk_cmd_circuit_info(int argc, char **argv) {
   czk_cs *cs;
   czk_cs_counts n;
   czk_status st = czk_cs_counter_new(&cs);
-  czk_post_instance inst = {info, NULL, 0};
+  czk_post_instance inst = {.info = info, .sectors = NULL, .n_sectors = 0};
   if (st == CZK_OK) st = czk_post_synthesize(cs, &inst);
   if (st == CZK_OK) st = czk_cs_counter_result(cs, &n);
   czk_cs_free(cs);
@@ -290,7 +290,7 @@ int czk__cmd_setup_kind(int argc, char **argv) {
   double t0 = czk__now_s();
   czk_cs *cs;
   czk_r1cs *shape = NULL;
-  czk_post_instance inst = {info, NULL, 0};
+  czk_post_instance inst = {.info = info, .sectors = NULL, .n_sectors = 0};
   czk_status st = czk_cs_shape_new(&cs);
   if (st == CZK_OK) {
     st = czk_post_synthesize(cs, &inst);

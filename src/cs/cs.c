@@ -57,6 +57,10 @@ void czk_lc_eval(czk_fr *r, const czk_lc *lc, const czk_fr *inputs, const czk_fr
   for (size_t i = 0; i < lc->n; i++) {
     czk_var v = lc->t[i].var;
     const czk_fr *x = czk_var_is_input(v) ? &inputs[czk_var_index(v)] : &aux[czk_var_index(v)];
+    if (czk_fr_eq(&lc->t[i].coeff, &czk_fr_one_v)) { /* most terms of most gadgets */
+      czk_fr_add(&acc, &acc, x);
+      continue;
+    }
     czk_fr_mul(&t, x, &lc->t[i].coeff);
     czk_fr_add(&acc, &acc, &t);
   }
@@ -470,6 +474,37 @@ czk_status czk_cs_enforce(czk_cs *cs, const char *name, const czk_lc *a, const c
   if (b->err != CZK_OK) return fail(cs, b->err);
   if (c->err != CZK_OK) return fail(cs, c->err);
   return cs->ops->enforce(cs, name, a, b, c);
+}
+
+czk_status czk_cs_enforce_v(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c,
+                            const czk_fr *va, const czk_fr *vb, const czk_fr *vc) {
+  if (cs->err != CZK_OK) return cs->err;
+  if (cs->mode == CZK_CS_EVAL) {
+    if (a->err != CZK_OK || b->err != CZK_OK || c->err != CZK_OK)
+      return fail(cs, a->err != CZK_OK ? a->err : b->err != CZK_OK ? b->err : c->err);
+    if (cs->n_constraints >= cs->eval.rows_cap) return fail(cs, CZK_ERR_LIMIT);
+    size_t k = (size_t)cs->n_constraints;
+    cs->eval.a[k] = *va;
+    cs->eval.b[k] = *vb;
+    cs->eval.c[k] = *vc;
+    cs->n_constraints++;
+    return CZK_OK;
+  }
+  if (cs->mode == CZK_CS_CHECK && !cs->failed && lc_vars_known(cs, a) && lc_vars_known(cs, b) &&
+      lc_vars_known(cs, c)) {
+    /* the gadget's values must be its combinations' values (what the evaluator trusts) */
+    czk_fr x[3];
+    czk_lc_eval(&x[0], a, cs->in_vals, cs->aux_vals);
+    czk_lc_eval(&x[1], b, cs->in_vals, cs->aux_vals);
+    czk_lc_eval(&x[2], c, cs->in_vals, cs->aux_vals);
+    if (!czk_fr_eq(&x[0], va) || !czk_fr_eq(&x[1], vb) || !czk_fr_eq(&x[2], vc)) {
+      cs->failed = true;
+      cs->fail_index = cs->n_constraints;
+      czk_status st = set_fail_name(cs, name ? name : "gadget value differs from its combination");
+      if (st != CZK_OK) return fail(cs, st);
+    }
+  }
+  return czk_cs_enforce(cs, name, a, b, c);
 }
 
 void czk_cs_push_ns(czk_cs *cs, const char *name) {

@@ -127,10 +127,10 @@ static czk_status post_assign(void *cfg, const void *parsed, uint32_t part, czk_
   czk_post_assignment_size(p->info, &sc, &ni, &na, &rows, &dom);
   out->w.n_inputs = (uint32_t)ni;
   out->w.n_aux = (uint32_t)na;
-  out->w.w = malloc((ni + na) * sizeof(czk_fr));
-  out->a = malloc(dom * sizeof(czk_fr));
-  out->b = malloc(dom * sizeof(czk_fr));
-  out->c = malloc(dom * sizeof(czk_fr));
+  out->w.w = czk_alloc_big((ni + na) * sizeof(czk_fr));
+  out->a = czk_alloc_big(dom * sizeof(czk_fr));
+  out->b = czk_alloc_big(dom * sizeof(czk_fr));
+  out->c = czk_alloc_big(dom * sizeof(czk_fr));
   out->n_domain = dom;
   out->n_rows = rows;
   czk_status st = out->w.w && out->a && out->b && out->c ? CZK_OK : CZK_ERR_NOMEM;

@@ -1,5 +1,5 @@
-/* fc_request.h: request.json, the file form of one Filecoin proof request (the SubmitProof fields Curio fills), as
- * `czk gen-vanilla` writes it and `czk prove --request` / `czk verify --request` read it (fc_request.c, json-c).
+/* request.h: request.json, the file form of one Filecoin proof request (the SubmitProof fields Curio fills), as
+ * `czk gen-vanilla` writes it and `czk prove --request` / `czk verify --request` read it (request.c, json-c).
  *
  *   {"kind": "window-post", "proof_kind": 3, "registered_proof": 13, "registered_proof_name": "...",
  *    "sector_size": 2048, "miner_id": 1000, "prover_id": "<hex 32 B>", "randomness": "<hex 32 B>",
@@ -7,8 +7,8 @@
  *    "sectors": [{"sector_id": 1, "comm_r": "<hex 32 B>"}, ...],      (public sector info, in request order)
  *    "vanilla_proofs": ["vanilla-0.bin", ...]}                          (files, relative to request.json's folder)
  */
-#ifndef CZK_CLI_FC_REQUEST_H
-#define CZK_CLI_FC_REQUEST_H
+#ifndef CZK_FILECOIN_REQUEST_H
+#define CZK_FILECOIN_REQUEST_H
 
 #include <stddef.h>
 #include <stdint.h>

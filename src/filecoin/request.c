@@ -1,11 +1,11 @@
-/* fc_request.c: request.json read with json-c, written with stdio (fc_request.h). */
+/* request.c: request.json read with json-c, written with stdio (request.h). */
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/fc_request.h"
+#include "filecoin/request.h"
 
 #define MAX_VANILLA_FILE (256u << 20)
 

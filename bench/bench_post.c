@@ -1,0 +1,264 @@
+/* bench_post.c: `czk bench post`: one WinningPoSt / WindowPoSt partition stage by stage, at any sector size, from
+ * sparse vanilla proofs (czk/post.h generator; the real format and size):
+ *   parse      the bincode bytes of every sector's vanilla proof -> openings (lengths checked first)
+ *   check      the native vanilla check (comm_r, every path hashed to comm_r_last, every index = its challenge)
+ *   inputs     the public inputs recomputed from the request
+ *   synthesis  the whole assignment (witness + a, b, c), slots in parallel on the pool (czk_post_evaluate)
+ *   prove      (--backend) the one prover with a device-resident key: the real key of --params DIR (the proof is
+ *              verified against the recomputed inputs) or, with --random-key, random points of the full key's sizes
+ *              (the proof verifies against nothing; this measures the device work only).
+ * Median of --reps after one warm-up; every stage's output is checked (a failing stage stops the run, exit 1). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "bench/bench_util.h"
+#include "core/clock.h"
+#include "core/units.h"
+#include "czk/backend.h"
+#include "czk/groth16.h"
+#include "czk/post.h"
+
+#define GCH 4096
+
+typedef struct pgen {
+  czk_g1_affine *p1;
+  czk_g2_affine *p2;
+} pgen;
+
+static void gen_g1(void *v, size_t beg, size_t end) {
+  pgen *x = v;
+  for (size_t ch = beg; ch < end; ch++) {
+    uint64_t s = 77 ^ (ch * 0x94d049bb133111ebULL);
+    czk__bench_points_g1(x->p1 + ch * GCH, GCH, &s);
+  }
+}
+static void gen_g2(void *v, size_t beg, size_t end) {
+  pgen *x = v;
+  for (size_t ch = beg; ch < end; ch++) {
+    uint64_t s = 78 ^ (ch * 0x94d049bb133111ebULL);
+    czk__bench_points_g2(x->p2 + ch * GCH, GCH, &s);
+  }
+}
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: czk bench post --kind winning-post|window-post --sector-size S [--sectors N] [--reps R]\n"
+             "                      [--backend cpu|cuda|cuda:N (--params DIR | --random-key)]\n"
+             "  One PoSt partition stage by stage from sparse vanilla proofs: parse, native check, public inputs,\n"
+             "  synthesis (witness + a/b/c, parallel), and with --backend the prove (key resident on the device).\n"
+             "  --sectors: WindowPoSt sectors in the partition (default: all of them, no padding).\n");
+}
+
+static double median(double *v, unsigned n) {
+  qsort(v, n, sizeof *v, czk__bench_cmp_double);
+  return v[n / 2];
+}
+
+int czk_bench_post(int argc, char **argv) {
+  if (czk__wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
+  const char *kind = NULL, *size = NULL, *bname = NULL, *params = NULL;
+  unsigned reps = 3;
+  uint64_t sectors = 0;
+  bool random_key = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--random-key") == 0) {
+      random_key = true;
+      continue;
+    }
+    if (!v) return fprintf(stderr, "czk bench post: %s needs a value\n", a), 2;
+    if (strcmp(a, "--kind") == 0) kind = v;
+    else if (strcmp(a, "--sector-size") == 0) size = v;
+    else if (strcmp(a, "--sectors") == 0) sectors = strtoull(v, NULL, 10);
+    else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
+    else if (strcmp(a, "--backend") == 0) bname = v;
+    else if (strcmp(a, "--params") == 0) params = v;
+    else return fprintf(stderr, "czk bench post: unknown option '%s'\n", a), usage(stderr), 2;
+    i++;
+  }
+  uint64_t bytes;
+  czk_post_type type = kind && strcmp(kind, "winning-post") == 0 ? CZK_POST_WINNING : CZK_POST_WINDOW;
+  if (!kind || (strcmp(kind, "winning-post") != 0 && strcmp(kind, "window-post") != 0) || !size ||
+      !czk__parse_size(size, &bytes) || reps < 1 || (bname && !params && !random_key) || (params && random_key))
+    return usage(stderr), 2;
+  const czk_post_info *info = czk_post_info_find(type, bytes, 2);
+  if (!info) return fprintf(stderr, "czk bench post: no %s proof of sector size %s\n", kind, size), 2;
+  if (type == CZK_POST_WINNING || sectors == 0 || sectors > info->sector_count)
+    sectors = type == CZK_POST_WINNING ? 1 : info->sector_count;
+  czk_pool *pool = czk_pool_default();
+  printf("bench post: %s %s, %llu sector(s) in %u slots, %u pool threads\n", info->name, info->size_name,
+         (unsigned long long)sectors, info->slots, czk_pool_threads(pool));
+
+  /* the request: sparse vanilla proofs in Curio's bytes */
+  uint8_t rnd[32];
+  for (int i = 0; i < 32; i++) rnd[i] = (uint8_t)(i * 29 + 3);
+  rnd[31] &= 0x3f;
+  size_t vs = czk_post_vanilla_size(info);
+  uint8_t *bin = malloc(sectors * vs);
+  czk_post_sector *sec = calloc(sectors, sizeof *sec);
+  uint64_t *ids = malloc(sectors * sizeof *ids);
+  uint8_t(*cr)[32] = malloc(sectors * 32);
+  if (!bin || !sec || !ids || !cr) return fprintf(stderr, "czk bench post: out of memory\n"), 1;
+  double t = czk__now_s();
+  for (uint64_t i = 0; i < sectors; i++) {
+    czk_post_sector s;
+    if (czk_post_generate(info, CZK_POST_GEN_SPARSE, 5, 1000 + i, i, rnd, NULL, NULL, &s) != CZK_OK ||
+        czk_post_vanilla_write(info, &s, bin + i * vs, vs) != CZK_OK)
+      return fprintf(stderr, "czk bench post: generator failed\n"), 1;
+    ids[i] = s.sector_id;
+    memcpy(cr[i], s.comm_r, 32);
+    czk_post_sector_free(&s);
+  }
+  printf("  generated %llu sparse vanilla proofs of %zu bytes in %.2f s\n", (unsigned long long)sectors, vs,
+         czk__now_s() - t);
+
+  czk_post_slot_counts sc;
+  uint64_t ni, na, rows, dom;
+  if (czk_post_slot_counts_get(info, &sc) != CZK_OK) return 1;
+  czk_post_assignment_size(info, &sc, &ni, &na, &rows, &dom);
+  printf("  circuit: %llu constraints + %llu inputs, %llu aux, domain 2^%u; assignment %.2f GiB\n",
+         (unsigned long long)(rows - ni), (unsigned long long)ni, (unsigned long long)na, __builtin_ctzll(dom),
+         (double)((ni + na + 3 * dom) * sizeof(czk_fr)) / (1u << 30));
+  size_t np = czk_post_num_public_inputs(info);
+  czk_fr *pub = malloc(np * sizeof *pub);
+
+  /* the key (--backend) */
+  czk_backend *be = NULL;
+  czk_groth16_key *key = NULL;
+  czk_groth16_dkey *dkey = NULL;
+  czk_groth16_pk *pk = NULL;
+  czk_r1cs *outline = NULL;
+  czk_g1_affine *p1 = NULL;
+  czk_g2_affine *p2 = NULL;
+  int rc = 0;
+  if (bname) {
+    czk_status st = czk_backend_open(&be, bname, NULL);
+    if (st == CZK_OK) st = czk_post_outline(info, &outline);
+    if (st == CZK_OK && params) {
+      char stem[200], path[4400];
+      czk_post_param_stem(info, stem, sizeof stem);
+      snprintf(path, sizeof path, "%s/%s.params", params, stem);
+      t = czk__now_s();
+      st = czk_groth16_pk_open(&pk, path);
+      if (st == CZK_OK) st = czk_groth16_key_from_pk(&key, pk, outline, pool);
+      if (st != CZK_OK) fprintf(stderr, "czk bench post: %s: %s\n", path, czk_status_str(st));
+      else printf("  key %s loaded in %.2f s\n", path, czk__now_s() - t);
+    } else if (st == CZK_OK) {
+      czk_groth16_pk_sizes ks = {dom - 1, outline->n_aux, (size_t)outline->n_inputs + outline->a_aux_count,
+                                 (size_t)outline->b_input_count + outline->b_aux_count,
+                                 (size_t)outline->b_input_count + outline->b_aux_count};
+      size_t m1 = ks.n_h > ks.n_l ? ks.n_h : ks.n_l;
+      if (ks.n_a > m1) m1 = ks.n_a;
+      m1 = (m1 + 4 + outline->n_inputs + GCH - 1) / GCH * GCH;
+      size_t m2 = (ks.n_b_g2 + 4 + GCH - 1) / GCH * GCH;
+      t = czk__now_s();
+      p1 = malloc(m1 * sizeof *p1);
+      p2 = malloc(m2 * sizeof *p2);
+      st = p1 && p2 ? CZK_OK : CZK_ERR_NOMEM;
+      if (st == CZK_OK) {
+        pgen g = {p1, p2};
+        czk_pool_parallel_for(pool, m1 / GCH, 1, gen_g1, &g);
+        czk_pool_parallel_for(pool, m2 / GCH, 1, gen_g2, &g);
+        czk_groth16_vk vk;
+        memset(&vk, 0, sizeof vk);
+        vk.alpha_g1 = p1[1], vk.beta_g1 = p1[2], vk.delta_g1 = p1[3], vk.beta_g2 = p2[1], vk.gamma_g2 = p2[2];
+        vk.delta_g2 = p2[3];
+        vk.n_ic = outline->n_inputs;
+        vk.ic = p1 + 4;
+        czk_groth16_pk_queries kq = {p1, p1, p1, p1, p2};
+        st = czk_groth16_key_from_queries(&key, &vk, &kq, &ks, outline);
+        printf("  random key of the full size (h %zu, l %zu, a %zu, b %zu G1+G2 points) in %.2f s\n", ks.n_h, ks.n_l,
+               ks.n_a, ks.n_b_g1, czk__now_s() - t);
+      }
+    }
+    if (st == CZK_OK) {
+      t = czk__now_s();
+      st = czk_groth16_key_upload(&dkey, key, be);
+      if (st == CZK_OK) printf("  key resident on %s (%.2f s)\n", czk_backend_name(be), czk__now_s() - t);
+    }
+    if (st != CZK_OK) {
+      fprintf(stderr, "czk bench post: key / backend: %s\n", czk_status_str(st));
+      rc = 1;
+    }
+  }
+
+  double *tp = calloc(reps + 1, sizeof(double)), *tc = calloc(reps + 1, sizeof(double)),
+         *ti = calloc(reps + 1, sizeof(double)), *ts = calloc(reps + 1, sizeof(double)),
+         *tv = calloc(reps + 1, sizeof(double)), *tg = calloc(reps + 1, sizeof(double)),
+         *tt = calloc(reps + 1, sizeof(double));
+  char err[300];
+  for (unsigned r = 0; r <= reps && rc == 0; r++) {
+    double t0 = czk__now_s();
+    czk_status st = CZK_OK;
+    for (uint64_t i = 0; i < sectors && st == CZK_OK; i++)
+      st = czk_post_vanilla_parse(info, bin + i * vs, vs, &sec[i], "sector", err, sizeof err);
+    double t1 = czk__now_s();
+    for (uint64_t i = 0; i < sectors && st == CZK_OK; i++)
+      st = czk_post_vanilla_check(info, &sec[i], rnd, i, "sector", err, sizeof err);
+    double t2 = czk__now_s();
+    if (st == CZK_OK) st = czk_post_public_inputs(info, ids, (const uint8_t(*)[32])cr, sectors, rnd, 0, pub, np);
+    double t3 = czk__now_s();
+    czk_groth16_assignment as;
+    memset(&as, 0, sizeof as);
+    if (st == CZK_OK) {
+      as.w.n_inputs = (uint32_t)ni, as.w.n_aux = (uint32_t)na;
+      as.w.w = czk_alloc_big((ni + na) * sizeof(czk_fr));
+      as.a = czk_alloc_big(dom * sizeof(czk_fr)), as.b = czk_alloc_big(dom * sizeof(czk_fr));
+      as.c = czk_alloc_big(dom * sizeof(czk_fr));
+      as.n_domain = dom, as.n_rows = rows;
+      st = as.w.w && as.a && as.b && as.c ? CZK_OK : CZK_ERR_NOMEM;
+      czk_post_instance inst = {.info = info, .sectors = sec, .n_sectors = sectors};
+      if (st == CZK_OK) st = czk_post_evaluate(&inst, pool, as.w.w, as.a, as.b, as.c);
+      if (st == CZK_OK && memcmp(as.w.w + 1, pub, np * sizeof(czk_fr)) != 0) st = CZK_ERR_VERIFY_FAILED;
+    }
+    double t4 = czk__now_s(), t5 = t4, t6 = t4;
+    if (st == CZK_OK && be) {
+      czk_groth16_job *job;
+      czk_groth16_proof proof;
+      czk_groth16_timings tim;
+      st = czk_groth16_prove_start(&job, be, key, dkey, &as, pool); /* consumes the assignment */
+      if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
+      t5 = czk__now_s();
+      tg[r] = tim.device;
+      if (st == CZK_OK && params) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
+      t6 = czk__now_s();
+    } else {
+      czk_groth16_assignment_free(&as);
+    }
+    for (uint64_t i = 0; i < sectors; i++) czk_post_sector_free(&sec[i]);
+    if (st != CZK_OK) {
+      fprintf(stderr, "czk bench post: rep %u: %s %s\n", r, czk_status_str(st), err);
+      rc = 1;
+      break;
+    }
+    tp[r] = t1 - t0, tc[r] = t2 - t1, ti[r] = t3 - t2, ts[r] = t4 - t3, tv[r] = t5 - t4, tt[r] = t5 - t0;
+    printf("  %s parse %7.2f | check %8.2f | inputs %6.2f | synthesis %9.1f | prove %8.1f (device %7.1f) | "
+           "verify %6.1f | total %9.1f ms\n",
+           r ? "rep    " : "warm-up", 1e3 * tp[r], 1e3 * tc[r], 1e3 * ti[r], 1e3 * ts[r], 1e3 * tv[r], 1e3 * tg[r],
+           1e3 * (t6 - t5), 1e3 * tt[r]);
+    fflush(stdout);
+  }
+  if (rc == 0) {
+    double cons = (double)(rows - ni);
+    double syn = median(ts + 1, reps);
+    printf("%s %s on %s: median of %u: parse %.2f ms, check %.2f ms, inputs %.2f ms, synthesis %.1f ms (%.1f M "
+           "constraints/s)%s",
+           info->name, info->size_name, be ? czk_backend_name(be) : "(no prove)", reps, 1e3 * median(tp + 1, reps),
+           1e3 * median(tc + 1, reps), 1e3 * median(ti + 1, reps), 1e3 * syn, cons / syn / 1e6, be ? ", " : "\n");
+    if (be)
+      printf("prove %.1f ms (device busy %.1f ms), parse..prove %.1f ms%s\n", 1e3 * median(tv + 1, reps),
+             1e3 * median(tg + 1, reps), 1e3 * median(tt + 1, reps), params ? ", every proof verified" : "");
+  }
+  free(tp), free(tc), free(ti), free(ts), free(tv), free(tg), free(tt);
+  czk_groth16_dkey_free(dkey);
+  czk_groth16_key_free(key);
+  if (pk) czk_groth16_pk_close(pk);
+  czk_r1cs_free(outline);
+  czk_backend_free(be);
+  free(p1), free(p2), free(pub), free(bin), free(sec), free(ids), free(cr);
+  return rc;
+}
