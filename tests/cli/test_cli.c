@@ -10,6 +10,8 @@
  *   setup/prove/verify : synthetic 2^4 circuit: keys, proof and public inputs written, `czk verify` prints OK; a
  *                        flipped proof byte, a changed public input, another witness's public inputs and a truncated
  *                        proof all exit 1.
+ *   filecoin           : circuit-info counts (2 KiB Window, 32 GiB Winning), gen-vanilla files and request.json, bad
+ *                        arguments, verify --request without a key or with a malformed request.
  * Every run also checks that stderr holds no sanitizer report (an ASan/UBSan abort exits non-zero too, which must not
  * pass for an expected rejection). Work files live in a fresh mkdtemp directory that is removed at the end. */
 #include <fcntl.h>
@@ -407,6 +409,60 @@ static void test_bench_backend(void) {
   }
 }
 
+/* czk circuit-info / gen-vanilla / verify --request (Filecoin PoSt): the asserted counts, in text and JSON (the 32 GiB
+ * Winning circuit included: counting synthesis, seconds); gen-vanilla writes Curio-sized vanilla proofs and a
+ * request.json; the bad arguments and a missing key are refused with a reason. The daemon path is test_post_daemon. */
+static void test_filecoin(void) {
+  run_result r;
+  RUN(&r, NULL, "circuit-info", "window-post", "--sector-size", "2KiB");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "21,866 (with the 23 input constraints: 21,889)") &&
+                strstr(r.out, "public inputs        23") && strstr(r.out, "FFT domain           2^15") &&
+                strstr(r.out, "0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0.params"),
+            "circuit-info window-post 2KiB: %d %s %s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "circuit-info", "winning-post", "--sector-size", "32GiB", "--json");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "\"constraints\":370590,") && strstr(r.out, "\"public_inputs\":133,") &&
+                strstr(r.out, "\"log_domain\":19") && strstr(r.out, "\"circuit_id\":\"winning-32g\""),
+            "circuit-info winning-post 32GiB --json: %d %s %s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "circuit-info", "porep-c3", "--sector-size", "2KiB");
+  expect_fail(&r, 2, "unknown kind 'porep-c3'", "circuit-info unknown kind");
+  RUN(&r, NULL, "circuit-info", "window-post", "--sector-size", "4KiB");
+  expect_fail(&r, 2, "no registered proof for sector size 4KiB", "circuit-info 4KiB");
+  char dir[128], req[160], v0[160], vk[128];
+  path_in(dir, sizeof dir, "wpost");
+  RUN(&r, NULL, "gen-vanilla", "window-post", "--sector-size", "2KiB", "--sectors", "2", "--api", "1.0",
+      "--partition", "1", "--out", dir);
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "2 StackedDrgWindow2KiBV1 vanilla proof(s) of 5680 bytes (dense"),
+            "gen-vanilla: %d %s %s", r.rc, r.out, r.err);
+  snprintf(req, sizeof req, "%s/request.json", dir);
+  snprintf(v0, sizeof v0, "%s/vanilla-1.bin", dir);
+  struct stat sb;
+  CHECK(stat(v0, &sb) == 0 && sb.st_size == 5680);
+  char *j = read_text(req);
+  CHECK_MSG(j && strstr(j, "\"registered_proof\": 5,") && strstr(j, "\"partition_index\": 1,") &&
+                strstr(j, "\"prover_id\": \"e807000000") && strstr(j, "\"vanilla_proofs\": [\"vanilla-0.bin\", \"vanilla-1.bin\"]"),
+            "request.json: %s", j ? j : "(missing)");
+  free(j);
+  char dir2[128];
+  path_in(dir2, sizeof dir2, "winning");
+  RUN(&r, NULL, "gen-vanilla", "winning-post", "--sector-size", "64GiB", "--out", dir2);
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "167760 bytes (sparse, 64GiB)"), "gen-vanilla winning 64GiB: %d %s %s", r.rc,
+            r.out, r.err);
+  RUN(&r, NULL, "gen-vanilla", "window-post", "--sector-size", "2KiB", "--sectors", "3", "--out", dir);
+  expect_fail(&r, 2, "--sectors must be 1..2", "gen-vanilla 3 sectors");
+  RUN(&r, NULL, "gen-vanilla", "window-post", "--sector-size", "2KiB", "--api", "1.1", "--out", dir);
+  expect_fail(&r, 2, "--api takes 1.0 or 1.2", "gen-vanilla api 1.1");
+  RUN(&r, NULL, "gen-vanilla", "window-post", "--sector-size", "2KiB", "--randomness", "ff", "--out", dir);
+  expect_fail(&r, 2, "--randomness must be 64 hex digits", "gen-vanilla randomness");
+  /* verify --request without the key, and with a malformed request */
+  path_in(vk, sizeof vk, "no-params");
+  RUN(&r, NULL, "verify", "--request", req, "--proof", v0, "--params", vk);
+  CHECK_MSG(r.rc == 1 && strstr(r.err, ".vk") && strstr(r.err, "0170db1f"), "verify without a key: %d %s", r.rc, r.err);
+  const char *bad = "{\"proof_kind\": 3}";
+  write_file(req, bad, strlen(bad));
+  RUN(&r, NULL, "verify", "--request", req, "--proof", v0, "--params", vk);
+  CHECK_MSG(r.rc == 1 && strstr(r.err, "registered_proof"), "verify bad request: %d %s", r.rc, r.err);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_cli <path of the czk executable>\n");
@@ -423,6 +479,7 @@ int main(int argc, char **argv) {
   test_sha256_tree();
   test_prove_verify();
   test_bench_backend();
+  test_filecoin();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
   if (system(cmd) != 0) fprintf(stderr, "test_cli: could not remove %s\n", g_dir);
