@@ -102,6 +102,12 @@ CZK_API czk_status czk_post_vanilla_check(const czk_post_info *info, const czk_p
                                           const uint8_t randomness[32], uint64_t sector_index, const char *which,
                                           char *err, size_t err_len);
 
+/* The same for n sectors at positions sector_index[i] (names which[i], may be NULL), every opening of every sector
+ * checked in parallel on the default pool; the error names the first failing sector and challenge in request order. */
+CZK_API czk_status czk_post_vanilla_check_all(const czk_post_info *info, const czk_post_sector *sectors, size_t n,
+                                              const uint8_t randomness[32], const uint64_t *sector_index,
+                                              const char *const *which, char *err, size_t err_len);
+
 /* ------------------------------------------------------------------------------------------------ circuit */
 /* A circuit instance: one partition. WindowPoSt: n_sectors real sectors (1 .. sector_count), slots beyond them
  * repeat the last sector (as the reference pads). WinningPoSt: n_sectors = 1, its 66 openings unrolled into 66

@@ -370,13 +370,14 @@ static void hex8(char *out, const uint8_t *b) {
   for (int i = 0; i < 4; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-/* One opening: 0 ok, 1 root is not comm_r_last, 2 index is not the challenge, 3 path does not hash to the root,
- * 4 internal error. */
+/* The openings of many sectors, checked in parallel as one list of (sector, challenge) items. res per item: 0 ok,
+ * 1 root is not comm_r_last, 2 index is not the challenge, 3 path does not hash to the root, 4 internal error. */
 typedef struct chk_ctx {
   const czk_post_info *info;
   const czk_post_sector *s;
+  uint32_t m; /* openings per sector */
   const uint8_t *randomness;
-  uint64_t sector_index;
+  const uint64_t *sector_index;
   uint8_t *res;
   uint64_t *got, *want;
 } chk_ctx;
@@ -385,80 +386,95 @@ static void check_openings(void *arg, size_t begin, size_t end) {
   chk_ctx *x = arg;
   const czk_post_info *info = x->info;
   unsigned n = czk_post_levels(info);
-  for (size_t c = begin; c < end; c++) {
-    const czk_post_opening *o = &x->s->openings[c];
-    x->want[c] = czk_post_challenge(info, x->randomness, x->s->sector_id, x->sector_index, (uint32_t)c);
-    x->got[c] = czk_post_opening_index(info, o);
-    if (memcmp(o->root, x->s->comm_r_last, 32) != 0) {
-      x->res[c] = 1;
+  for (size_t it = begin; it < end; it++) {
+    const czk_post_sector *s = &x->s[it / x->m];
+    uint32_t c = (uint32_t)(it % x->m);
+    const czk_post_opening *o = &s->openings[c];
+    x->want[it] = czk_post_challenge(info, x->randomness, s->sector_id, x->sector_index[it / x->m], c);
+    x->got[it] = czk_post_opening_index(info, o);
+    if (memcmp(o->root, s->comm_r_last, 32) != 0) {
+      x->res[it] = 1;
       continue;
     }
-    if (x->got[c] != x->want[c]) {
-      x->res[c] = 2;
+    if (x->got[it] != x->want[it]) {
+      x->res[it] = 2;
       continue;
     }
     uint8_t cur[32], group[CZK_FC_MAX_ARITY * 32];
     memcpy(cur, o->leaf, 32);
     unsigned si = 0;
-    x->res[c] = 0;
+    x->res[it] = 0;
     for (unsigned l = 0; l < n; l++) {
       unsigned a = czk_post_level_arity(info, l);
       for (unsigned i = 0, k = 0; i < a; i++) memcpy(group + 32 * i, i == o->index[l] ? cur : o->sib[si + k++], 32);
       si += a - 1;
       if (czk_fc_node_hash(CZK_FC_POSEIDON, cur, group, a) != CZK_OK) {
-        x->res[c] = 4;
+        x->res[it] = 4;
         break;
       }
     }
-    if (x->res[c] == 0 && memcmp(cur, o->root, 32) != 0) x->res[c] = 3;
+    if (x->res[it] == 0 && memcmp(cur, o->root, 32) != 0) x->res[it] = 3;
   }
 }
 
-czk_status czk_post_vanilla_check(const czk_post_info *info, const czk_post_sector *s, const uint8_t randomness[32],
-                                  uint64_t sector_index, const char *which, char *err, size_t err_len) {
-  rd r = {NULL, 0, 0, err, err_len, which};
+czk_status czk_post_vanilla_check_all(const czk_post_info *info, const czk_post_sector *sectors, size_t n,
+                                      const uint8_t randomness[32], const uint64_t *sector_index,
+                                      const char *const *which, char *err, size_t err_len) {
+  rd r = {NULL, 0, 0, err, err_len, NULL};
   if (err && err_len) err[0] = 0;
-  if (!info || !s || s->n_openings != info->challenge_count) return fail(&r, CZK_ERR_INVALID_ARG, "wrong shape");
-  uint8_t kids[64], h[32];
-  memcpy(kids, s->comm_c, 32);
-  memcpy(kids + 32, s->comm_r_last, 32);
-  CZK_TRY(czk_fc_node_hash(CZK_FC_POSEIDON, h, kids, 2));
-  if (memcmp(h, s->comm_r, 32) != 0) {
-    char a[9], b[9];
-    hex8(a, h), hex8(b, s->comm_r);
-    return fail(&r, CZK_ERR_VERIFY_FAILED, "sector %llu: H(comm_c, comm_r_last) = %s... differs from comm_r %s...",
-                (unsigned long long)s->sector_id, a, b);
+  if (!info || !sectors || !sector_index || n == 0) return fail(&r, CZK_ERR_INVALID_ARG, "no sectors");
+  for (size_t i = 0; i < n; i++) {
+    const czk_post_sector *s = &sectors[i];
+    r.which = which ? which[i] : NULL;
+    if (s->n_openings != info->challenge_count || !s->openings) return fail(&r, CZK_ERR_INVALID_ARG, "wrong shape");
+    uint8_t kids[64], h[32];
+    memcpy(kids, s->comm_c, 32);
+    memcpy(kids + 32, s->comm_r_last, 32);
+    CZK_TRY(czk_fc_node_hash(CZK_FC_POSEIDON, h, kids, 2));
+    if (memcmp(h, s->comm_r, 32) != 0) {
+      char a[9], b[9];
+      hex8(a, h), hex8(b, s->comm_r);
+      return fail(&r, CZK_ERR_VERIFY_FAILED, "sector %llu: H(comm_c, comm_r_last) = %s... differs from comm_r %s...",
+                  (unsigned long long)s->sector_id, a, b);
+    }
   }
-  uint32_t m = s->n_openings;
-  uint8_t *res = malloc(m);
-  uint64_t *got = malloc(m * sizeof *got), *want = malloc(m * sizeof *want);
+  uint32_t m = info->challenge_count;
+  size_t items = n * m;
+  uint8_t *res = malloc(items);
+  uint64_t *got = malloc(items * sizeof *got), *want = malloc(items * sizeof *want);
   czk_status st = res && got && want ? CZK_OK : CZK_ERR_NOMEM;
   if (st == CZK_OK) {
-    chk_ctx x = {info, s, randomness, sector_index, res, got, want};
-    /* the openings are independent: checked in parallel (a Winning proof has 66 of ~10 Poseidon hashes each) */
-    czk_pool_parallel_for(NULL, m, 1, check_openings, &x);
+    chk_ctx x = {info, sectors, m, randomness, sector_index, res, got, want};
+    czk_pool_parallel_for(NULL, items, 4, check_openings, &x);
   }
-  for (uint32_t c = 0; c < m && st == CZK_OK; c++) {
-    unsigned long long id = (unsigned long long)s->sector_id;
-    switch (res[c]) {
-    case 0: break;
+  for (size_t it = 0; it < items && st == CZK_OK; it++) {
+    if (res[it] == 0) continue;
+    unsigned long long id = (unsigned long long)sectors[it / m].sector_id;
+    uint32_t c = (uint32_t)(it % m);
+    r.which = which ? which[it / m] : NULL;
+    switch (res[it]) {
     case 1: st = fail(&r, CZK_ERR_VERIFY_FAILED, "sector %llu challenge %u: the opening's root is not comm_r_last", id, c); break;
     case 2:
       st = fail(&r, CZK_ERR_VERIFY_FAILED,
                 "sector %llu challenge %u: the path opens leaf %llu, the challenge derived from the randomness is "
                 "leaf %llu",
-                id, c, (unsigned long long)got[c], (unsigned long long)want[c]);
+                id, c, (unsigned long long)got[it], (unsigned long long)want[it]);
       break;
     case 3:
       st = fail(&r, CZK_ERR_VERIFY_FAILED,
                 "sector %llu challenge %u: the Merkle path of leaf %llu does not hash to comm_r_last", id, c,
-                (unsigned long long)got[c]);
+                (unsigned long long)got[it]);
       break;
     default: st = CZK_ERR_INTERNAL; break;
     }
   }
   free(res), free(got), free(want);
   return st;
+}
+
+czk_status czk_post_vanilla_check(const czk_post_info *info, const czk_post_sector *s, const uint8_t randomness[32],
+                                  uint64_t sector_index, const char *which, char *err, size_t err_len) {
+  return czk_post_vanilla_check_all(info, s, 1, randomness, &sector_index, which ? &which : NULL, err, err_len);
 }
 
 /* ------------------------------------------------------------------------------------------------ public inputs */

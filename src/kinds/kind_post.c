@@ -88,11 +88,23 @@ static czk_status post_parse(void *cfg, const czk_kind_request *r, void **parsed
     snprintf(which, sizeof which, "vanilla proof %zu", i);
     st = czk_post_vanilla_parse(info, r->vanilla_proofs[i].data, r->vanilla_proofs[i].len, &p->sectors[i], which,
                                 r->error, r->error_len);
-    if (st != CZK_OK) break;
-    p->n++;
-    uint64_t sector_index = c->type == CZK_POST_WINNING ? 0 : (uint64_t)r->partition_index * info->sector_count + i;
-    st = czk_post_vanilla_check(info, &p->sectors[i], r->randomness.data, sector_index, which, r->error, r->error_len);
+    if (st == CZK_OK) p->n++;
   }
+  /* every opening of every sector checked in parallel; the error names the first failing one in request order */
+  uint64_t *index = st == CZK_OK ? malloc(n * sizeof *index) : NULL;
+  char(*names)[40] = st == CZK_OK ? malloc(n * sizeof *names) : NULL;
+  const char **np = st == CZK_OK ? malloc(n * sizeof *np) : NULL;
+  if (st == CZK_OK && (!index || !names || !np)) st = CZK_ERR_NOMEM;
+  for (size_t i = 0; i < n && st == CZK_OK; i++) {
+    index[i] = c->type == CZK_POST_WINNING ? 0 : (uint64_t)r->partition_index * info->sector_count + i;
+    snprintf(names[i], sizeof names[i], "vanilla proof %zu", i);
+    np[i] = names[i];
+  }
+  if (st == CZK_OK)
+    st = czk_post_vanilla_check_all(info, p->sectors, n, r->randomness.data, index, np, r->error, r->error_len);
+  free(index);
+  free(names);
+  free(np);
   if (st == CZK_OK) {
     uint64_t *ids = malloc(n * sizeof *ids);
     uint8_t(*cr)[32] = malloc(n * 32);
