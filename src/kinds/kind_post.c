@@ -178,20 +178,29 @@ czk_status czk_kind_post_counts(czk_post_type type, uint64_t sector_size, czk_cs
   memset(out, 0, sizeof *out);
   const czk_post_info *info = czk_post_info_find(type, sector_size, 0);
   if (!info) return CZK_ERR_INVALID_ARG;
-  czk_r1cs *r;
-  CZK_TRY(czk_post_outline(info, &r));
-  out->n_inputs = r->n_inputs;
-  out->n_aux = r->n_aux;
-  out->n_user_constraints = r->n_user_constraints;
-  out->n_constraints = r->n_constraints;
-  out->log_domain = r->log_domain;
-  out->nnz_a = r->a.nnz;
-  out->nnz_b = r->b.nnz;
-  out->nnz_c = r->c.nnz;
-  out->a_aux_count = r->a_aux_count;
-  out->b_input_count = r->b_input_count;
-  out->b_aux_count = r->b_aux_count;
-  czk_r1cs_free(r);
+  /* one slot counted, scaled: the slots are identical (czk_post_outline repeats the same slot's densities) */
+  czk_post_info one = *info;
+  one.slots = 1;
+  czk_cs *cs;
+  CZK_TRY(czk_cs_counter_new(&cs));
+  czk_post_instance inst = {.info = &one};
+  czk_cs_counts c;
+  czk_status st = czk_post_synthesize(cs, &inst);
+  if (st == CZK_OK) st = czk_cs_counter_result(cs, &c);
+  czk_cs_free(cs);
+  CZK_TRY(st);
+  uint64_t n = info->slots;
+  out->n_inputs = 1 + n * (c.n_inputs - 1);
+  out->n_aux = n * c.n_aux;
+  out->n_user_constraints = n * c.n_user_constraints;
+  out->n_constraints = out->n_user_constraints + out->n_inputs;
+  while ((1ull << out->log_domain) < out->n_constraints) out->log_domain++;
+  out->nnz_a = n * (c.nnz_a - c.n_inputs) + out->n_inputs;
+  out->nnz_b = n * c.nnz_b;
+  out->nnz_c = n * c.nnz_c;
+  out->a_aux_count = n * c.a_aux_count;
+  out->b_aux_count = n * c.b_aux_count;
+  out->b_input_count = c.b_input_count; /* ONE only: no slot input appears in B */
   return CZK_OK;
 }
 

@@ -186,8 +186,38 @@ static void test_two_keys_one_device(uint64_t key_mem) {
   czk_backend_free(cpu);
 }
 
+/* The PoSt kinds' counts (one slot scaled, used for reservations) equal a counting synthesis of the whole circuit and
+ * the outline the key is made from. */
+static void test_post_counts(void) {
+  const uint64_t sizes[3] = {2048, 8ull << 20, 512ull << 20};
+  for (int t = 0; t < 2; t++)
+    for (int i = 0; i < 3; i++) {
+      czk_post_type type = t ? CZK_POST_WINDOW : CZK_POST_WINNING;
+      czk_cs_counts k, full;
+      CHECK(czk_kind_post_counts(type, sizes[i], &k) == CZK_OK);
+      czk_cs *cs;
+      CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+      czk_post_instance inst = {.info = czk_post_info_find(type, sizes[i], 0)};
+      CHECK(czk_post_synthesize(cs, &inst) == CZK_OK);
+      CHECK(czk_cs_counter_result(cs, &full) == CZK_OK);
+      czk_cs_free(cs);
+      CHECK_MSG(memcmp(&k, &full, sizeof k) == 0, "type %d size %llu: scaled counts differ", t,
+                (unsigned long long)sizes[i]);
+      czk_r1cs *ol;
+      CHECK(czk_post_outline(inst.info, &ol) == CZK_OK);
+      CHECK(ol->n_aux == k.n_aux && ol->a_aux_count == k.a_aux_count && ol->b_aux_count == k.b_aux_count &&
+            ol->b_input_count == k.b_input_count && ol->a.nnz == k.nnz_a);
+      czk_r1cs_free(ol);
+    }
+  czk_cs_counts k;
+  CHECK(czk_kind_post_counts(CZK_POST_WINDOW, 32ull << 30, &k) == CZK_OK);
+  CHECK(k.n_user_constraints == 125279217 && k.n_inputs == 25840 && k.n_aux == 126902376 && k.log_domain == 27);
+  CHECK(czk_kind_post_counts(CZK_POST_WINDOW, 4096, &k) == CZK_ERR_INVALID_ARG);
+}
+
 int main(void) {
   test_names();
+  test_post_counts();
   snprintf(g_dir, sizeof g_dir, "/tmp/czk_tkinds_%d", (int)getpid());
   test_two_keys_one_device(1);
   test_two_keys_one_device(0);
