@@ -95,6 +95,29 @@ int main(void) {
   CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_OK);
   CHECK(strncmp(c.listen, "unix:", 5) == 0 && c.memory_budget >= (64ull << 20) && c.keys_dir[0]);
   czk__config_free(&c);
+  /* param_dir: the config key, else $FIL_PROOFS_PARAMETER_CACHE, else the Filecoin default */
+  {
+    const char *saved = getenv("FIL_PROOFS_PARAMETER_CACHE");
+    char keep[1024] = "";
+    if (saved) snprintf(keep, sizeof keep, "%s", saved);
+    unsetenv("FIL_PROOFS_PARAMETER_CACHE");
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_OK);
+    CHECK(strcmp(c.param_dir, "/var/tmp/filecoin-proof-parameters") == 0);
+    czk__config_free(&c);
+    setenv("FIL_PROOFS_PARAMETER_CACHE", "/srv/params", 1);
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_OK);
+    CHECK(strcmp(c.param_dir, "/srv/params") == 0);
+    czk__config_free(&c);
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_set(&c, "param_dir", "/data/zk/params", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_OK);
+    CHECK(strcmp(c.param_dir, "/data/zk/params") == 0);
+    czk__config_free(&c);
+    if (saved) setenv("FIL_PROOFS_PARAMETER_CACHE", keep, 1);
+    else unsetenv("FIL_PROOFS_PARAMETER_CACHE");
+  }
 
   /* gpu_key_memory: auto (the default), a size, or 0; anything else is refused by finalize */
   {
