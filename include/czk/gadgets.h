@@ -154,6 +154,7 @@ typedef struct czk_fc_por {
   czk_fc_hasher hasher; /* CZK_FC_POSEIDON or CZK_FC_SHA256 */
   const czk_num *root_var; /* set: the root is this existing variable (Root::Var): nothing allocated or inputized,
                               the computed root is enforced equal to it (root and private_root are then unused) */
+  const czk_num *leaf_var; /* set: the leaf is this existing variable (nothing allocated; leaf unused) */
 } czk_fc_por;
 
 /* Synthesizes the PoR circuit: inputs ONE, the packed path bits, and the root unless private (binary Poseidon,

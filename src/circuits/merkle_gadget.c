@@ -3,7 +3,8 @@
  * (base levels, sub, top): log2(arity) index bits, arity - 1 path elements, the insertion picks, the hash of the
  * arity children (Poseidon with the MerkleTree tag, or hash_multi_leaf_circuit); then the path bits packed into
  * inputs (254 per input); the root (aux), `computed * 1 = root`, and, when the root is public, its inputization
- * (with an existing root variable, Root::Var: only `computed * 1 = root`).
+ * (with an existing root variable, Root::Var: only `computed * 1 = root`; with an existing leaf variable nothing is
+ * allocated for the leaf).
  * Per binary Poseidon level: 1 + 2 + 311 constraints; 64 leaves: 6 * 314 + 3 = 1,887.
  * SHA-256 node of n children: n * 256 (to_bits_le) + SHA-256 of 256 n bits (the constant top bit of each child
  * saves some xors) + 1 (pack). */
@@ -59,7 +60,8 @@ czk_status czk_fc_por_circuit(czk_cs *cs, const czk_fc_por *por) {
   czk_bool bits[CZK_FC_MAX_PATH * 4];
   size_t nbits = 0;
   czk_num cur;
-  CZK_TRY(czk_num_alloc(cs, &cur, &leaf));
+  if (por->leaf_var) cur = *por->leaf_var;
+  else CZK_TRY(czk_num_alloc(cs, &cur, &leaf));
   for (size_t l = 0; l < por->n_levels; l++) {
     size_t nbase = por->n_levels - extra;
     unsigned a = l < nbase ? base : l == nbase ? sub : top;

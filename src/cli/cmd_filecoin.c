@@ -16,6 +16,7 @@
 #include "core/clock.h"
 #include "czk/groth16.h"
 #include "czk/kinds.h"
+#include "czk/porep.h"
 #include "czk/post.h"
 
 static int kind_type(const char *kind, czk_post_type *t) {
@@ -66,7 +67,7 @@ static void group(char *out, size_t len, uint64_t v) {
 
 int czk_cmd_circuit_info(int argc, char **argv) {
   static const char *usage = "usage: czk circuit-info KIND --sector-size S [--json]\n"
-                             "  KIND: winning-post, window-post. Runs the circuit's real synthesis in a counting mode\n"
+                             "  KIND: winning-post, window-post, porep (one partition). Runs the circuit's real synthesis in a counting mode\n"
                              "  (no matrices kept): constraints, inputs, aux, non-zeros of A/B/C, densities, domain.\n";
   const char *size = NULL, *kind = NULL;
   bool json = false;
@@ -81,14 +82,29 @@ int czk_cmd_circuit_info(int argc, char **argv) {
   }
   if (optind != argc - 1) return fprintf(stderr, "%s", usage), 2;
   kind = argv[optind];
-  const czk_post_info *info = lookup("circuit-info", kind, size, 0);
-  if (!info) return 2;
+  const czk_post_info *info = NULL;
+  const czk_porep_info *pinfo = NULL;
+  if (strcmp(kind, "porep") == 0) {
+    uint64_t bytes;
+    if (!size || !czk__parse_size(size, &bytes) || !(pinfo = czk_porep_info_for_size(bytes))) {
+      fprintf(stderr, "czk circuit-info: porep has no registered proof for sector size %s\n", size ? size : "(none)");
+      return 2;
+    }
+  } else if (!(info = lookup("circuit-info", kind, size, 0))) {
+    return 2;
+  }
   double t0 = czk__now_s();
   czk_cs *cs;
   czk_cs_counts n;
   czk_status st = czk_cs_counter_new(&cs);
-  czk_post_instance inst = {.info = info, .sectors = NULL, .n_sectors = 0};
-  if (st == CZK_OK) st = czk_post_synthesize(cs, &inst);
+  if (st == CZK_OK && pinfo) {
+    czk_porep_circuit pc;
+    czk_porep_circuit_of(pinfo, &pc);
+    st = czk_porep_synthesize(cs, &pc, NULL);
+  } else if (st == CZK_OK) {
+    czk_post_instance inst = {.info = info, .sectors = NULL, .n_sectors = 0};
+    st = czk_post_synthesize(cs, &inst);
+  }
   if (st == CZK_OK) st = czk_cs_counter_result(cs, &n);
   czk_cs_free(cs);
   double secs = czk__now_s() - t0;
@@ -96,14 +112,18 @@ int czk_cmd_circuit_info(int argc, char **argv) {
     fprintf(stderr, "czk circuit-info: %s\n", czk_status_str(st));
     return 1;
   }
-  char stem[200];
-  czk_post_param_stem(info, stem, sizeof stem);
+  char stem[240];
+  if (pinfo) czk_porep_param_stem(pinfo, stem, sizeof stem);
+  else czk_post_param_stem(info, stem, sizeof stem);
+  uint64_t sector_size = pinfo ? pinfo->sector_size : info->sector_size;
+  const char *cid = pinfo ? czk_porep_circuit_id(pinfo) : czk_post_circuit_id(info);
+  const char *size_name = pinfo ? pinfo->size_name : info->size_name;
   if (json) {
     printf("{\"kind\":\"%s\",\"sector_size\":%llu,\"circuit_id\":\"%s\",\"params\":\"%s\",\"constraints\":%llu,"
            "\"constraints_with_inputs\":%llu,\"public_inputs\":%llu,\"aux\":%llu,\"nnz_a\":%llu,\"nnz_b\":%llu,"
            "\"nnz_c\":%llu,\"a_aux_density\":%llu,\"b_input_density\":%llu,\"b_aux_density\":%llu,\"log_domain\":%u,"
            "\"seconds\":%.3f}\n",
-           kind, (unsigned long long)info->sector_size, czk_post_circuit_id(info), stem,
+           kind, (unsigned long long)sector_size, cid, stem,
            (unsigned long long)n.n_user_constraints, (unsigned long long)n.n_constraints,
            (unsigned long long)n.n_inputs, (unsigned long long)n.n_aux, (unsigned long long)n.nnz_a,
            (unsigned long long)n.nnz_b, (unsigned long long)n.nnz_c, (unsigned long long)n.a_aux_count,
@@ -111,8 +131,11 @@ int czk_cmd_circuit_info(int argc, char **argv) {
     return 0;
   }
   char a[40], b[40];
-  printf("%s %s (%s; circuit id %s)\n", kind, info->size_name, info->type == CZK_POST_WINNING ? info->name :
-         "registered proofs V1 and V1_2", czk_post_circuit_id(info));
+  printf("%s %s (%s; circuit id %s)\n", kind, size_name,
+         pinfo ? "one partition, every registered variant of the size"
+         : info->type == CZK_POST_WINNING ? info->name
+                                          : "registered proofs V1 and V1_2",
+         cid);
   printf("  parameters           %s.params\n", stem);
   group(a, sizeof a, n.n_user_constraints), group(b, sizeof b, n.n_constraints);
   printf("  constraints          %s (with the %llu input constraints: %s)\n", a, (unsigned long long)n.n_inputs, b);

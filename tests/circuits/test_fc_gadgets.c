@@ -493,7 +493,7 @@ static void test_por(void) {
       uint64_t idx = k == 0 ? n - 1 : czk_test_rng_next(&g_rng) % n;
       size_t nl = 0;
       CHECK(czk_fc_tree_prove(t, idx, x.path, &nl) == CZK_OK);
-      x.por = (czk_fc_por){k_shapes[s].base, sub, top, nl, x.path, {0}, {0}, false, CZK_FC_POSEIDON, NULL};
+      x.por = (czk_fc_por){k_shapes[s].base, sub, top, nl, x.path, {0}, {0}, false, CZK_FC_POSEIDON, NULL, NULL};
       memcpy(x.por.leaf, leaves + 32 * idx, 32);
       czk_fc_tree_root(t, x.por.root);
       counts c = run_circuit("por", por_synth, &x, k == 0 ? 40 : 8);
@@ -526,7 +526,7 @@ static void test_por(void) {
     memset(&x, 0, sizeof x);
     size_t nl = 0;
     CHECK(czk_fc_tree_prove(t, 0, x.path, &nl) == CZK_OK);
-    x.por = (czk_fc_por){k_shapes[s].base, sub, top, nl, NULL, {0}, {0}, true, CZK_FC_POSEIDON, NULL};
+    x.por = (czk_fc_por){k_shapes[s].base, sub, top, nl, NULL, {0}, {0}, true, CZK_FC_POSEIDON, NULL, NULL};
     CHECK(czk_cs_shape_new(&cs) == CZK_OK);
     CHECK(czk_fc_por_circuit(cs, &x.por) == CZK_OK);
     CHECK_EQ_INT(czk_cs_num_constraints(cs), k_shapes[s].constraints - 1); /* private root: no inputize */
@@ -558,7 +558,7 @@ static void test_por_sha256(void) {
     uint64_t idx = czk_test_rng_next(&g_rng) % 64;
     size_t nl = 0;
     CHECK(czk_fc_tree_prove(t, idx, x.path, &nl) == CZK_OK);
-    x.por = (czk_fc_por){k_shapes[s].base, 0, 0, nl, x.path, {0}, {0}, false, CZK_FC_SHA256, NULL};
+    x.por = (czk_fc_por){k_shapes[s].base, 0, 0, nl, x.path, {0}, {0}, false, CZK_FC_SHA256, NULL, NULL};
     memcpy(x.por.leaf, leaves + 32 * idx, 32);
     czk_fc_tree_root(t, x.por.root);
     counts c = run_circuit("por sha256", por_synth, &x, 6);

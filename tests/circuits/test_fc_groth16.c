@@ -41,7 +41,7 @@ int main(void) {
   CHECK(czk_fc_merkle_verify(CZK_FC_POSEIDON, root, leaves + 32 * idx, path, nl) == CZK_OK);
 
   /* shape (blank circuit) and keys */
-  czk_fc_por blank = {ARITY, 0, 0, LEVELS, NULL, {0}, {0}, false, CZK_FC_POSEIDON, NULL};
+  czk_fc_por blank = {ARITY, 0, 0, LEVELS, NULL, {0}, {0}, false, CZK_FC_POSEIDON, NULL, NULL};
   czk_cs *cs;
   CHECK(czk_cs_shape_new(&cs) == CZK_OK);
   CHECK(build(cs, &blank) == CZK_OK);
@@ -60,7 +60,7 @@ int main(void) {
   CHECK(czk_groth16_vk_read(&vk, vkp, false) == CZK_OK);
 
   /* witness for the real leaf */
-  czk_fc_por por = {ARITY, 0, 0, nl, path, {0}, {0}, false, CZK_FC_POSEIDON, NULL};
+  czk_fc_por por = {ARITY, 0, 0, nl, path, {0}, {0}, false, CZK_FC_POSEIDON, NULL, NULL};
   memcpy(por.leaf, leaves + 32 * idx, 32);
   memcpy(por.root, root, 32);
   czk_witness w;

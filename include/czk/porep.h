@@ -1,0 +1,88 @@
+/* czk/porep.h: Filecoin PoRep C2 (rust-fil-proofs StackedDRG), bit-compatible with the reference
+ * (shared/docs/filecoin-porep.md): the registered seal proofs and their v28 parameter names, and the partition circuit
+ * (StackedCircuit::synthesize) constraint for constraint.
+ *
+ * Status: the registry, the parameter names and the circuit (its shape and counts at every size, blank or with
+ * values) are here; the C1 parser, the native checks, the public-input recomputation and the generator are not yet
+ * (issue 18). The circuit takes its values from czk_porep_partition, which a C1 parser fills. */
+#ifndef CZK_POREP_H
+#define CZK_POREP_H
+
+#include "czk/cs.h"
+#include "czk/filecoin.h"
+
+/* One registered seal proof (the Go abi.RegisteredSealProof value = the cuzk request's registered_proof). */
+typedef struct czk_porep_info {
+  uint64_t wire;          /* 0 .. 19 */
+  const char *name;       /* e.g. "StackedDrg32GiBV1_1" */
+  uint64_t sector_size;   /* bytes */
+  const char *size_name;  /* "2KiB" ... "64GiB" */
+  unsigned api_minor;     /* ApiVersion 1.<api_minor>.0 */
+  unsigned feature;       /* 0 none, 1 SyntheticPoRep, 2 NonInteractivePoRep */
+  unsigned layers;        /* 2 or 11 */
+  uint32_t partitions;    /* 1 / 10 (interactive, synthetic); 13 / 126 (non-interactive) */
+  uint32_t challenges;    /* per partition: 2 or 18 */
+  unsigned base, sub, top; /* TreeC / TreeR_last arities (0 = absent); TreeD is binary SHA-256 */
+} czk_porep_info;
+
+#define CZK_POREP_N_PROOFS 20
+CZK_API const czk_porep_info *czk_porep_info_by_wire(uint64_t wire);
+/* The API 1.1 (V1_1) proof of a size: the circuit and key every variant of that size shares. */
+CZK_API const czk_porep_info *czk_porep_info_for_size(uint64_t sector_size);
+/* "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-B-S-T-sha256_hasher-<sha256 of the identifier>"
+ * (every variant of one size shares it). out_len >= 160. */
+CZK_API void czk_porep_param_stem(const czk_porep_info *info, char *out, size_t out_len);
+/* "porep-32g", "porep-2k", ... (PreloadSRS ids). */
+CZK_API const char *czk_porep_circuit_id(const czk_porep_info *info);
+
+/* ------------------------------------------------------------------------------------------------ circuit */
+/* The circuit's parameters: nodes (a power of two; TreeD depth log2(nodes)), layers, challenges in the partition,
+ * TreeC / TreeR shape. The registered proofs use czk_porep_circuit_of; the reference's test circuits (8 nodes 2-0-0,
+ * 32 nodes 8-4-0, ...) are other points of the same family. */
+typedef struct czk_porep_circuit {
+  uint64_t nodes;
+  unsigned layers;
+  unsigned challenges;
+  unsigned base, sub, top;
+} czk_porep_circuit;
+
+CZK_API void czk_porep_circuit_of(const czk_porep_info *info, czk_porep_circuit *out);
+
+#define CZK_POREP_MAX_LAYERS 11
+#define CZK_POREP_MAX_LEVELS 40 /* TreeD levels <= 31; TreeC/R levels <= 11 */
+#define CZK_POREP_MAX_SIBLINGS 80
+
+/* One Merkle path: position and siblings per level (leaf level first; arity - 1 siblings each, in order). */
+typedef struct czk_porep_path {
+  uint8_t index[CZK_POREP_MAX_LEVELS];
+  uint8_t sib[CZK_POREP_MAX_SIBLINGS][32];
+} czk_porep_path;
+
+/* A column of TreeC: the node's label in every layer (rows[l - 1] = layer l) and its TreeC path. */
+typedef struct czk_porep_column {
+  uint8_t rows[CZK_POREP_MAX_LAYERS][32];
+  czk_porep_path path;
+} czk_porep_column;
+
+/* The values of one challenge (what C2 reads from the C1 output for it). */
+typedef struct czk_porep_challenge {
+  uint64_t challenge;     /* the node */
+  uint8_t data_leaf[32];  /* TreeD leaf (unsealed data) */
+  czk_porep_path d_path;  /* TreeD (binary SHA-256): siblings one per level */
+  czk_porep_column drg[6], exp[8];
+  czk_porep_path r_path;  /* TreeR_last path of the challenged node (its leaf is the encoding, computed) */
+  czk_porep_path c_path;  /* TreeC path of the challenged node's column (its leaf is computed from the labels) */
+} czk_porep_challenge;
+
+/* One partition's values. */
+typedef struct czk_porep_partition {
+  uint8_t replica_id[32], comm_d[32], comm_r[32], comm_r_last[32], comm_c[32];
+  size_t n_challenges;
+  const czk_porep_challenge *ch;
+} czk_porep_partition;
+
+/* StackedCircuit::synthesize (filecoin-porep.md section 3), constraint for constraint. values = NULL: a blank circuit
+ * (shape / counting modes only). */
+CZK_API czk_status czk_porep_synthesize(czk_cs *cs, const czk_porep_circuit *c, const czk_porep_partition *values);
+
+#endif

@@ -1,0 +1,229 @@
+/* porep_circuit.c: StackedCircuit::synthesize (rust-fil-proofs storage-proofs-porep stacked/circuit), constraint for
+ * constraint (filecoin-porep.md section 3). Top: replica_id (inputized, then to bits in reversed byte numbering),
+ * comm_d and comm_r inputized, comm_r_last and comm_c private, comm_r = Poseidon_2(comm_c, comm_r_last). Per
+ * challenge: the data leaf and its TreeD path (binary SHA-256 PoR), 6 DRG and 8 expander columns (rows allocated,
+ * Poseidon of the column, TreeC PoR), the challenge as a UInt64 packed into an input, one label per layer (SHA-256 of
+ * replica id, layer, challenge and 37 parents, every parent row decomposed afresh), the encoding label_L + data, its
+ * TreeR_last PoR, and the challenged column's hash with its TreeC PoR. Every PoR here has an existing leaf and root
+ * (no allocation for them, root private). Per challenge 18 inputs; per label 522,269 constraints. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "czk/gadgets.h"
+#include "czk/porep.h"
+
+#define LABEL_BITS (39 * 256) /* replica id, layer + challenge + padding, 37 parents */
+
+static unsigned log2u(uint64_t v) {
+  unsigned k = 0;
+  while ((1ull << k) < v) k++;
+  return k;
+}
+
+/* Arity of every level of TreeC / TreeR (base levels, sub, top); returns the level count (0: bad shape). */
+static unsigned tree_levels(const czk_porep_circuit *c, unsigned *ar) {
+  uint64_t trees = (uint64_t)(c->sub ? c->sub : 1) * (c->top ? c->top : 1);
+  if (!c->base || c->nodes % trees) return 0;
+  uint64_t per = c->nodes / trees;
+  unsigned lb = log2u(c->base), lp = log2u(per);
+  if ((1ull << lb) != c->base || (1ull << lp) != per || lp % lb) return 0;
+  unsigned n = 0;
+  for (unsigned i = 0; i < lp / lb; i++) ar[n++] = c->base;
+  if (c->sub) ar[n++] = c->sub;
+  if (c->top) ar[n++] = c->top;
+  return n;
+}
+
+static czk_status fr_of(czk_fr *out, const uint8_t *b, bool have) {
+  if (!have) {
+    czk_fr_set_zero(out);
+    return CZK_OK;
+  }
+  return czk_fr_from_bytes_le(out, b);
+}
+
+/* reverse_bit_numbering of an AllocatedNum's 255 little-endian bits padded with a constant false to 256: the bits of
+ * each byte in reverse order (the byte-wise most-significant-first view of the little-endian encoding). */
+static void reverse_numbering(czk_bool out[256], const czk_bool in[255]) {
+  czk_bool t[256];
+  memcpy(t, in, 255 * sizeof *t);
+  t[255] = czk_bool_const(false);
+  for (int g = 0; g < 32; g++)
+    for (int j = 0; j < 8; j++) out[8 * g + j] = t[8 * g + 7 - j];
+}
+
+static czk_status num_bits_reversed(czk_cs *cs, czk_bool out[256], const czk_num *x) {
+  czk_bool b[255];
+  CZK_TRY(czk_num_to_bits_le(cs, b, x));
+  reverse_numbering(out, b);
+  return CZK_OK;
+}
+
+/* enforce_inclusion: PoR with an existing leaf and root (private), over TreeC/TreeR (Poseidon) or TreeD (SHA-256). */
+static czk_status inclusion(czk_cs *cs, const czk_porep_circuit *c, bool tree_d, const czk_porep_path *p,
+                            const czk_num *leaf, const czk_num *root, bool values) {
+  unsigned ar[CZK_POREP_MAX_LEVELS];
+  unsigned n;
+  if (tree_d) {
+    n = log2u(c->nodes);
+    for (unsigned i = 0; i < n; i++) ar[i] = 2;
+  } else {
+    n = tree_levels(c, ar);
+  }
+  if (n == 0 || n > CZK_POREP_MAX_LEVELS) return CZK_ERR_INVALID_ARG;
+  czk_fc_path_level *path = NULL;
+  if (values) {
+    path = calloc(n, sizeof *path);
+    if (!path) return CZK_ERR_NOMEM;
+    unsigned si = 0;
+    for (unsigned l = 0; l < n; l++) {
+      path[l].arity = ar[l];
+      path[l].index = p->index[l];
+      if (si + ar[l] - 1 > CZK_POREP_MAX_SIBLINGS) {
+        free(path);
+        return CZK_ERR_INVALID_ARG;
+      }
+      memcpy(path[l].siblings, p->sib[si], (size_t)(ar[l] - 1) * 32);
+      si += ar[l] - 1;
+    }
+  }
+  czk_fc_por por;
+  memset(&por, 0, sizeof por);
+  por.base_arity = tree_d ? 2 : c->base;
+  por.sub_arity = tree_d ? 0 : c->sub;
+  por.top_arity = tree_d ? 0 : c->top;
+  por.n_levels = n;
+  por.path = path;
+  por.private_root = true;
+  por.hasher = tree_d ? CZK_FC_SHA256 : CZK_FC_POSEIDON;
+  por.root_var = root;
+  por.leaf_var = leaf;
+  czk_status st = czk_fc_por_circuit(cs, &por);
+  free(path);
+  return st;
+}
+
+/* hash_single_column: Poseidon of the L rows with the MerkleTree tag of arity L. */
+static czk_status column_hash(czk_cs *cs, czk_num *out, const czk_num *rows, unsigned L) {
+  const czk_poseidon *p;
+  CZK_TRY(czk_poseidon_get(&p, L, CZK_POSEIDON_STANDARD));
+  return czk_poseidon_gadget(cs, out, p, CZK_POSEIDON_MERKLE_TREE, 0, rows, L);
+}
+
+/* A column of L rows allocated (aux), hashed and included in TreeC under comm_c; rows kept for the labels. */
+static czk_status column(czk_cs *cs, const czk_porep_circuit *c, const czk_porep_column *col, czk_num *rows,
+                         const czk_num *comm_c, bool values) {
+  for (unsigned l = 0; l < c->layers; l++) {
+    czk_fr v;
+    CZK_TRY(fr_of(&v, values ? col->rows[l] : NULL, values));
+    CZK_TRY(czk_num_alloc(cs, &rows[l], &v));
+  }
+  czk_num h;
+  CZK_TRY(column_hash(cs, &h, rows, c->layers));
+  return inclusion(cs, c, false, values ? &col->path : NULL, &h, comm_c, values);
+}
+
+/* create_label_circuit: SHA-256 of replica_id_bits | layer (u32 BE, constant) | challenge (u64 BE) | 160 zero bits |
+ * 37 parents, the digest in reversed byte numbering, its first 254 bits packed into the label. */
+static czk_status create_label(czk_cs *cs, czk_num *label, const czk_bool replica_bits[256], unsigned layer,
+                               const czk_bool chal_bits[64], const czk_bool (*parents)[256], czk_bool *msg) {
+  memcpy(msg, replica_bits, 256 * sizeof *msg);
+  for (int k = 0; k < 32; k++) msg[256 + k] = czk_bool_const((layer >> (31 - k)) & 1);
+  for (int k = 0; k < 64; k++) msg[288 + k] = chal_bits[63 - k];
+  for (int k = 352; k < 512; k++) msg[k] = czk_bool_const(false);
+  for (int m = 0; m < 37; m++) memcpy(msg + 512 + 256 * m, parents[m], 256 * sizeof *msg);
+  czk_bool digest[256], le[256];
+  CZK_TRY(czk_sha256_gadget(cs, digest, msg, LABEL_BITS));
+  for (int g = 0; g < 32; g++)
+    for (int j = 0; j < 8; j++) le[8 * g + j] = digest[8 * g + 7 - j];
+  return czk_pack_bits(cs, label, le, 254);
+}
+
+typedef struct chal_work {
+  czk_num drg_rows[6][CZK_POREP_MAX_LAYERS], exp_rows[8][CZK_POREP_MAX_LAYERS], labels[CZK_POREP_MAX_LAYERS];
+  czk_bool lists[14][256];
+  czk_bool parents[37][256];
+  czk_bool msg[LABEL_BITS];
+  czk_bool chal_bits[64];
+} chal_work;
+
+static czk_status one_challenge(czk_cs *cs, const czk_porep_circuit *c, const czk_porep_challenge *v,
+                                const czk_bool replica_bits[256], const czk_num *comm_d, const czk_num *comm_r_last,
+                                const czk_num *comm_c, chal_work *w) {
+  bool values = v != NULL && czk_cs_has_values(cs);
+  unsigned L = c->layers;
+  /* C1, C2: the data leaf in TreeD */
+  czk_fr f;
+  czk_num data;
+  CZK_TRY(fr_of(&f, values ? v->data_leaf : NULL, values));
+  CZK_TRY(czk_num_alloc(cs, &data, &f));
+  CZK_TRY(inclusion(cs, c, true, values ? &v->d_path : NULL, &data, comm_d, values));
+  /* C3, C4: the 6 DRG and 8 expander parents' columns */
+  for (int p = 0; p < 6; p++) CZK_TRY(column(cs, c, values ? &v->drg[p] : NULL, w->drg_rows[p], comm_c, values));
+  for (int p = 0; p < 8; p++) CZK_TRY(column(cs, c, values ? &v->exp[p] : NULL, w->exp_rows[p], comm_c, values));
+  /* C5: the challenge as a UInt64 (64 bits, least significant first), packed into an input */
+  uint64_t ch = values ? v->challenge : 0;
+  for (int i = 0; i < 64; i++) CZK_TRY(czk_bit_alloc(cs, &w->chal_bits[i], (ch >> i) & 1));
+  CZK_TRY(czk_pack_into_inputs(cs, w->chal_bits, 64));
+  /* C6: a label per layer; every parent row decomposed afresh */
+  for (unsigned l = 1; l <= L; l++) {
+    int nl = 0;
+    for (int p = 0; p < 6; p++) CZK_TRY(num_bits_reversed(cs, w->lists[nl++], &w->drg_rows[p][l - 1]));
+    if (l > 1)
+      for (int p = 0; p < 8; p++) CZK_TRY(num_bits_reversed(cs, w->lists[nl++], &w->exp_rows[p][l - 2]));
+    for (int m = 0; m < 37; m++) memcpy(w->parents[m], w->lists[m % nl], sizeof w->parents[m]);
+    CZK_TRY(create_label(cs, &w->labels[l - 1], replica_bits, l, w->chal_bits, (const czk_bool(*)[256])w->parents,
+                         w->msg));
+  }
+  /* C7, C8: the encoding (label_L + data) in TreeR_last */
+  czk_num enc, h;
+  CZK_TRY(czk_num_add(cs, &enc, &w->labels[L - 1], &data));
+  CZK_TRY(inclusion(cs, c, false, values ? &v->r_path : NULL, &enc, comm_r_last, values));
+  /* C9: the challenged node's column (its labels) in TreeC */
+  CZK_TRY(column_hash(cs, &h, w->labels, L));
+  return inclusion(cs, c, false, values ? &v->c_path : NULL, &h, comm_c, values);
+}
+
+czk_status czk_porep_synthesize(czk_cs *cs, const czk_porep_circuit *c, const czk_porep_partition *v) {
+  unsigned ar[CZK_POREP_MAX_LEVELS];
+  if (!cs || !c || c->layers < 1 || c->layers > CZK_POREP_MAX_LAYERS || c->challenges < 1 || !tree_levels(c, ar) ||
+      log2u(c->nodes) > 31)
+    return CZK_ERR_INVALID_ARG;
+  bool values = v != NULL && czk_cs_has_values(cs);
+  if (czk_cs_has_values(cs) && (!v || v->n_challenges != c->challenges || !v->ch)) return CZK_ERR_INVALID_ARG;
+  chal_work *w = calloc(1, sizeof *w);
+  if (!w) return CZK_ERR_NOMEM;
+  czk_status st;
+  czk_fr f;
+  czk_num replica_id, comm_d, comm_r, comm_r_last, comm_c, h;
+  czk_bool rbits[255], replica_bits[256];
+  /* T1-T3 */
+  st = fr_of(&f, values ? v->replica_id : NULL, values);
+  if (st == CZK_OK) st = czk_num_alloc(cs, &replica_id, &f);
+  if (st == CZK_OK) st = czk_num_inputize(cs, &replica_id);
+  if (st == CZK_OK) st = czk_num_to_bits_le(cs, rbits, &replica_id);
+  if (st == CZK_OK) reverse_numbering(replica_bits, rbits);
+  /* T4-T6 */
+  if (st == CZK_OK) st = fr_of(&f, values ? v->comm_d : NULL, values);
+  if (st == CZK_OK) st = czk_num_alloc(cs, &comm_d, &f);
+  if (st == CZK_OK) st = czk_num_inputize(cs, &comm_d);
+  if (st == CZK_OK) st = fr_of(&f, values ? v->comm_r : NULL, values);
+  if (st == CZK_OK) st = czk_num_alloc(cs, &comm_r, &f);
+  if (st == CZK_OK) st = czk_num_inputize(cs, &comm_r);
+  if (st == CZK_OK) st = fr_of(&f, values ? v->comm_r_last : NULL, values);
+  if (st == CZK_OK) st = czk_num_alloc(cs, &comm_r_last, &f);
+  if (st == CZK_OK) st = fr_of(&f, values ? v->comm_c : NULL, values);
+  if (st == CZK_OK) st = czk_num_alloc(cs, &comm_c, &f);
+  /* T7, T8: comm_r = H(comm_c, comm_r_last) */
+  if (st == CZK_OK) {
+    const czk_poseidon *p2;
+    czk_num pre[2] = {comm_c, comm_r_last};
+    st = czk_poseidon_get(&p2, 2, CZK_POSEIDON_STANDARD);
+    if (st == CZK_OK) st = czk_poseidon_gadget(cs, &h, p2, CZK_POSEIDON_MERKLE_TREE, 0, pre, 2);
+    if (st == CZK_OK) st = czk_num_enforce_equal(cs, &comm_r, &h);
+  }
+  for (unsigned i = 0; i < c->challenges && st == CZK_OK; i++)
+    st = one_challenge(cs, c, values ? &v->ch[i] : NULL, replica_bits, &comm_d, &comm_r_last, &comm_c, w);
+  free(w);
+  return st == CZK_OK ? czk_cs_status(cs) : st;
+}

@@ -1,0 +1,84 @@
+/* test_porep.c: PoRep C2 (filecoin-porep.md): the registered seal proofs and the v28 parameter names of the spec
+ * (1.2, recomputed there from the identifier and found in rust-fil-proofs' parameters.json); the StackedDRG partition
+ * circuit's counts by counting synthesis against every count the reference asserts or the spec derives: the four
+ * test circuits of rust-fil-proofs' stacked_circuit.rs (1,206,212 / 1,199,620 / 1,296,576 / 1,346,982 constraints,
+ * 22 inputs) and 2 KiB (2,687,921 constraints, 40 inputs, 2,685,673 aux) quick; 8 MiB, 512 MiB, 32 GiB (130,278,541,
+ * 328 inputs, 130,169,893 aux) and 64 GiB under `full`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "czk/porep.h"
+#include "czk_test.h"
+
+static bool g_full;
+
+static void test_registry(void) {
+  static const char *tails[5] = {"8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f",
+                                 "8-0-0-sha256_hasher-ecd683648512ab1765faa2a5f14bab48f676e633467f0aa8aad4b55dcb0652bb",
+                                 "8-0-0-sha256_hasher-6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472",
+                                 "8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820",
+                                 "8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2"};
+  for (uint64_t w = 0; w < CZK_POREP_N_PROOFS; w++) {
+    const czk_porep_info *info = czk_porep_info_by_wire(w);
+    CHECK(info && info->wire == w);
+    char stem[240], want[240];
+    czk_porep_param_stem(info, stem, sizeof stem);
+    snprintf(want, sizeof want, "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-%s", tails[w % 5]);
+    CHECK_MSG(strcmp(stem, want) == 0, "wire %llu: %s", (unsigned long long)w, stem);
+  }
+  CHECK(czk_porep_info_by_wire(20) == NULL);
+  const czk_porep_info *p = czk_porep_info_by_wire(8);
+  CHECK(strcmp(p->name, "StackedDrg32GiBV1_1") == 0 && p->layers == 11 && p->partitions == 10 && p->challenges == 18);
+  p = czk_porep_info_by_wire(18);
+  CHECK(strcmp(p->name, "StackedDrg32GiBV1_2_Feat_NonInteractivePoRep") == 0 && p->partitions == 126);
+  CHECK(strcmp(czk_porep_info_by_wire(10)->name, "StackedDrg2KiBV1_1_Feat_SyntheticPoRep") == 0);
+  CHECK(czk_porep_info_for_size(64ull << 30) == czk_porep_info_by_wire(9));
+  CHECK(strcmp(czk_porep_circuit_id(czk_porep_info_by_wire(13)), "porep-32g") == 0);
+}
+
+static void count(const char *what, const czk_porep_circuit *c, uint64_t constraints, uint64_t inputs, uint64_t aux) {
+  czk_cs *cs;
+  CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+  CHECK(czk_porep_synthesize(cs, c, NULL) == CZK_OK);
+  czk_cs_counts n;
+  CHECK(czk_cs_counter_result(cs, &n) == CZK_OK);
+  CHECK_MSG(n.n_user_constraints == constraints && n.n_inputs == inputs,
+            "%s: %llu constraints / %llu inputs, want %llu / %llu", what, (unsigned long long)n.n_user_constraints,
+            (unsigned long long)n.n_inputs, (unsigned long long)constraints, (unsigned long long)inputs);
+  if (aux) CHECK_MSG(n.n_aux == aux, "%s: %llu aux, want %llu", what, (unsigned long long)n.n_aux, (unsigned long long)aux);
+  czk_cs_free(cs);
+}
+
+static void test_counts(void) {
+  /* rust-fil-proofs storage-proofs-porep/tests/stacked_circuit.rs: L = 2, one challenge */
+  count("test 2-0-0", &(czk_porep_circuit){8, 2, 1, 2, 0, 0}, 1206212, 22, 0);
+  count("test 8-0-0", &(czk_porep_circuit){8, 2, 1, 8, 0, 0}, 1199620, 22, 0);
+  count("test 8-4-0", &(czk_porep_circuit){32, 2, 1, 8, 4, 0}, 1296576, 22, 0);
+  count("test 8-4-2", &(czk_porep_circuit){64, 2, 1, 8, 4, 2}, 1346982, 22, 0);
+  static const struct {
+    uint64_t wire, constraints, inputs, aux;
+  } sizes[] = {{5, 2687921, 40, 2685673},
+               {6, 3844929, 40, 3842449},
+               {7, 4423433, 40, 4420837},
+               {8, 130278541, 328, 130169893},
+               {9, 131185849, 328, 131076643}};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    if (i > 0 && !g_full) break;
+    czk_porep_circuit c;
+    czk_porep_circuit_of(czk_porep_info_by_wire(sizes[i].wire), &c);
+    count(czk_porep_info_by_wire(sizes[i].wire)->name, &c, sizes[i].constraints, sizes[i].inputs, sizes[i].aux);
+  }
+  /* bad parameters */
+  czk_cs *cs;
+  CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+  CHECK(czk_porep_synthesize(cs, &(czk_porep_circuit){100, 2, 1, 8, 0, 0}, NULL) == CZK_ERR_INVALID_ARG);
+  CHECK(czk_porep_synthesize(cs, &(czk_porep_circuit){64, 12, 1, 8, 0, 0}, NULL) == CZK_ERR_INVALID_ARG);
+  czk_cs_free(cs);
+}
+
+int main(int argc, char **argv) {
+  g_full = argc > 1 && strcmp(argv[1], "full") == 0;
+  test_registry();
+  test_counts();
+  return czk_test_done(g_full ? "test_porep_full" : "test_porep");
+}
