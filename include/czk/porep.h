@@ -2,9 +2,9 @@
  * (shared/docs/filecoin-porep.md): the registered seal proofs and their v28 parameter names, and the partition circuit
  * (StackedCircuit::synthesize) constraint for constraint.
  *
- * Status: the registry, the parameter names and the circuit (its shape and counts at every size, blank or with
- * values) are here; the C1 parser, the native checks, the public-input recomputation and the generator are not yet
- * (issue 18). The circuit takes its values from czk_porep_partition, which a C1 parser fills. */
+ * Status: the registry, the parameter names, the circuit (its shape and counts at every size, blank or with values)
+ * and a C1 JSON reader are here; the envelope, the native checks, the public-input recomputation, the generator and
+ * the daemon kind are not yet (issue 18). */
 #ifndef CZK_POREP_H
 #define CZK_POREP_H
 
@@ -80,6 +80,24 @@ typedef struct czk_porep_partition {
   size_t n_challenges;
   const czk_porep_challenge *ch;
 } czk_porep_partition;
+
+/* ------------------------------------------------------------------------------------------------ C1 output */
+/* A C1 output (SealCommitPhase1Output, the serde_json bytes filecoin-ffi produces) read into circuit values: lengths
+ * checked against the registered proof named in it, domains canonical, comm_r_last / comm_c equal across a
+ * partition. json-c reads the whole document (a streaming reader for 32 GiB is still to come). */
+typedef struct czk_porep_c1 {
+  const czk_porep_info *info;
+  uint8_t comm_r[32], comm_d[32], replica_id[32], seed[32], ticket[32];
+  uint32_t partitions, challenges;
+  czk_porep_challenge *ch;  /* partitions * challenges, partition-major */
+  uint8_t (*comm_r_last)[32]; /* per partition */
+  uint8_t (*comm_c)[32];
+} czk_porep_c1;
+
+CZK_API czk_status czk_porep_c1_parse(czk_porep_c1 *out, const char *json, size_t len, char *err, size_t err_len);
+CZK_API void czk_porep_c1_free(czk_porep_c1 *c1);
+/* Partition k's values (borrowing c1). */
+CZK_API void czk_porep_c1_partition(const czk_porep_c1 *c1, uint32_t k, czk_porep_partition *out);
 
 /* StackedCircuit::synthesize (filecoin-porep.md section 3), constraint for constraint. values = NULL: a blank circuit
  * (shape / counting modes only). */

@@ -5,6 +5,7 @@
  * 22 inputs) and 2 KiB (2,687,921 constraints, 40 inputs, 2,685,673 aux) quick; 8 MiB, 512 MiB, 32 GiB (130,278,541,
  * 328 inputs, 130,169,893 aux) and 64 GiB under `full`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "czk/porep.h"
@@ -76,9 +77,91 @@ static void test_counts(void) {
   czk_cs_free(cs);
 }
 
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  *len = fread(b, 1, (size_t)n, f);
+  b[*len] = 0;
+  fclose(f);
+  return b;
+}
+
+/* The real 8 MiB C1 output (fixtures/filecoin/porep-c1-8MiB.json, a sector no one here sealed) satisfies our circuit,
+ * and the circuit's public inputs are the 39 the meta file lists (recomputed there from public data by the spec's
+ * model: replica id, comm_d, comm_r, then per challenge its TreeD index, 6 DRG and 8 expander parents, and 3 x the
+ * challenge). A damaged C1 is refused with the field named. */
+static void test_real_c1(void) {
+  size_t len, mlen;
+  char *json = slurp(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.json"), &len);
+  char *meta = slurp(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.meta.json"), &mlen);
+  CHECK(json && meta);
+  if (!json || !meta) return;
+  czk_porep_c1 c1;
+  char err[256];
+  CHECK_MSG(czk_porep_c1_parse(&c1, json, len, err, sizeof err) == CZK_OK, "%s", err);
+  CHECK(c1.info == czk_porep_info_by_wire(6) && c1.partitions == 1 && c1.challenges == 2);
+  CHECK(c1.ch[0].challenge == 151786 && c1.ch[1].challenge == 237493);
+  czk_porep_partition part;
+  czk_porep_c1_partition(&c1, 0, &part);
+  czk_porep_circuit c;
+  czk_porep_circuit_of(c1.info, &c);
+  czk_cs *cs;
+  CHECK(czk_cs_checker_new(&cs) == CZK_OK);
+  CHECK(czk_porep_synthesize(cs, &c, &part) == CZK_OK);
+  size_t idx = 0;
+  const char *name = NULL;
+  czk_status st = czk_cs_checker_result(cs, &idx, &name);
+  CHECK_MSG(st == CZK_OK, "the real 8 MiB C1 does not satisfy the circuit: constraint %zu (%s)", idx, name ? name : "");
+  CHECK_EQ_INT(czk_cs_num_constraints(cs), 3844929);
+  CHECK_EQ_INT(czk_cs_num_inputs(cs), 40);
+  /* the 39 public inputs */
+  const char *p = strstr(meta, "\"public_inputs_partition0_decimal\"");
+  p = p ? strchr(p, '[') : NULL;
+  CHECK(p != NULL);
+  for (uint32_t i = 1; p && i < 40; i++) {
+    const char *q = strchr(p, '"');
+    if (!q) break;
+    size_t n = strcspn(q + 1, "\"");
+    char dec[100];
+    snprintf(dec, sizeof dec, "%.*s", (int)n, q + 1);
+    czk_fr want, got;
+    CHECK(czk_fr_from_str(&want, dec) == CZK_OK);
+    CHECK(czk_cs_get_value(cs, (czk_var)(CZK_VAR_INPUT_BIT | i), &got) == CZK_OK);
+    CHECK_MSG(czk_fr_eq(&want, &got), "public input %u differs from the meta file's %s", i, dec);
+    p = q + 2 + n;
+  }
+  czk_cs_free(cs);
+  /* a flipped row byte (the circuit is then unsatisfied), and damaged documents */
+  c1.ch[1].exp[3].rows[1][5] ^= 1;
+  czk_porep_c1_partition(&c1, 0, &part);
+  CHECK(czk_cs_checker_new(&cs) == CZK_OK);
+  CHECK(czk_porep_synthesize(cs, &c, &part) == CZK_OK);
+  CHECK(czk_cs_checker_result(cs, NULL, NULL) == CZK_ERR_UNSATISFIED);
+  czk_cs_free(cs);
+  czk_porep_c1_free(&c1);
+  CHECK(czk_porep_c1_parse(&c1, json, len / 2, err, sizeof err) == CZK_ERR_FORMAT);
+  char *bad = strdup(json), *at = strstr(bad, "\"drg_parents\":[");
+  if (at) memcpy(at, "\"drg_parentz\"", 13);
+  CHECK(czk_porep_c1_parse(&c1, bad, len, err, sizeof err) == CZK_ERR_FORMAT);
+  CHECK_MSG(strstr(err, "partition 0 challenge 0") && strstr(err, "drg_parents"), "%s", err);
+  free(bad);
+  bad = strdup(json);
+  at = strstr(bad, "\"StackedDrg8MiBV1_1\"");
+  if (at) memcpy(at, "\"StackedDrg8MiBV9_1\"", 20);
+  CHECK(czk_porep_c1_parse(&c1, bad, len, err, sizeof err) == CZK_ERR_FORMAT && strstr(err, "StackedDrg8MiBV9_1"));
+  free(bad);
+  free(json);
+  free(meta);
+}
+
 int main(int argc, char **argv) {
   g_full = argc > 1 && strcmp(argv[1], "full") == 0;
   test_registry();
   test_counts();
+  test_real_c1();
   return czk_test_done(g_full ? "test_porep_full" : "test_porep");
 }
