@@ -35,6 +35,28 @@ CZK_API void czk_porep_param_stem(const czk_porep_info *info, char *out, size_t 
 /* "porep-32g", "porep-2k", ... (PreloadSRS ids). */
 CZK_API const char *czk_porep_circuit_id(const czk_porep_info *info);
 
+/* ------------------------------------------------------------------------------------------------ public data */
+/* porep_id: the registered id as u64 LE, the nonce 0 as u64 LE, 16 zero bytes. */
+CZK_API void czk_porep_id(const czk_porep_info *info, uint8_t out[32]);
+/* prover_id of an actor id: its unsigned LEB128, zero-filled to 32 bytes (1006 -> ee 07 00 ...). */
+CZK_API void czk_porep_prover_id(uint8_t out[32], uint64_t miner_id);
+/* SHA-256(prover_id || sector_id u64 BE || ticket || comm_d || porep_id), byte 31 & 0x3f. */
+CZK_API void czk_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id,
+                                  const uint8_t ticket[32], const uint8_t comm_d[32], const uint8_t porep_id[32]);
+/* Interactive challenge j (= C k + i): SHA-256(replica_id || seed || j u32 LE) mod (nodes - 1) + 1. */
+CZK_API uint64_t czk_porep_challenge_interactive(const uint8_t replica_id[32], const uint8_t seed[32],
+                                                 uint64_t nodes, uint32_t j);
+/* The 6 DRG parents (BucketGraph over ChaCha8; API 1.0 puts v - 1 last, 1.1+ first) and the 8 expander parents
+ * (Feistel, BLAKE2b-512 rounds; API 1.0 truncates to 32 bits) of node v. */
+CZK_API void czk_porep_drg_parents(const czk_porep_info *info, uint64_t v, uint64_t out[6]);
+CZK_API void czk_porep_exp_parents(const czk_porep_info *info, uint64_t v, uint64_t out[8]);
+/* Partition k's public inputs without ONE (3 + 18 C) for the interactive proofs (feature 0): replica id, comm_d,
+ * comm_r, then per challenge c: c, its 6 DRG and 8 expander parents, c, c, c. CZK_ERR_INVALID_ARG for the synthetic
+ * and non-interactive variants (not yet). */
+CZK_API czk_status czk_porep_public_inputs(const czk_porep_info *info, const uint8_t replica_id[32],
+                                           const uint8_t comm_d[32], const uint8_t comm_r[32], const uint8_t seed[32],
+                                           uint32_t k, czk_fr *out, size_t out_len);
+
 /* ------------------------------------------------------------------------------------------------ circuit */
 /* The circuit's parameters: nodes (a power of two; TreeD depth log2(nodes)), layers, challenges in the partition,
  * TreeC / TreeR shape. The registered proofs use czk_porep_circuit_of; the reference's test circuits (8 nodes 2-0-0,

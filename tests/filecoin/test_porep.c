@@ -134,6 +134,27 @@ static void test_real_c1(void) {
     CHECK_MSG(czk_fr_eq(&want, &got), "public input %u differs from the meta file's %s", i, dec);
     p = q + 2 + n;
   }
+  /* the same 39 inputs recomputed from public data alone: prover id (miner 1006), sector 1498, ticket, comm_d and
+   * porep_id give the replica id; it and the seed give the challenges; the graph gives the parents */
+  uint8_t prover[32], pid[32], rid[32];
+  czk_porep_prover_id(prover, 1006);
+  CHECK(prover[0] == 0xee && prover[1] == 0x07 && prover[2] == 0);
+  czk_porep_id(c1.info, pid);
+  czk_porep_replica_id(rid, prover, 1498, c1.ticket, c1.comm_d, pid);
+  CHECK(memcmp(rid, c1.replica_id, 32) == 0);
+  czk_fr pub[39];
+  CHECK(czk_porep_public_inputs(c1.info, rid, c1.comm_d, c1.comm_r, c1.seed, 0, pub, 39) == CZK_OK);
+  bool same = true;
+  for (uint32_t i = 0; i < 39; i++) {
+    czk_fr got;
+    czk_cs_get_value(cs, (czk_var)(CZK_VAR_INPUT_BIT | (i + 1)), &got);
+    if (!czk_fr_eq(&got, &pub[i])) same = false;
+  }
+  CHECK_MSG(same, "recomputed public inputs differ from the circuit's");
+  CHECK(czk_porep_challenge_interactive(rid, c1.seed, 1ull << 18, 0) == 151786);
+  CHECK(czk_porep_challenge_interactive(rid, c1.seed, 1ull << 18, 1) == 237493);
+  CHECK(czk_porep_public_inputs(czk_porep_info_by_wire(11), rid, c1.comm_d, c1.comm_r, c1.seed, 0, pub, 39) ==
+        CZK_ERR_INVALID_ARG);
   czk_cs_free(cs);
   /* a flipped row byte (the circuit is then unsatisfied), and damaged documents */
   c1.ch[1].exp[3].rows[1][5] ^= 1;

@@ -1,0 +1,199 @@
+/* porep_graph.c: what a PoRep verifier recomputes from public data (filecoin-porep.md section 4): porep_id, the
+ * replica id, the interactive challenges, the DRG parents (BucketGraph over a ChaCha8 stream) and the expander
+ * parents (3-round Feistel with BLAKE2b-512 rounds, libsodium), and a partition's public inputs.
+ * ChaCha8 is written here (rand_chacha's ChaCha8Rng: 8 rounds, 64-bit block counter and 64-bit nonce 0, the keystream
+ * read as little-endian u64 words); no Debian library offers the 8-round variant. */
+#include <sodium.h>
+#include <string.h>
+
+#include "czk/porep.h"
+
+void czk_porep_id(const czk_porep_info *info, uint8_t out[32]) {
+  memset(out, 0, 32);
+  for (int i = 0; i < 8; i++) out[i] = (uint8_t)(info->wire >> (8 * i)); /* then the nonce 0 and 16 zero bytes */
+}
+
+void czk_porep_replica_id(uint8_t out[32], const uint8_t prover_id[32], uint64_t sector_id, const uint8_t ticket[32],
+                          const uint8_t comm_d[32], const uint8_t porep_id[32]) {
+  uint8_t msg[136];
+  memcpy(msg, prover_id, 32);
+  for (int i = 0; i < 8; i++) msg[32 + i] = (uint8_t)(sector_id >> (56 - 8 * i)); /* big-endian */
+  memcpy(msg + 40, ticket, 32);
+  memcpy(msg + 72, comm_d, 32);
+  memcpy(msg + 104, porep_id, 32);
+  czk_sha256(out, msg, sizeof msg);
+  out[31] &= 0x3f;
+}
+
+void czk_porep_prover_id(uint8_t out[32], uint64_t miner_id) {
+  memset(out, 0, 32);
+  for (int i = 0; i < 10; i++) { /* unsigned LEB128 of the actor id */
+    out[i] = (uint8_t)(miner_id & 0x7f);
+    miner_id >>= 7;
+    if (!miner_id) break;
+    out[i] |= 0x80;
+  }
+}
+
+/* (x mod m) for a 256-bit little-endian x and a 64-bit m, by Horner over the bytes from the top. */
+static uint64_t mod256(const uint8_t x[32], uint64_t m) {
+  unsigned __int128 r = 0;
+  for (int i = 31; i >= 0; i--) r = ((r << 8) | x[i]) % m;
+  return (uint64_t)r;
+}
+
+uint64_t czk_porep_challenge_interactive(const uint8_t replica_id[32], const uint8_t seed[32], uint64_t nodes,
+                                         uint32_t j) {
+  uint8_t msg[68], h[32];
+  memcpy(msg, replica_id, 32);
+  memcpy(msg + 32, seed, 32);
+  for (int i = 0; i < 4; i++) msg[64 + i] = (uint8_t)(j >> (8 * i));
+  czk_sha256(h, msg, sizeof msg);
+  return mod256(h, nodes - 1) + 1;
+}
+
+/* ------------------------------------------------------------------------------------------------ ChaCha8 */
+typedef struct chacha8 {
+  uint32_t key[8];
+  uint64_t counter;
+  uint32_t block[16];
+  unsigned pos; /* next u32 word of block (16 = empty) */
+} chacha8;
+
+#define ROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
+#define QR(a, b, c, d)                                                                                                \
+  a += b, d ^= a, d = ROTL(d, 16), c += d, b ^= c, b = ROTL(b, 12), a += b, d ^= a, d = ROTL(d, 8), c += d, b ^= c,    \
+  b = ROTL(b, 7)
+
+static void chacha8_block(chacha8 *s) {
+  uint32_t x[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574, s->key[0], s->key[1], s->key[2], s->key[3],
+                    s->key[4],  s->key[5],  s->key[6],  s->key[7],  (uint32_t)s->counter, (uint32_t)(s->counter >> 32),
+                    0,          0};
+  uint32_t in[16];
+  memcpy(in, x, sizeof x);
+  for (int r = 0; r < 8; r += 2) {
+    QR(x[0], x[4], x[8], x[12]);
+    QR(x[1], x[5], x[9], x[13]);
+    QR(x[2], x[6], x[10], x[14]);
+    QR(x[3], x[7], x[11], x[15]);
+    QR(x[0], x[5], x[10], x[15]);
+    QR(x[1], x[6], x[11], x[12]);
+    QR(x[2], x[7], x[8], x[13]);
+    QR(x[3], x[4], x[9], x[14]);
+  }
+  for (int i = 0; i < 16; i++) s->block[i] = x[i] + in[i];
+  s->counter++;
+  s->pos = 0;
+}
+
+static void chacha8_init(chacha8 *s, const uint8_t seed[32]) {
+  for (int i = 0; i < 8; i++)
+    s->key[i] = (uint32_t)seed[4 * i] | (uint32_t)seed[4 * i + 1] << 8 | (uint32_t)seed[4 * i + 2] << 16 |
+                (uint32_t)seed[4 * i + 3] << 24;
+  s->counter = 0;
+  s->pos = 16;
+}
+
+static uint64_t chacha8_u64(chacha8 *s) {
+  if (s->pos + 2 > 16) chacha8_block(s);
+  uint64_t v = (uint64_t)s->block[s->pos] | (uint64_t)s->block[s->pos + 1] << 32;
+  s->pos += 2;
+  return v;
+}
+
+/* ------------------------------------------------------------------------------------------------ parents */
+void czk_porep_drg_parents(const czk_porep_info *info, uint64_t v, uint64_t out[6]) {
+  if (v < 2) {
+    memset(out, 0, 6 * sizeof *out);
+    return;
+  }
+  uint8_t pid[32], msg[49], h[32], seed[32];
+  czk_porep_id(info, pid);
+  memcpy(msg, "Filecoin_DRSample", 17);
+  memcpy(msg + 17, pid, 32);
+  czk_sha256(h, msg, sizeof msg);
+  memcpy(seed, h, 28);
+  for (int i = 0; i < 4; i++) seed[28 + i] = (uint8_t)(v >> (8 * i));
+  chacha8 rng;
+  chacha8_init(&rng, seed);
+  uint64_t meta = 5 * v, nb = 0, r[5];
+  while ((1ull << nb) < meta) nb++; /* ceil(log2(meta)) */
+  for (int t = 0; t < 5; t++) {
+    uint64_t bucket = chacha8_u64(&rng) % nb + 1;
+    uint64_t largest = bucket >= 63 ? meta : (meta < (1ull << bucket) ? meta : 1ull << bucket);
+    uint64_t smallest = largest >> 1 > 2 ? largest >> 1 : 2;
+    uint64_t dist = smallest + chacha8_u64(&rng) % (largest - smallest + 1);
+    uint64_t q = (meta - dist) / 5;
+    r[t] = q == v ? v - 1 : q;
+  }
+  if (info->api_minor >= 1) {
+    out[0] = v - 1;
+    for (int t = 0; t < 5; t++) out[1 + t] = r[t];
+  } else {
+    for (int t = 0; t < 5; t++) out[t] = r[t];
+    out[5] = v - 1;
+  }
+}
+
+static uint64_t feistel_f(uint64_t right, uint64_t key, uint64_t mask) {
+  uint8_t in[16], out[64];
+  for (int i = 0; i < 8; i++) in[i] = (uint8_t)(right >> (56 - 8 * i));
+  for (int i = 0; i < 8; i++) in[8 + i] = (uint8_t)(key >> (56 - 8 * i));
+  crypto_generichash_blake2b(out, 64, in, 16, NULL, 0);
+  uint64_t r = 0;
+  for (int i = 0; i < 8; i++) r = r << 8 | out[i];
+  return r & mask;
+}
+
+void czk_porep_exp_parents(const czk_porep_info *info, uint64_t v, uint64_t out[8]) {
+  uint8_t pid[32], msg[48], h[32];
+  czk_porep_id(info, pid);
+  memcpy(msg, "Filecoin_Feistel", 16);
+  memcpy(msg + 16, pid, 32);
+  czk_sha256(h, msg, sizeof msg);
+  uint64_t keys[3];
+  for (int k = 0; k < 3; k++) {
+    keys[k] = 0;
+    for (int i = 7; i >= 0; i--) keys[k] = keys[k] << 8 | h[8 * k + i];
+  }
+  uint64_t n = 8 * (info->sector_size / 32);
+  unsigned half = 1;
+  while ((1ull << (2 * half)) < n) half++; /* 4^half >= n */
+  uint64_t rmask = (1ull << half) - 1, lmask = rmask << half;
+  for (int i = 0; i < 8; i++) {
+    uint64_t u = 8 * v + (uint64_t)i;
+    do {
+      uint64_t l = (u & lmask) >> half, r = u & rmask;
+      for (int k = 0; k < 3; k++) {
+        uint64_t nl = r;
+        r = l ^ feistel_f(r, keys[k], rmask);
+        l = nl;
+      }
+      u = (l << half) | r;
+    } while (u >= n);
+    out[i] = info->api_minor >= 1 ? u / 8 : (u & 0xffffffffull) / 8;
+  }
+}
+
+czk_status czk_porep_public_inputs(const czk_porep_info *info, const uint8_t replica_id[32], const uint8_t comm_d[32],
+                                   const uint8_t comm_r[32], const uint8_t seed[32], uint32_t k, czk_fr *out,
+                                   size_t out_len) {
+  size_t need = 3 + 18 * (size_t)info->challenges;
+  if (!info || out_len < need || info->feature != 0 || k >= info->partitions) return CZK_ERR_INVALID_ARG;
+  if (sodium_init() < 0) return CZK_ERR_INTERNAL;
+  CZK_TRY(czk_fr_from_bytes_le(&out[0], replica_id));
+  CZK_TRY(czk_fr_from_bytes_le(&out[1], comm_d));
+  CZK_TRY(czk_fr_from_bytes_le(&out[2], comm_r));
+  size_t n = 3;
+  uint64_t nodes = info->sector_size / 32;
+  for (uint32_t i = 0; i < info->challenges; i++) {
+    uint64_t c = czk_porep_challenge_interactive(replica_id, seed, nodes, info->challenges * k + i), p[8];
+    czk_fr_from_u64(&out[n++], c);
+    czk_porep_drg_parents(info, c, p);
+    for (int t = 0; t < 6; t++) czk_fr_from_u64(&out[n++], p[t]);
+    czk_porep_exp_parents(info, c, p);
+    for (int t = 0; t < 8; t++) czk_fr_from_u64(&out[n++], p[t]);
+    for (int t = 0; t < 3; t++) czk_fr_from_u64(&out[n++], c);
+  }
+  return CZK_OK;
+}
