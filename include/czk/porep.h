@@ -57,6 +57,7 @@ CZK_API czk_status czk_porep_public_inputs(const czk_porep_info *info, const uin
                                            const uint8_t comm_d[32], const uint8_t comm_r[32], const uint8_t seed[32],
                                            uint32_t k, czk_fr *out, size_t out_len);
 
+
 /* ------------------------------------------------------------------------------------------------ circuit */
 /* The circuit's parameters: nodes (a power of two; TreeD depth log2(nodes)), layers, challenges in the partition,
  * TreeC / TreeR shape. The registered proofs use czk_porep_circuit_of; the reference's test circuits (8 nodes 2-0-0,
@@ -120,6 +121,15 @@ CZK_API czk_status czk_porep_c1_parse(czk_porep_c1 *out, const char *json, size_
 CZK_API void czk_porep_c1_free(czk_porep_c1 *c1);
 /* Partition k's values (borrowing c1). */
 CZK_API void czk_porep_c1_partition(const czk_porep_c1 *c1, uint32_t k, czk_porep_partition *out);
+
+/* Native checks of a C1 output before synthesis, everything the circuit will enforce evaluated natively: the replica
+ * id from (miner, sector, ticket, comm_d, porep_id); comm_d, comm_r, seed non-zero; comm_r = H(comm_c, comm_r_last)
+ * per partition; per challenge: the node is the derived challenge (interactive proofs), the TreeD path of the data
+ * leaf reaches comm_d at that node, every parent column (6 DRG, 8 expander) hashes into TreeC at the graph's parent,
+ * the labels of every layer recomputed from those columns, the encoding (last label + data) in TreeR_last and the
+ * labels' column in TreeC, both at the node. CZK_ERR_VERIFY_FAILED with the partition, challenge and what differs. */
+CZK_API czk_status czk_porep_c1_check(const czk_porep_c1 *c1, uint64_t miner_id, uint64_t sector_id, char *err,
+                                      size_t err_len);
 
 /* StackedCircuit::synthesize (filecoin-porep.md section 3), constraint for constraint. values = NULL: a blank circuit
  * (shape / counting modes only). */

@@ -4,6 +4,7 @@
  * ChaCha8 is written here (rand_chacha's ChaCha8Rng: 8 rounds, 64-bit block counter and 64-bit nonce 0, the keystream
  * read as little-endian u64 words); no Debian library offers the 8-round variant. */
 #include <sodium.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "czk/porep.h"
@@ -194,6 +195,147 @@ czk_status czk_porep_public_inputs(const czk_porep_info *info, const uint8_t rep
     czk_porep_exp_parents(info, c, p);
     for (int t = 0; t < 8; t++) czk_fr_from_u64(&out[n++], p[t]);
     for (int t = 0; t < 3; t++) czk_fr_from_u64(&out[n++], c);
+  }
+  return CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ native checks */
+static void hex4(char out[9], const uint8_t *b) {
+  for (int i = 0; i < 4; i++) snprintf(out + 2 * i, 3, "%02x", b[i]);
+}
+
+/* Walks a path from leaf: *root gets the computed root, *index the leaf index (mixed radix). */
+static czk_status walk(const czk_porep_path *p, const unsigned *ar, unsigned n, czk_fc_hasher h, const uint8_t leaf[32],
+                       uint8_t root[32], uint64_t *index) {
+  uint8_t cur[32], group[16 * 32];
+  memcpy(cur, leaf, 32);
+  uint64_t idx = 0, mul = 1;
+  unsigned si = 0;
+  for (unsigned l = 0; l < n; l++) {
+    unsigned a = ar[l];
+    for (unsigned i = 0, k = 0; i < a; i++) memcpy(group + 32 * i, i == p->index[l] ? cur : p->sib[si + k++], 32);
+    si += a - 1;
+    CZK_TRY(czk_fc_node_hash(h, cur, group, a));
+    idx += p->index[l] * mul;
+    mul *= a;
+  }
+  memcpy(root, cur, 32);
+  *index = idx;
+  return CZK_OK;
+}
+
+static czk_status col_hash(uint8_t out[32], const uint8_t (*rows)[32], unsigned L) {
+  const czk_poseidon *p;
+  czk_fr in[CZK_POREP_MAX_LAYERS], h;
+  CZK_TRY(czk_poseidon_get(&p, L, CZK_POSEIDON_STANDARD));
+  for (unsigned l = 0; l < L; l++) CZK_TRY(czk_fr_from_bytes_le(&in[l], rows[l]));
+  CZK_TRY(czk_poseidon_hash(&h, p, CZK_POSEIDON_MERKLE_TREE, 0, in, L));
+  czk_fr_to_bytes_le(out, &h);
+  return CZK_OK;
+}
+
+#define FAIL(...) (snprintf(err, err_len, __VA_ARGS__), CZK_ERR_VERIFY_FAILED)
+
+czk_status czk_porep_c1_check(const czk_porep_c1 *c1, uint64_t miner_id, uint64_t sector_id, char *err,
+                              size_t err_len) {
+  char scratch[8];
+  if (!err || !err_len) err = scratch, err_len = sizeof scratch;
+  err[0] = 0;
+  const czk_porep_info *info = c1->info;
+  static const uint8_t zero[32];
+  if (memcmp(c1->comm_d, zero, 32) == 0 || memcmp(c1->comm_r, zero, 32) == 0 || memcmp(c1->seed, zero, 32) == 0)
+    return FAIL("comm_d, comm_r and seed must not be zero");
+  uint8_t prover[32], pid[32], rid[32], t[32];
+  char a[9], b[9];
+  czk_porep_prover_id(prover, miner_id);
+  czk_porep_id(info, pid);
+  czk_porep_replica_id(rid, prover, sector_id, c1->ticket, c1->comm_d, pid);
+  if (memcmp(rid, c1->replica_id, 32) != 0)
+    return hex4(a, c1->replica_id), hex4(b, rid),
+           FAIL("replica_id %s... is not SHA-256(prover id of miner %llu, sector %llu, ticket, comm_d, porep_id) = "
+                "%s...", a, (unsigned long long)miner_id, (unsigned long long)sector_id, b);
+  if (sodium_init() < 0) return CZK_ERR_INTERNAL;
+  czk_porep_circuit c;
+  czk_porep_circuit_of(info, &c);
+  unsigned L = info->layers, nd = 0, nr = 0, ard[40], arr[16];
+  uint64_t nodes = info->sector_size / 32;
+  while ((1ull << nd) < nodes) ard[nd++] = 2;
+  uint64_t trees = (uint64_t)(info->sub ? info->sub : 1) * (info->top ? info->top : 1), per = nodes / trees;
+  for (uint64_t m = 1; m < per; m *= info->base) arr[nr++] = info->base;
+  if (info->sub) arr[nr++] = info->sub;
+  if (info->top) arr[nr++] = info->top;
+  for (uint32_t k = 0; k < c1->partitions; k++) {
+    uint8_t kids[64];
+    memcpy(kids, c1->comm_c[k], 32);
+    memcpy(kids + 32, c1->comm_r_last[k], 32);
+    CZK_TRY(czk_fc_node_hash(CZK_FC_POSEIDON, t, kids, 2));
+    if (memcmp(t, c1->comm_r, 32) != 0) return FAIL("partition %u: comm_r is not H(comm_c, comm_r_last)", k);
+    for (uint32_t i = 0; i < c1->challenges; i++) {
+      const czk_porep_challenge *ch = &c1->ch[(size_t)k * c1->challenges + i];
+      uint64_t cn = ch->challenge, idx, par[8];
+      if (info->feature == 0) {
+        uint64_t want = czk_porep_challenge_interactive(rid, c1->seed, nodes, info->challenges * k + i);
+        if (cn != want)
+          return FAIL("partition %u challenge %u: node %llu, the challenge derived from replica id and seed is %llu",
+                      k, i, (unsigned long long)cn, (unsigned long long)want);
+      }
+      CZK_TRY(walk(&ch->d_path, ard, nd, CZK_FC_SHA256, ch->data_leaf, t, &idx));
+      if (idx != cn || memcmp(t, c1->comm_d, 32) != 0)
+        return FAIL("partition %u challenge %u (node %llu): the TreeD path %s", k, i, (unsigned long long)cn,
+                    idx != cn ? "opens another node" : "does not hash to comm_d");
+      const czk_porep_column *cols[14];
+      czk_porep_drg_parents(info, cn, par);
+      for (int p = 0; p < 6; p++) {
+        cols[p] = &ch->drg[p];
+        uint8_t h[32];
+        CZK_TRY(col_hash(h, ch->drg[p].rows, L));
+        CZK_TRY(walk(&ch->drg[p].path, arr, nr, CZK_FC_POSEIDON, h, t, &idx));
+        if (idx != par[p] || memcmp(t, c1->comm_c[k], 32) != 0)
+          return FAIL("partition %u challenge %u (node %llu): DRG parent %d %s", k, i, (unsigned long long)cn, p,
+                      idx != par[p] ? "opens another node than the graph's parent" : "column is not in TreeC (comm_c)");
+      }
+      czk_porep_exp_parents(info, cn, par);
+      for (int p = 0; p < 8; p++) {
+        cols[6 + p] = &ch->exp[p];
+        uint8_t h[32];
+        CZK_TRY(col_hash(h, ch->exp[p].rows, L));
+        CZK_TRY(walk(&ch->exp[p].path, arr, nr, CZK_FC_POSEIDON, h, t, &idx));
+        if (idx != par[p] || memcmp(t, c1->comm_c[k], 32) != 0)
+          return FAIL("partition %u challenge %u (node %llu): expander parent %d %s", k, i, (unsigned long long)cn, p,
+                      idx != par[p] ? "opens another node than the graph's parent" : "column is not in TreeC (comm_c)");
+      }
+      /* the labels of every layer from the parents' rows, as the circuit computes them */
+      uint8_t labels[CZK_POREP_MAX_LAYERS][32], msg[64 + 37 * 32];
+      for (unsigned l = 1; l <= L; l++) {
+        memcpy(msg, rid, 32);
+        for (int s = 0; s < 4; s++) msg[32 + s] = (uint8_t)(l >> (24 - 8 * s));
+        for (int s = 0; s < 8; s++) msg[36 + s] = (uint8_t)(cn >> (56 - 8 * s));
+        memset(msg + 44, 0, 20);
+        unsigned nl = l == 1 ? 6 : 14;
+        for (unsigned m = 0; m < 37; m++) {
+          unsigned q = m % nl;
+          memcpy(msg + 64 + 32 * m, q < 6 ? cols[q]->rows[l - 1] : cols[q]->rows[l - 2], 32);
+        }
+        czk_sha256(labels[l - 1], msg, sizeof msg);
+        labels[l - 1][31] &= 0x3f;
+      }
+      /* the encoding in TreeR_last, the challenged column in TreeC */
+      czk_fr lf, df;
+      uint8_t enc[32], h[32];
+      CZK_TRY(czk_fr_from_bytes_le(&lf, labels[L - 1]));
+      CZK_TRY(czk_fr_from_bytes_le(&df, ch->data_leaf));
+      czk_fr_add(&lf, &lf, &df);
+      czk_fr_to_bytes_le(enc, &lf);
+      CZK_TRY(walk(&ch->r_path, arr, nr, CZK_FC_POSEIDON, enc, t, &idx));
+      if (idx != cn || memcmp(t, c1->comm_r_last[k], 32) != 0)
+        return FAIL("partition %u challenge %u (node %llu): the encoding (label %u + data) %s", k, i,
+                    (unsigned long long)cn, L, idx != cn ? "path opens another node" : "is not in TreeR_last (comm_r_last)");
+      CZK_TRY(col_hash(h, (const uint8_t(*)[32])labels, L));
+      CZK_TRY(walk(&ch->c_path, arr, nr, CZK_FC_POSEIDON, h, t, &idx));
+      if (idx != cn || memcmp(t, c1->comm_c[k], 32) != 0)
+        return FAIL("partition %u challenge %u (node %llu): the column of the recomputed labels %s", k, i,
+                    (unsigned long long)cn, idx != cn ? "path opens another node" : "is not in TreeC (comm_c)");
+    }
   }
   return CZK_OK;
 }

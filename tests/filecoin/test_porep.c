@@ -4,6 +4,7 @@
  * test circuits of rust-fil-proofs' stacked_circuit.rs (1,206,212 / 1,199,620 / 1,296,576 / 1,346,982 constraints,
  * 22 inputs) and 2 KiB (2,687,921 constraints, 40 inputs, 2,685,673 aux) quick; 8 MiB, 512 MiB, 32 GiB (130,278,541,
  * 328 inputs, 130,169,893 aux) and 64 GiB under `full`. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,32 @@ static void test_real_c1(void) {
   CHECK(czk_porep_challenge_interactive(rid, c1.seed, 1ull << 18, 1) == 237493);
   CHECK(czk_porep_public_inputs(czk_porep_info_by_wire(11), rid, c1.comm_d, c1.comm_r, c1.seed, 0, pub, 39) ==
         CZK_ERR_INVALID_ARG);
+  /* every native check passes; a wrong miner or sector (replica id), and tampered values fail, naming what differs */
+  CHECK_MSG(czk_porep_c1_check(&c1, 1006, 1498, err, sizeof err) == CZK_OK, "%s", err);
+  CHECK(czk_porep_c1_check(&c1, 1007, 1498, err, sizeof err) == CZK_ERR_VERIFY_FAILED && strstr(err, "replica_id"));
+  CHECK(czk_porep_c1_check(&c1, 1006, 1499, err, sizeof err) == CZK_ERR_VERIFY_FAILED && strstr(err, "sector 1499"));
+  static const struct {
+    size_t off;
+    const char *needle;
+  } tamper[] = {{offsetof(czk_porep_challenge, data_leaf) + 3, "challenge 0 (node 151786): the TreeD path"},
+             {offsetof(czk_porep_challenge, drg) + offsetof(czk_porep_column, rows) + 40, "DRG parent 0 column"},
+             {offsetof(czk_porep_challenge, exp) + 5 * sizeof(czk_porep_column) + offsetof(czk_porep_column, path) +
+                  offsetof(czk_porep_path, sib) + 7,
+              "expander parent 5 column"},
+             {offsetof(czk_porep_challenge, r_path) + offsetof(czk_porep_path, sib) + 1, "is not in TreeR_last"},
+             {offsetof(czk_porep_challenge, c_path) + offsetof(czk_porep_path, index), "labels path opens another"}};
+  for (size_t i = 0; i < sizeof tamper / sizeof tamper[0]; i++) {
+    uint8_t *byte = (uint8_t *)&c1.ch[0] + tamper[i].off;
+    *byte ^= 1;
+    CHECK(czk_porep_c1_check(&c1, 1006, 1498, err, sizeof err) == CZK_ERR_VERIFY_FAILED);
+    CHECK_MSG(strstr(err, tamper[i].needle) != NULL, "%s (wanted %s)", err, tamper[i].needle);
+    *byte ^= 1;
+  }
+  c1.ch[1].challenge++;
+  CHECK(czk_porep_c1_check(&c1, 1006, 1498, err, sizeof err) == CZK_ERR_VERIFY_FAILED &&
+        strstr(err, "challenge 1: node 237494, the challenge derived"));
+  c1.ch[1].challenge--;
+  CHECK(czk_porep_c1_check(&c1, 1006, 1498, err, sizeof err) == CZK_OK);
   czk_cs_free(cs);
   /* a flipped row byte (the circuit is then unsatisfied), and damaged documents */
   c1.ch[1].exp[3].rows[1][5] ^= 1;
