@@ -61,7 +61,7 @@ typedef struct czk_kind_request {
 } czk_kind_request;
 
 /* The engine kind name that serves `r` (the one place that maps proof kinds to names): "synthetic-k<k>" (k from a
- * power-of-two sector_size, else default_synthetic_k), "circom:<vanilla_proofs[0]>", "porep-c2", "snap-update",
+ * power-of-two sector_size, else default_synthetic_k), "circom:<vanilla_proofs[0]>", "porep-c2-<size>", "snap-update",
  * "window-post-<size>", "winning-post-<size>" (size from registered_proof, which must be a PoSt proof of that kind and
  * agree with a non-zero sector_size). CZK_ERR_INVALID_ARG with a reason in err (may be NULL) for a request that names
  * no valid kind. */
@@ -76,6 +76,11 @@ CZK_API czk_status czk_kind_synthetic_new(czk_engine_kind *out, unsigned log_siz
  * Job input: registered_proof, randomness, vanilla_proofs (bincode, one per sector), partition_index. */
 CZK_API czk_status czk_kind_post_new(czk_engine_kind *out, czk_post_type type, uint64_t sector_size,
                                      const char *param_dir, czk_pool *pool);
+/* porep-c2-<size>: Filecoin PoRep C2 over the v28 keys in param_dir (key id "porep-2k" ... "porep-64g"). Job input:
+ * registered_proof, miner_id, sector_number, vanilla_proof = cuzk's envelope or a bare C1 output; one partition per
+ * proof partition (10 at 32 GiB). */
+CZK_API czk_status czk_kind_porep_new(czk_engine_kind *out, uint64_t sector_size, const char *param_dir,
+                                      czk_pool *pool);
 /* The circuit's counts without synthesizing all of it (one slot counted, scaled: the slots are identical). */
 CZK_API czk_status czk_kind_post_counts(czk_post_type type, uint64_t sector_size, czk_cs_counts *out);
 CZK_API czk_status czk_kind_circom_new(czk_engine_kind *out, const char *name, const char *zkey_path, czk_pool *pool);

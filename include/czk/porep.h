@@ -117,6 +117,10 @@ typedef struct czk_porep_c1 {
   uint8_t (*comm_c)[32];
 } czk_porep_c1;
 
+/* The request's vanilla_proof: cuzk's envelope {"SectorNum": n, "Phase1Out": base64(C1 JSON), "SectorSize": s} (Go
+ * json.Marshal of C1OutputWrapper) or a bare C1 output (passed through; sector fields 0). *json: heap, NUL-ended. */
+CZK_API czk_status czk_porep_envelope_decode(const uint8_t *in, size_t len, char **json, size_t *json_len,
+                                             uint64_t *sector_num, uint64_t *sector_size, char *err, size_t err_len);
 CZK_API czk_status czk_porep_c1_parse(czk_porep_c1 *out, const char *json, size_t len, char *err, size_t err_len);
 CZK_API void czk_porep_c1_free(czk_porep_c1 *c1);
 /* Partition k's values (borrowing c1). */

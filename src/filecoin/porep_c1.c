@@ -6,6 +6,7 @@
  * Memory: json-c builds the whole document (several times the text); a 32 GiB C1 (~51 MB) needs a streaming reader
  * to meet issue 18's 3x bound -- not done yet. */
 #include <json-c/json.h>
+#include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,4 +254,57 @@ void czk_porep_c1_partition(const czk_porep_c1 *c1, uint32_t k, czk_porep_partit
   memcpy(out->comm_c, c1->comm_c[k], 32);
   out->n_challenges = c1->challenges;
   out->ch = &c1->ch[(size_t)k * c1->challenges];
+}
+
+/* ------------------------------------------------------------------------------------------------ envelope */
+czk_status czk_porep_envelope_decode(const uint8_t *in, size_t len, char **json, size_t *json_len,
+                                     uint64_t *sector_num, uint64_t *sector_size, char *err, size_t err_len) {
+  ctx x = {err, err_len, ""};
+  if (err && err_len) err[0] = 0;
+  *json = NULL;
+  *json_len = 0;
+  *sector_num = *sector_size = 0;
+  if (!in || len > (size_t)INT32_MAX) return fail(&x, CZK_ERR_INVALID_ARG, "no input");
+  size_t i = 0;
+  while (i < len && (in[i] == ' ' || in[i] == '\n' || in[i] == '\r' || in[i] == '\t')) i++;
+  static const char raw[] = "{\"registered_proof\"";
+  if (len - i >= sizeof raw - 1 && memcmp(in + i, raw, sizeof raw - 1) == 0) { /* a bare C1 output */
+    *json = malloc(len + 1);
+    if (!*json) return CZK_ERR_NOMEM;
+    memcpy(*json, in, len);
+    (*json)[len] = 0;
+    *json_len = len;
+    return CZK_OK;
+  }
+  json_tokener *tok = json_tokener_new();
+  if (!tok) return CZK_ERR_NOMEM;
+  json_object *root = json_tokener_parse_ex(tok, (const char *)in, (int)len);
+  enum json_tokener_error je = json_tokener_get_error(tok);
+  json_tokener_free(tok);
+  czk_status st = CZK_OK;
+  json_object *b64 = get(root, "Phase1Out");
+  if (!root || je != json_tokener_success)
+    st = fail(&x, CZK_ERR_FORMAT, "neither a C1 output nor a cuzk envelope (not JSON: %s)", json_tokener_error_desc(je));
+  else if (!b64 || !json_object_is_type(b64, json_type_string))
+    st = fail(&x, CZK_ERR_FORMAT, "envelope without a Phase1Out string");
+  if (st == CZK_OK) st = u64_of(&x, get(root, "SectorNum"), sector_num, "envelope SectorNum");
+  if (st == CZK_OK) st = u64_of(&x, get(root, "SectorSize"), sector_size, "envelope SectorSize");
+  if (st == CZK_OK) {
+    const char *s = json_object_get_string(b64);
+    size_t n = (size_t)json_object_get_string_len(b64), cap = n / 4 * 3 + 3;
+    *json = malloc(cap + 1);
+    if (!*json) st = CZK_ERR_NOMEM;
+    else if (sodium_init() < 0 ||
+             sodium_base642bin((unsigned char *)*json, cap, s, n, NULL, json_len, NULL,
+                               sodium_base64_VARIANT_ORIGINAL) != 0)
+      st = fail(&x, CZK_ERR_FORMAT, "envelope Phase1Out is not standard base64");
+    else (*json)[*json_len] = 0;
+  }
+  json_object_put(root);
+  if (st != CZK_OK) {
+    free(*json);
+    *json = NULL;
+    *json_len = 0;
+  }
+  return st;
 }

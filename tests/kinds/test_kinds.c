@@ -25,7 +25,8 @@ static void test_names(void) {
     uint32_t kind;
     const char *want;
     uint64_t registered, size;
-  } fc[] = {{1, "porep-c2", 0, 0},
+  } fc[] = {{1, "porep-c2-8MiB", 6, 8ull << 20},
+            {1, "porep-c2-32GiB", 18, 0},
             {2, "snap-update", 0, 0},
             {3, "window-post-2KiB", 10, 2048},
             {3, "window-post-32GiB", 8, 0},
@@ -47,7 +48,9 @@ static void test_names(void) {
   } badpost[] = {{3, 3, 0, "not a WindowPoSt proof"},
              {4, 5, 0, "not a WinningPoSt proof"},
              {3, 15, 0, "registered_proof 15"},
-             {3, 13, 2048, "disagrees with registered_proof 13"}};
+             {3, 13, 2048, "disagrees with registered_proof 13"},
+             {1, 20, 0, "not a seal proof"},
+             {1, 6, 2048, "disagrees with registered_proof 6"}};
   for (size_t i = 0; i < sizeof badpost / sizeof badpost[0]; i++) {
     r.proof_kind = badpost[i].kind;
     r.registered_proof = badpost[i].registered;
@@ -215,8 +218,110 @@ static void test_post_counts(void) {
   CHECK(czk_kind_post_counts(CZK_POST_WINDOW, 4096, &k) == CZK_ERR_INVALID_ARG);
 }
 
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *b = malloc((size_t)n + 1);
+  *len = fread(b, 1, (size_t)n, f);
+  b[*len] = 0;
+  fclose(f);
+  return b;
+}
+
+static char *base64(const char *in, size_t n) {
+  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  char *o = malloc(4 * (n / 3 + 1) + 1), *q = o;
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)(uint8_t)in[i] << 16 | (i + 1 < n ? (uint32_t)(uint8_t)in[i + 1] << 8 : 0) |
+                 (i + 2 < n ? (uint8_t)in[i + 2] : 0);
+    *q++ = t[v >> 18], *q++ = t[(v >> 12) & 63];
+    *q++ = i + 1 < n ? t[(v >> 6) & 63] : '=';
+    *q++ = i + 2 < n ? t[v & 63] : '=';
+  }
+  *q = 0;
+  return o;
+}
+
+/* The porep-c2-8MiB kind on the real 8 MiB C1 output in cuzk's envelope, as Curio sends it: parse (every native check,
+ * the public inputs), then the adapter's synthesis (the circuit evaluated into the assignment; its rows hold and its
+ * inputs are the recomputed ones). Wrong miner, sector, registered proof, size, or a damaged envelope: refused with a
+ * reason. (No key here: proving needs a .params of the 2^22 circuit.) */
+static void test_porep_kind(void) {
+  size_t len;
+  char *c1 = slurp(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.json"), &len);
+  CHECK(c1 != NULL);
+  if (!c1) return;
+  char *b64 = base64(c1, len);
+  size_t envlen = strlen(b64) + 100;
+  char *env = malloc(envlen);
+  snprintf(env, envlen, "{\"SectorNum\":1498,\"Phase1Out\":\"%s\",\"SectorSize\":8388608}", b64);
+  czk_engine_kind k;
+  CHECK(czk_kind_porep_new(&k, 8ull << 20, g_dir, NULL) == CZK_OK);
+  CHECK(strcmp(k.name, "porep-c2-8MiB") == 0 && strcmp(k.key_id, "porep-8m") == 0);
+  char why[320];
+  czk_kind_request r;
+  memset(&r, 0, sizeof r);
+  r.proof_kind = CZK_PROOF_KIND_POREP_SEAL_COMMIT;
+  r.registered_proof = 6;
+  r.sector_size = 8ull << 20;
+  r.miner_id = 1006;
+  r.vanilla_proof = (czk_bytes){(const uint8_t *)env, strlen(env)};
+  r.error = why;
+  r.error_len = sizeof why;
+  void *parsed = NULL;
+  uint32_t nparts = 0;
+  CHECK_MSG(k.parse(k.user, (const uint8_t *)&r, sizeof r, &parsed, &nparts) == CZK_OK, "%s", why);
+  CHECK(nparts == 1);
+  void *synth = NULL;
+  if (parsed) {
+    CHECK(k.synthesize(k.user, parsed, 0, NULL, &synth) == CZK_OK);
+    czk_groth16_assignment *as = synth;
+    if (as) {
+      CHECK(as->n_rows == 3844929 + 40 && as->n_domain == (1u << 22) && as->w.n_inputs == 40);
+      CHECK(czk_r1cs_first_unsatisfied(as->a, as->b, as->c, as->n_rows) == SIZE_MAX);
+      k.synth_free(k.user, synth);
+    }
+    k.parsed_free(k.user, parsed);
+  }
+  /* the same C1 bare (no envelope) with sector_number from the request */
+  r.sector_number = 1498;
+  r.vanilla_proof = (czk_bytes){(const uint8_t *)c1, len};
+  CHECK_MSG(k.parse(k.user, (const uint8_t *)&r, sizeof r, &parsed, &nparts) == CZK_OK, "%s", why);
+  k.parsed_free(k.user, parsed);
+  const struct {
+    uint64_t miner, sector, wire;
+    const char *body, *why;
+  } bad[] = {{1007, 0, 6, env, "replica_id"},
+             {1006, 1499, 6, env, "disagrees with sector_number 1499"},
+             {1006, 0, 1, env, "the C1 output is a StackedDrg8MiBV1_1 proof, the request says StackedDrg8MiBV1"},
+             {1006, 0, 11, env, "not supported yet"},
+             {1006, 0, 5, env, "not a 8MiB seal proof"},
+             {1006, 0, 6, "{\"SectorNum\":1498,\"Phase1Out\":\"!!\",\"SectorSize\":8388608}", "base64"},
+             {1006, 0, 6, "{\"SectorNum\":1498,\"Phase1Out\":\"e30=\",\"SectorSize\":2048}", "SectorSize 2048"},
+             {1006, 0, 6, "[1,2,3]", "Phase1Out"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    r.miner_id = bad[i].miner;
+    r.sector_number = bad[i].sector;
+    r.registered_proof = bad[i].wire;
+    r.sector_size = 0;
+    r.vanilla_proof = (czk_bytes){(const uint8_t *)bad[i].body, strlen(bad[i].body)};
+    why[0] = 0;
+    parsed = NULL;
+    CHECK(k.parse(k.user, (const uint8_t *)&r, sizeof r, &parsed, &nparts) != CZK_OK && parsed == NULL);
+    CHECK_MSG(strstr(why, bad[i].why) != NULL, "case %zu: %s (wanted %s)", i, why, bad[i].why);
+  }
+  czk_kind_free(&k);
+  free(env);
+  free(b64);
+  free(c1);
+}
+
 int main(void) {
   test_names();
+  test_porep_kind();
   test_post_counts();
   snprintf(g_dir, sizeof g_dir, "/tmp/czk_tkinds_%d", (int)getpid());
   test_two_keys_one_device(1);
