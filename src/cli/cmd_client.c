@@ -146,8 +146,15 @@ static int build_from_request(const submit_opts *o, Cuzk__V1__SubmitProofRequest
   r->sector_size = q->sector_size;
   r->miner_id = q->miner_id;
   r->partition_index = q->partition_index;
-  r->randomness.data = st->req.randomness;
-  r->randomness.len = 32;
+  r->sector_number = q->sector_number;
+  if (q->proof_kind == 3 || q->proof_kind == 4) {
+    r->randomness.data = st->req.randomness;
+    r->randomness.len = 32;
+  }
+  if (q->vanilla_one) {
+    r->vanilla_proof.data = q->vanilla_one;
+    r->vanilla_proof.len = q->vanilla_one_len;
+  }
   st->vps = calloc(q->n_vanilla + 1, sizeof *st->vps);
   if (!st->vps) return 1;
   for (size_t i = 0; i < q->n_vanilla; i++) st->vps[i] = (ProtobufCBinaryData){q->vanilla_len[i], q->vanilla[i]};

@@ -285,7 +285,7 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
 
 /* ------------------------------------------------------------------------------------------------ setup */
 int czk__cmd_setup_kind(int argc, char **argv) {
-  static const char *usage = "usage: czk setup --kind KIND --sector-size S --out DIR\n"
+  static const char *usage = "usage: czk setup --kind winning-post|window-post|porep --sector-size S --out DIR\n"
                              "  A Groth16 key pair of our own (fresh OS randomness) for a Filecoin circuit, written as\n"
                              "  DIR/<v28 name>.params and .vk (the names the published parameters have).\n";
   const char *kind = NULL, *size = NULL, *out = NULL;
@@ -301,11 +301,19 @@ int czk__cmd_setup_kind(int argc, char **argv) {
     else return fprintf(stderr, "%s", usage), 2;
   }
   if (optind != argc || !out) return fprintf(stderr, "%s", usage), 2;
-  const czk_post_info *info = lookup("setup", kind, size, 0);
-  if (!info) return 2;
+  const czk_post_info *info = NULL;
+  const czk_porep_info *pinfo = NULL;
+  uint64_t bytes = 0;
+  if (kind && strcmp(kind, "porep") == 0) {
+    if (!size || !czk__parse_size(size, &bytes) || !(pinfo = czk_porep_info_for_size(bytes)))
+      return fprintf(stderr, "czk setup: porep has no registered proof for sector size %s\n", size ? size : ""), 2;
+  } else if (!(info = lookup("setup", kind, size, 0))) {
+    return 2;
+  }
   if (mkdir_p(out) != 0) return fprintf(stderr, "czk setup: cannot create %s\n", out), 1;
-  char stem[200], params[4400], vk[4400], tp[4500], tv[4500];
-  czk_post_param_stem(info, stem, sizeof stem);
+  char stem[240], params[4400], vk[4400], tp[4500], tv[4500];
+  if (pinfo) czk_porep_param_stem(pinfo, stem, sizeof stem);
+  else czk_post_param_stem(info, stem, sizeof stem);
   snprintf(params, sizeof params, "%s/%s.params", out, stem);
   snprintf(vk, sizeof vk, "%s/%s.vk", out, stem);
   snprintf(tp, sizeof tp, "%s.tmp", params);
@@ -314,9 +322,11 @@ int czk__cmd_setup_kind(int argc, char **argv) {
   czk_cs *cs;
   czk_r1cs *shape = NULL;
   czk_post_instance inst = {.info = info, .sectors = NULL, .n_sectors = 0};
+  czk_porep_circuit pc;
+  if (pinfo) czk_porep_circuit_of(pinfo, &pc);
   czk_status st = czk_cs_shape_new(&cs);
   if (st == CZK_OK) {
-    st = czk_post_synthesize(cs, &inst);
+    st = pinfo ? czk_porep_synthesize(cs, &pc, NULL) : czk_post_synthesize(cs, &inst);
     if (st == CZK_OK) st = czk_cs_shape_finish(cs, &shape);
     else czk_cs_free(cs);
   }
@@ -326,7 +336,7 @@ int czk__cmd_setup_kind(int argc, char **argv) {
   if (st != CZK_OK) {
     remove(tp);
     remove(tv);
-    fprintf(stderr, "czk setup: %s %s: %s\n", kind, info->size_name, czk_status_str(st));
+    fprintf(stderr, "czk setup: %s %s: %s\n", kind, size, czk_status_str(st));
     czk_r1cs_free(shape);
     return 1;
   }
@@ -334,13 +344,77 @@ int czk__cmd_setup_kind(int argc, char **argv) {
   stat(params, &sp);
   stat(vk, &sv);
   printf("%s (%u constraints, %u inputs): shape %.2f s, setup %.2f s\n  %s (%lld bytes)\n  %s (%lld bytes)\n",
-         czk_post_circuit_id(info), shape->n_user_constraints, shape->n_inputs, t1 - t0, czk__now_s() - t1, params,
+         pinfo ? czk_porep_circuit_id(pinfo) : czk_post_circuit_id(info), shape->n_user_constraints, shape->n_inputs, t1 - t0, czk__now_s() - t1, params,
          (long long)sp.st_size, vk, (long long)sv.st_size);
   czk_r1cs_free(shape);
   return 0;
 }
 
 /* ------------------------------------------------------------------------------------------------ verify */
+/* PoRep: the C1 output (envelope or bare) of the request, its native checks, every partition's inputs recomputed,
+ * each 192-byte partition proof verified against the .vk found by its v28 name. */
+static int verify_porep(const czk__fc_request *r, const char *req, const char *proof, const char *params) {
+  const czk_porep_info *info = czk_porep_info_by_wire(r->registered_proof);
+  if (!info || !r->vanilla_one) {
+    fprintf(stderr, "czk verify: %s: a PoRep request needs a seal registered_proof (0-19) and \"vanilla_proof\"\n", req);
+    return 1;
+  }
+  char err[512], *json = NULL, stem[240], path[4400];
+  size_t len = 0;
+  uint64_t num = 0, ssz = 0;
+  czk_porep_c1 c1;
+  memset(&c1, 0, sizeof c1);
+  czk_groth16_vk vk;
+  bool have_vk = false;
+  uint8_t *pb = NULL;
+  int rc = 1;
+  czk_status st = czk_porep_envelope_decode(r->vanilla_one, r->vanilla_one_len, &json, &len, &num, &ssz, err, sizeof err);
+  uint64_t sector = r->sector_number ? r->sector_number : num;
+  if (st == CZK_OK) st = czk_porep_c1_parse(&c1, json, len, err, sizeof err);
+  if (st == CZK_OK && c1.info != info) st = CZK_ERR_INVALID_ARG, snprintf(err, sizeof err, "the C1 output is %s", c1.info->name);
+  if (st == CZK_OK) st = czk_porep_c1_check(&c1, r->miner_id, sector, err, sizeof err);
+  if (st != CZK_OK) {
+    fprintf(stderr, "czk verify: %s: %s\n", req, err);
+    goto out;
+  }
+  czk_porep_param_stem(info, stem, sizeof stem);
+  snprintf(path, sizeof path, "%s/%s.vk", params, stem);
+  if ((st = czk_groth16_vk_read(&vk, path, false)) != CZK_OK) {
+    fprintf(stderr, "czk verify: %s: %s\n", path, czk_status_str(st));
+    goto out;
+  }
+  have_vk = true;
+  size_t want = (size_t)info->partitions * CZK_GROTH16_PROOF_BYTES, got = 0;
+  pb = malloc(want + 1);
+  FILE *f = pb ? fopen(proof, "rb") : NULL;
+  if (f) got = fread(pb, 1, want + 1, f), fclose(f);
+  if (got != want) {
+    fprintf(stderr, "czk verify: %s: not %u partition proofs of %d bytes\n", proof, info->partitions,
+            CZK_GROTH16_PROOF_BYTES);
+    goto out;
+  }
+  size_t np = 3 + 18 * (size_t)info->challenges;
+  czk_fr pub[3 + 18 * 18];
+  for (uint32_t k = 0; k < info->partitions; k++) {
+    czk_groth16_proof p;
+    st = czk_porep_public_inputs(info, c1.replica_id, c1.comm_d, c1.comm_r, c1.seed, k, pub, np);
+    if (st == CZK_OK) st = czk_groth16_proof_decode(&p, pb + (size_t)k * CZK_GROTH16_PROOF_BYTES);
+    if (st == CZK_OK) st = czk_groth16_verify(&vk, &p, pub, np);
+    if (st != CZK_OK) {
+      printf("INVALID: partition %u: %s\n", k, czk_status_str(st));
+      goto out;
+    }
+  }
+  printf("OK: %s proof verifies (%u partitions, %zu public inputs each)\n", info->name, info->partitions, np);
+  rc = 0;
+out:
+  if (have_vk) czk_groth16_vk_free(&vk);
+  czk_porep_c1_free(&c1);
+  free(json);
+  free(pb);
+  return rc;
+}
+
 int czk__cmd_verify_request(int argc, char **argv) {
   static const char *usage =
       "usage: czk verify --request DIR/request.json --proof proof.bin --params DIR\n"
@@ -362,6 +436,11 @@ int czk__cmd_verify_request(int argc, char **argv) {
   char err[512];
   czk__fc_request r;
   if (czk__fc_request_load(req, &r, err, sizeof err) != 0) return fprintf(stderr, "czk verify: %s\n", err), 1;
+  if (r.proof_kind == 1) {
+    int prc = verify_porep(&r, req, proof, params);
+    czk__fc_request_free(&r);
+    return prc;
+  }
   int rc = 1;
   const czk_post_info *info = czk_post_info_by_wire(r.registered_proof);
   czk_fr *pub = NULL;

@@ -33,6 +33,7 @@ int czk__unhex32(uint8_t out[32], const char *hex) {
 void czk__fc_request_free(czk__fc_request *r) {
   if (!r) return;
   for (size_t i = 0; r->vanilla && i < r->n_vanilla; i++) free(r->vanilla[i]);
+  free(r->vanilla_one);
   free(r->vanilla);
   free(r->vanilla_len);
   free(r->sector_ids);
@@ -106,8 +107,14 @@ int czk__fc_request_load(const char *path, czk__fc_request *r, char *err, size_t
     goto out;
   }
   r->partition_index = (uint32_t)part;
-  if (!json_object_object_get_ex(root, "randomness", &x) || !json_object_is_type(x, json_type_string) ||
-      czk__unhex32(r->randomness, json_object_get_string(x)) != 0) {
+  bool post = r->proof_kind == 3 || r->proof_kind == 4;
+  if (!get_u64(root, "sector_number", &r->sector_number, false)) {
+    fail(err, err_len, "\"sector_number\" is not an unsigned integer", path);
+    goto out;
+  }
+  if (json_object_object_get_ex(root, "randomness", &x)
+          ? !json_object_is_type(x, json_type_string) || czk__unhex32(r->randomness, json_object_get_string(x)) != 0
+          : post) {
     fail(err, err_len, "\"randomness\" missing or not 64 hex digits", path);
     goto out;
   }
@@ -131,6 +138,24 @@ int czk__fc_request_load(const char *path, czk__fc_request *r, char *err, size_t
       r->n_sectors++;
     }
   }
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash) slash[1] = 0;
+  else dir[0] = 0;
+  if (json_object_object_get_ex(root, "vanilla_proof", &x)) {
+    const char *name = json_object_is_type(x, json_type_string) ? json_object_get_string(x) : NULL;
+    char file[8300];
+    if (name) snprintf(file, sizeof file, "%s%s", name[0] == '/' ? "" : dir, name);
+    if (!name || !(r->vanilla_one = slurp(file, &r->vanilla_one_len, MAX_VANILLA_FILE))) {
+      fail(err, err_len, "\"vanilla_proof\": not a readable file name", path);
+      goto out;
+    }
+    if (!json_object_object_get_ex(root, "vanilla_proofs", &arr)) {
+      rc = 0;
+      goto out;
+    }
+  }
   if (!json_object_object_get_ex(root, "vanilla_proofs", &arr) || !json_object_is_type(arr, json_type_array)) {
     fail(err, err_len, "\"vanilla_proofs\" missing or not an array of file names", path);
     goto out;
@@ -139,11 +164,6 @@ int czk__fc_request_load(const char *path, czk__fc_request *r, char *err, size_t
   r->vanilla = calloc(n + 1, sizeof *r->vanilla);
   r->vanilla_len = calloc(n + 1, sizeof *r->vanilla_len);
   if (!r->vanilla || !r->vanilla_len) goto out;
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (slash) slash[1] = 0;
-  else dir[0] = 0;
   for (size_t i = 0; i < n; i++) {
     json_object *s = json_object_array_get_idx(arr, i);
     if (!json_object_is_type(s, json_type_string)) {

@@ -6,6 +6,8 @@
  *    "partition_index": 0,
  *    "sectors": [{"sector_id": 1, "comm_r": "<hex 32 B>"}, ...],      (public sector info, in request order)
  *    "vanilla_proofs": ["vanilla-0.bin", ...]}                          (files, relative to request.json's folder)
+ * A PoRep request has "sector_number" and "vanilla_proof": "c1.json" (the envelope or the bare C1 output) instead of
+ * randomness and vanilla_proofs.
  */
 #ifndef CZK_FILECOIN_REQUEST_H
 #define CZK_FILECOIN_REQUEST_H
@@ -25,6 +27,9 @@ typedef struct czk__fc_request {
   size_t n_vanilla;
   uint8_t **vanilla;
   size_t *vanilla_len;
+  uint64_t sector_number; /* PoRep / SnapDeals: "sector_number" */
+  uint8_t *vanilla_one;   /* PoRep: "vanilla_proof" (a file: the envelope or the C1 output), NULL when absent */
+  size_t vanilla_one_len;
 } czk__fc_request;
 
 /* Reads path and every vanilla proof file it names. 0 on success; else a reason in err. */
