@@ -133,7 +133,8 @@ static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk
     *err = errf("proof kind %s is not supported by this daemon", kind);
     return CZK_GRPC_INVALID_ARGUMENT;
   }
-  *err = perr[0] ? errf("%s: %s: %s", kind, czk_status_str(st), perr) : errf("%s: %s", kind, czk_status_str(st));
+  /* a parser's reason says what is wrong; the status text ("proof verification failed") would mislead */
+  *err = perr[0] ? errf("%s: %s", kind, perr) : errf("%s: %s", kind, czk_status_str(st));
   return czk__service_grpc_code(st);
 }
 

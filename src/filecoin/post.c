@@ -275,7 +275,8 @@ czk_status czk_post_vanilla_parse(const czk_post_info *info, const uint8_t *buf,
   if (st == CZK_OK) st = get_domain(&r, out->comm_c, "comm_c", -1);
   if (st == CZK_OK) st = get_domain(&r, out->comm_r_last, "comm_r_last", -1);
   if (st == CZK_OK && r.off != len)
-    st = fail(&r, CZK_ERR_FORMAT, "%zu trailing bytes after the %zu-byte vanilla proof", len - r.off, r.off);
+    st = fail(&r, CZK_ERR_FORMAT, "%zu trailing byte%s after the %zu-byte vanilla proof", len - r.off,
+              len - r.off == 1 ? "" : "s", r.off);
   if (st != CZK_OK) czk_post_sector_free(out);
   return st;
 }

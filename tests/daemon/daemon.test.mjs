@@ -101,8 +101,11 @@ test('Await honours timeout_ms; Cancel cancels; cancel of a finished job is FAIL
 });
 
 test('bad input over the wire gets the right status codes', async () => {
+  await assert.rejects(call(client, 'SubmitProof', { proof_kind: 'POREP_SEAL_COMMIT', registered_proof: '99',
+    vanilla_proof: Buffer.from('x') }), (e) => e.code === grpc.status.INVALID_ARGUMENT && /not a seal proof/.test(e.details));
+  // a PoRep kind whose partition cannot fit this daemon's 3 GiB budget (2 KiB: a 2^22 domain) is refused as such
   await assert.rejects(call(client, 'SubmitProof', { proof_kind: 'POREP_SEAL_COMMIT', vanilla_proof: Buffer.from('x') }),
-    (e) => e.code === grpc.status.INVALID_ARGUMENT);
+    (e) => e.code === grpc.status.RESOURCE_EXHAUSTED && /porep-c2-2KiB/.test(e.details));
   await assert.rejects(call(client, 'SubmitProof', { proof_kind: 'PROOF_KIND_UNSPECIFIED' }),
     (e) => e.code === grpc.status.INVALID_ARGUMENT);
   await assert.rejects(call(client, 'SubmitProof', synth(8, 'partitions=zzz')),
