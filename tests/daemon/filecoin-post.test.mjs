@@ -113,7 +113,10 @@ after(() => {
 
 test('PreloadSRS takes the circuit ids; the PoSt kinds have queues', async () => {
   const p = await call('PreloadSRS', { circuit_id: 'wpost-2k' });
+  assert.equal(p.already_loaded, false);
   assert.ok(Number(p.load_time_ms) >= 0);
+  assert.equal((await call('PreloadSRS', { circuit_id: 'wpost-2k' })).already_loaded, true);
+  assert.ok((await call('GetStatus', {})).loaded_srs.some((k) => k.circuit_id === 'wpost-2k'));
   await call('PreloadSRS', { circuit_id: 'winning-2k' });
   const st = await call('GetStatus', {});
   const kinds = st.queues.map((q) => q.proof_kind);
@@ -167,4 +170,15 @@ test('tampered requests are refused with a reason; the daemon proves the next jo
   await refused(submit(g, { randomness: Buffer.alloc(32, 0xff) }), /canonical/);
   // the daemon is fine: the untampered request proves
   await proveAndVerify(g);
+});
+
+test('vanilla proofs made for API 1.0 sent as API 1.2 (and a WinningPoSt sibling flipped) are refused', async () => {
+  const g = gen('window-post', '--sectors', '2', '--api', '1.0', '--partition', '1', '--seed', '10');
+  await refused(submit(g, { registered_proof: '10' }), /challenge .*derived from the randomness/);
+  const w = gen('winning-post', '--seed', '11');
+  const b = Buffer.from(w.vanilla[0]);
+  b[0x8c] ^= 1;
+  await refused(submit(w, { vanilla_proofs: [b] }), /vanilla proof 0.*challenge 0.*does not hash/);
+  await refused(submit(w, { vanilla_proofs: [w.vanilla[0], w.vanilla[0]] }), /2 vanilla proofs.*exactly 1/);
+  await proveAndVerify(w);
 });
