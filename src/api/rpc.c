@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/un.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -238,6 +241,38 @@ static void *accept_thread(void *arg) {
   return NULL;
 }
 
+/* The socket path may be replaced only when nothing is there or it is a stale socket (no one accepts on it): a live
+ * daemon's socket is never taken over ("another czk daemon serves ..."), and a file that is not a socket is never
+ * removed. */
+static czk_status claim_unix_path(const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0) {
+    if (errno == ENOENT) return CZK_OK;
+    CZK_ERROR("rpc", "cannot use %s: %s", path, strerror(errno));
+    return CZK_ERR_IO;
+  }
+  if (!S_ISSOCK(sb.st_mode)) {
+    CZK_ERROR("rpc", "%s exists and is not a socket: refusing to replace it", path);
+    return CZK_ERR_EXISTS;
+  }
+  struct sockaddr_un a;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  if (strlen(path) >= sizeof a.sun_path) return CZK_ERR_INVALID_ARG;
+  memcpy(a.sun_path, path, strlen(path));
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return CZK_ERR_IO;
+  int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+  int e = errno;
+  close(fd);
+  if (rc == 0 || (e != ECONNREFUSED && e != ENOENT)) {
+    CZK_ERROR("rpc", "another czk daemon serves %s: not taking it over", path);
+    return CZK_ERR_EXISTS;
+  }
+  unlink(path); /* a stale socket from a run that did not stop cleanly */
+  return CZK_OK;
+}
+
 czk_status czk__rpc_server_start(czk__rpc_server **out, const char *listen, size_t max_message_bytes,
                                 unsigned max_calls, czk__rpc_handler handler, void *user) {
   *out = NULL;
@@ -264,10 +299,19 @@ czk_status czk__rpc_server_start(czk__rpc_server **out, const char *listen, size
   s->cq = grpc_completion_queue_create_for_next(NULL);
   grpc_server_register_completion_queue(s->server, s->cq, NULL);
 
-  if (strncmp(listen, "unix://", 7) == 0) {
-    const char *path = listen + 7;
+  /* gRPC takes unix:PATH and unix://ABSOLUTE_PATH (and unlinks whatever is at the path itself) */
+  const char *upath = strncmp(listen, "unix://", 7) == 0 ? listen + 7 : strncmp(listen, "unix:", 5) == 0 ? listen + 5 : NULL;
+  if (upath) {
+    const char *path = upath;
+    czk_status cst = claim_unix_path(path);
+    if (cst != CZK_OK) {
+      grpc_server_destroy(s->server);
+      grpc_completion_queue_shutdown(s->cq);
+      grpc_completion_queue_destroy(s->cq);
+      free(s);
+      return cst;
+    }
     s->unix_path = strdup(path);
-    unlink(path); /* a stale socket from a previous run */
   }
   mode_t old_mask = umask(0077); /* the unix socket is created owner-only */
   grpc_server_credentials *creds = grpc_insecure_server_credentials_create();

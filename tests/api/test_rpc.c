@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "api/rpc.h"
@@ -53,6 +55,48 @@ int main(void) {
   CHECK(czk__rpc_server_start(&srv, g_target, 1 << 20, 64, handler, NULL) == CZK_OK);
   struct stat sb;
   CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0077) == 0);
+  /* a second server on the same path refuses (the live socket is not taken over), the first still answers */
+  czk__rpc_server *second = NULL;
+  CHECK(czk__rpc_server_start(&second, g_target, 1 << 20, 64, handler, NULL) == CZK_ERR_EXISTS && second == NULL);
+  {
+    char t2[160];
+    snprintf(t2, sizeof t2, "unix:%s", path);
+    CHECK(czk__rpc_server_start(&second, t2, 1 << 20, 64, handler, NULL) == CZK_ERR_EXISTS && second == NULL);
+  }
+  {
+    int c2;
+    uint8_t *r2;
+    size_t l2;
+    char *e2;
+    CHECK(czk__rpc_call(g_target, "/t.T/Echo", (const uint8_t *)"hi", 2, 5000, 1 << 20, &c2, &r2, &l2, &e2) == CZK_OK &&
+          c2 == 0 && l2 == 2);
+    free(r2);
+    free(e2);
+  }
+  /* a regular file is never removed; a stale socket (bound, nobody listening) is replaced */
+  {
+    char fpath[96], ftarget[128];
+    snprintf(fpath, sizeof fpath, "/tmp/czk-test-rpc-%d.file", (int)getpid());
+    snprintf(ftarget, sizeof ftarget, "unix://%s", fpath);
+    FILE *f = fopen(fpath, "w");
+    fputs("keep me", f);
+    fclose(f);
+    czk__rpc_server *x = NULL;
+    CHECK(czk__rpc_server_start(&x, ftarget, 1 << 20, 4, handler, NULL) == CZK_ERR_EXISTS);
+    snprintf(ftarget, sizeof ftarget, "unix:%s", fpath); /* the daemon's own form */
+    CHECK(czk__rpc_server_start(&x, ftarget, 1 << 20, 4, handler, NULL) == CZK_ERR_EXISTS);
+    CHECK(stat(fpath, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size == 7);
+    unlink(fpath);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", fpath);
+    CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    close(fd); /* the socket file stays, nobody listens: stale */
+    CHECK(czk__rpc_server_start(&x, ftarget, 1 << 20, 4, handler, NULL) == CZK_OK);
+    czk__rpc_server_stop(x);
+  }
 
   int code;
   uint8_t *resp;
