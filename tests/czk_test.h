@@ -79,6 +79,20 @@ static inline void czk_test_rng_bytes(czk_test_rng *r, void *out, size_t n) {
 }
 
 /* Path of a file under the shared fixtures directory (CZK_SHARED_DIR env, set by CTest). Returns a static buffer. */
+/* The whole file, NUL-terminated (heap; NULL when unreadable); *len = its size. */
+static inline char *czk_test_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *b = NULL;
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (b = malloc((size_t)n + 1))) {
+    *len = fread(b, 1, (size_t)n, f);
+    b[*len] = 0;
+  }
+  fclose(f);
+  return b;
+}
+
 static inline const char *czk_test_shared_path(const char *rel) {
   static char buf[4096];
   const char *d = getenv("CZK_SHARED_DIR");

@@ -3,7 +3,7 @@
  *   czk gen-vanilla KIND --sector-size S ... --out DIR  valid vanilla proofs + request.json (czk/post.h generator)
  *   czk setup --kind KIND --sector-size S --out DIR    a key pair of our own under the v28 names
  *   czk verify --request R --proof P --params DIR      standalone verification with recomputed public inputs
- * KIND: winning-post, window-post. Sector sizes: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or bytes). */
+ * KIND: winning-post, window-post (and porep for circuit-info, setup and verify). Sector sizes: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or bytes). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -418,8 +418,9 @@ out:
 int czk__cmd_verify_request(int argc, char **argv) {
   static const char *usage =
       "usage: czk verify --request DIR/request.json --proof proof.bin --params DIR\n"
-      "  Verifies a PoSt proof standalone: the public inputs are recomputed from the request (randomness, sector ids\n"
-      "  and comm_r of its \"sectors\", partition, registered proof); the .vk is found by its v28 name in --params.\n";
+      "  Verifies a PoSt or PoRep proof standalone with public inputs recomputed from the request (PoSt: randomness,\n"
+      "  sector ids and comm_r of its \"sectors\", partition, registered proof; PoRep: the C1 output after its native\n"
+      "  checks, miner and sector); the .vk is found by its v28 name in --params.\n";
   const char *req = NULL, *proof = NULL, *params = NULL;
   static const struct option lo[] = {{"request", 1, 0, 'r'}, {"proof", 1, 0, 'p'}, {"params", 1, 0, 'd'},
                                      {"help", 0, 0, 'h'},    {0, 0, 0, 0}};

@@ -14,6 +14,7 @@
  * ensures a kind's key before synthesis and holds a reference until the partition ends, so the snarkjs synthesis may
  * use the zkey of the live key (u->live, guarded by u->mu); every partition writes only its own public-input slot. */
 #include <errno.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,12 +109,9 @@ static czk_status k_parse(void *user, const uint8_t *input, size_t len, void **p
   kuser *u = user;
   if (!input || len != sizeof(czk_kind_request)) return CZK_ERR_INVALID_ARG;
   const czk_kind_request *r = (const czk_kind_request *)input;
-  if (r->vanilla_proof.len > u->desc->max_input) {
-    if (r->error && r->error_len)
-      snprintf(r->error, r->error_len, "vanilla_proof has %zu bytes; %s takes at most %zu there", r->vanilla_proof.len,
-               u->name, u->desc->max_input);
-    return CZK_ERR_LIMIT;
-  }
+  if (r->vanilla_proof.len > u->desc->max_input)
+    return czk__kind_reason(r, CZK_ERR_LIMIT, "vanilla_proof has %zu bytes; %s takes at most %zu there",
+                            r->vanilla_proof.len, u->name, u->desc->max_input);
   kjob *j = calloc(1, sizeof *j);
   if (!j) return CZK_ERR_NOMEM;
   czk_status st = u->desc->parse(u->cfg, r, &j->parsed, &j->nparts);
@@ -364,6 +362,16 @@ static void k_destroy(void *user) {
   if (u->desc->destroy) u->desc->destroy(u->cfg);
   pthread_mutex_destroy(&u->mu);
   free(u);
+}
+
+czk_status czk__kind_reason(const czk_kind_request *r, czk_status st, const char *fmt, ...) {
+  if (r->error && r->error_len) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->error, r->error_len, fmt, ap);
+    va_end(ap);
+  }
+  return st;
 }
 
 czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {

@@ -7,7 +7,6 @@
  * the key comes from the circuit's outline. Keys: the v28 files by name in param_dir, never set up here.
  * Not yet: the synthetic and non-interactive variants (refused with a reason). */
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,29 +38,17 @@ static void porep_parsed_free(void *parsed) {
   free(p);
 }
 
-static czk_status reason(const czk_kind_request *r, czk_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static czk_status reason(const czk_kind_request *r, czk_status st, const char *fmt, ...) {
-  if (r->error && r->error_len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->error, r->error_len, fmt, ap);
-    va_end(ap);
-  }
-  return st;
-}
-
 static czk_status porep_parse(void *cfgp, const czk_kind_request *r, void **parsed, uint32_t *nparts) {
   porep_cfg *c = cfgp;
   const czk_porep_info *info = czk_porep_info_by_wire(r->registered_proof);
   if (!info || info->sector_size != c->info->sector_size)
-    return reason(r, CZK_ERR_INVALID_ARG, "registered_proof %llu is not a %s seal proof",
+    return czk__kind_reason(r, CZK_ERR_INVALID_ARG, "registered_proof %llu is not a %s seal proof",
                   (unsigned long long)r->registered_proof, c->info->size_name);
   if (r->sector_size && r->sector_size != info->sector_size)
-    return reason(r, CZK_ERR_INVALID_ARG, "sector_size %llu disagrees with registered_proof %llu (%s)",
+    return czk__kind_reason(r, CZK_ERR_INVALID_ARG, "sector_size %llu disagrees with registered_proof %llu (%s)",
                   (unsigned long long)r->sector_size, (unsigned long long)r->registered_proof, info->name);
   if (info->feature != 0)
-    return reason(r, CZK_ERR_UNSUPPORTED, "%s: synthetic and non-interactive PoRep are not supported yet", info->name);
+    return czk__kind_reason(r, CZK_ERR_UNSUPPORTED, "%s: synthetic and non-interactive PoRep are not supported yet", info->name);
   char *json = NULL;
   size_t len = 0;
   uint64_t env_num = 0, env_size = 0;
@@ -71,10 +58,10 @@ static czk_status porep_parse(void *cfgp, const czk_kind_request *r, void **pars
   uint64_t sector = r->sector_number ? r->sector_number : env_num;
   porep_parsed *p = NULL;
   if (env_size && env_size != info->sector_size)
-    st = reason(r, CZK_ERR_INVALID_ARG, "the envelope's SectorSize %llu is not %s", (unsigned long long)env_size,
+    st = czk__kind_reason(r, CZK_ERR_INVALID_ARG, "the envelope's SectorSize %llu is not %s", (unsigned long long)env_size,
                 info->size_name);
   else if (env_num && r->sector_number && env_num != r->sector_number)
-    st = reason(r, CZK_ERR_INVALID_ARG, "the envelope's SectorNum %llu disagrees with sector_number %llu",
+    st = czk__kind_reason(r, CZK_ERR_INVALID_ARG, "the envelope's SectorNum %llu disagrees with sector_number %llu",
                 (unsigned long long)env_num, (unsigned long long)r->sector_number);
   if (st == CZK_OK) {
     p = calloc(1, sizeof *p);
@@ -83,7 +70,7 @@ static czk_status porep_parse(void *cfgp, const czk_kind_request *r, void **pars
   if (st == CZK_OK) st = czk_porep_c1_parse(&p->c1, json, len, r->error, r->error_len);
   free(json);
   if (st == CZK_OK && p->c1.info != info)
-    st = reason(r, CZK_ERR_INVALID_ARG, "the C1 output is a %s proof, the request says %s", p->c1.info->name,
+    st = czk__kind_reason(r, CZK_ERR_INVALID_ARG, "the C1 output is a %s proof, the request says %s", p->c1.info->name,
                 info->name);
   if (st == CZK_OK) st = czk_porep_c1_check(&p->c1, r->miner_id, sector, r->error, r->error_len);
   if (st == CZK_OK) {

@@ -8,7 +8,6 @@
  * Synthesis is the FallbackPoSt circuit (src/filecoin/post_circuit.c); the adapter refuses a witness whose inputs
  * differ from the recomputed ones and self-verifies every proof against them. Keys: the v28 parameter files
  * <param_dir>/<stem>.params / .vk (published ones or `czk setup`'s); a missing key is an error, never a silent setup. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,42 +38,30 @@ static void post_parsed_free(void *parsed) {
   free(p);
 }
 
-static czk_status reason(const czk_kind_request *r, czk_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static czk_status reason(const czk_kind_request *r, czk_status st, const char *fmt, ...) {
-  if (r->error && r->error_len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->error, r->error_len, fmt, ap);
-    va_end(ap);
-  }
-  return st;
-}
-
 static czk_status post_parse(void *cfg, const czk_kind_request *r, void **parsed, uint32_t *nparts) {
   post_cfg *c = cfg;
   const czk_post_info *info = czk_post_info_by_wire(r->registered_proof);
   const char *fam = c->type == CZK_POST_WINNING ? "WinningPoSt" : "WindowPoSt";
   if (!info || info->type != c->type || info->sector_size != c->sector_size)
-    return reason(r, CZK_ERR_INVALID_ARG, "registered_proof %llu is not a %s %s proof", (unsigned long long)r->registered_proof,
+    return czk__kind_reason(r, CZK_ERR_INVALID_ARG, "registered_proof %llu is not a %s %s proof", (unsigned long long)r->registered_proof,
                   c->info->size_name, fam);
   if (r->sector_size && r->sector_size != info->sector_size)
-    return reason(r, CZK_ERR_INVALID_ARG, "sector_size %llu disagrees with registered_proof %llu (%s)",
+    return czk__kind_reason(r, CZK_ERR_INVALID_ARG, "sector_size %llu disagrees with registered_proof %llu (%s)",
                   (unsigned long long)r->sector_size, (unsigned long long)r->registered_proof, info->name);
   if (r->randomness.len != 32)
-    return reason(r, CZK_ERR_INVALID_ARG, "randomness has %zu bytes; it must have 32", r->randomness.len);
+    return czk__kind_reason(r, CZK_ERR_INVALID_ARG, "randomness has %zu bytes; it must have 32", r->randomness.len);
   czk_fr f;
   if (czk_fr_from_bytes_le(&f, r->randomness.data) != CZK_OK)
-    return reason(r, CZK_ERR_NOT_CANONICAL, "randomness is not a canonical field element (byte 31 must be masked)");
+    return czk__kind_reason(r, CZK_ERR_NOT_CANONICAL, "randomness is not a canonical field element (byte 31 must be masked)");
   size_t n = r->n_vanilla_proofs;
   size_t max = c->type == CZK_POST_WINNING ? 1 : info->sector_count;
   if (n < 1 || n > max)
-    return reason(r, CZK_ERR_INVALID_ARG, "%zu vanilla proofs; %s takes %s%zu", n, info->name,
+    return czk__kind_reason(r, CZK_ERR_INVALID_ARG, "%zu vanilla proofs; %s takes %s%zu", n, info->name,
                   c->type == CZK_POST_WINNING ? "exactly " : "1 to ", max);
   size_t want = czk_post_vanilla_size(info);
   for (size_t i = 0; i < n; i++)
     if (r->vanilla_proofs[i].len > want + 4096)
-      return reason(r, CZK_ERR_LIMIT, "vanilla proof %zu has %zu bytes; a %s vanilla proof has %zu", i,
+      return czk__kind_reason(r, CZK_ERR_LIMIT, "vanilla proof %zu has %zu bytes; a %s vanilla proof has %zu", i,
                     r->vanilla_proofs[i].len, info->name, want);
   post_parsed *p = calloc(1, sizeof *p);
   if (!p) return CZK_ERR_NOMEM;

@@ -62,6 +62,10 @@ typedef struct czk__kind_spec {
   czk_pool *pool;
 } czk__kind_spec;
 
+/* A parser's refusal: writes the reason into r->error (when the caller gave a buffer) and returns st (adapter.c). */
+czk_status czk__kind_reason(const czk_kind_request *r, czk_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Fill *out as an engine kind over spec (adapter.c). On failure spec->cfg is destroyed. */
 czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *spec);
 

@@ -78,27 +78,14 @@ static void test_counts(void) {
   czk_cs_free(cs);
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  *len = fread(b, 1, (size_t)n, f);
-  b[*len] = 0;
-  fclose(f);
-  return b;
-}
-
 /* The real 8 MiB C1 output (fixtures/filecoin/porep-c1-8MiB.json, a sector no one here sealed) satisfies our circuit,
  * and the circuit's public inputs are the 39 the meta file lists (recomputed there from public data by the spec's
  * model: replica id, comm_d, comm_r, then per challenge its TreeD index, 6 DRG and 8 expander parents, and 3 x the
  * challenge). A damaged C1 is refused with the field named. */
 static void test_real_c1(void) {
   size_t len, mlen;
-  char *json = slurp(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.json"), &len);
-  char *meta = slurp(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.meta.json"), &mlen);
+  char *json = czk_test_read_file(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.json"), &len);
+  char *meta = czk_test_read_file(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.meta.json"), &mlen);
   CHECK(json && meta);
   if (!json || !meta) return;
   czk_porep_c1 c1;

@@ -22,18 +22,6 @@ static void unhex(uint8_t *out, const char *hex) {
   }
 }
 
-static uint8_t *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t *b = malloc((size_t)n + 1);
-  *len = fread(b, 1, (size_t)n, f);
-  fclose(f);
-  return b;
-}
-
 /* ------------------------------------------------------------------------------------------------ registry */
 static void test_registry(void) {
   static const struct {
@@ -88,7 +76,7 @@ static uint8_t *g_real;
 static size_t g_real_len;
 
 static void test_real_sample(void) {
-  g_real = read_file(czk_test_shared_path("fixtures/filecoin/window-post-32GiB.vproof"), &g_real_len);
+  g_real = (uint8_t *)czk_test_read_file(czk_test_shared_path("fixtures/filecoin/window-post-32GiB.vproof"), &g_real_len);
   CHECK(g_real != NULL);
   if (!g_real) return;
   CHECK_EQ_INT(g_real_len, 24960);

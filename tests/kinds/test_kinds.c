@@ -218,19 +218,6 @@ static void test_post_counts(void) {
   CHECK(czk_kind_post_counts(CZK_POST_WINDOW, 4096, &k) == CZK_ERR_INVALID_ARG);
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *b = malloc((size_t)n + 1);
-  *len = fread(b, 1, (size_t)n, f);
-  b[*len] = 0;
-  fclose(f);
-  return b;
-}
-
 static char *base64(const char *in, size_t n) {
   static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   char *o = malloc(4 * (n / 3 + 1) + 1), *q = o;
@@ -251,7 +238,7 @@ static char *base64(const char *in, size_t n) {
  * reason. (No key here: proving needs a .params of the 2^22 circuit.) */
 static void test_porep_kind(void) {
   size_t len;
-  char *c1 = slurp(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.json"), &len);
+  char *c1 = czk_test_read_file(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.json"), &len);
   CHECK(c1 != NULL);
   if (!c1) return;
   char *b64 = base64(c1, len);
