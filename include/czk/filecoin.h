@@ -67,4 +67,21 @@ CZK_API uint64_t czk_fc_tree_leaves(const czk_fc_tree *t);
 /* Path from leaf `index` to the root: writes *n_levels (<= CZK_FC_MAX_PATH) levels, leaf level first. */
 CZK_API czk_status czk_fc_tree_prove(const czk_fc_tree *t, uint64_t index, czk_fc_path_level *path, size_t *n_levels);
 
+/* A sparse tree of the same shapes at any size (n_leaves = base^k * max(sub,1) * max(top,1) up to 2^62): only the n
+ * listed leaves (index[i], leaves + 32 i; any order, an index listed twice must have one value) are stored; every
+ * other node is the default of its height (leaf: default_leaf, or zero when NULL; above: the hash of `arity`
+ * defaults). Time and memory grow with n and the height only, so a test can make valid openings of a 32 GiB tree. */
+typedef struct czk_fc_sparse czk_fc_sparse;
+
+CZK_API czk_status czk_fc_sparse_build(czk_fc_sparse **out, czk_fc_hasher h, uint64_t n_leaves, unsigned base_arity,
+                                       unsigned sub_arity, unsigned top_arity, const uint64_t *index,
+                                       const uint8_t *leaves, size_t n, const uint8_t default_leaf[32]);
+CZK_API void czk_fc_sparse_free(czk_fc_sparse *t);
+CZK_API void czk_fc_sparse_root(const czk_fc_sparse *t, uint8_t root[32]);
+/* The leaf value at index (listed or default). */
+CZK_API void czk_fc_sparse_leaf(const czk_fc_sparse *t, uint64_t index, uint8_t leaf[32]);
+/* As czk_fc_tree_prove. */
+CZK_API czk_status czk_fc_sparse_prove(const czk_fc_sparse *t, uint64_t index, czk_fc_path_level *path,
+                                       size_t *n_levels);
+
 #endif

@@ -2,11 +2,12 @@
  * (shared/docs/filecoin-porep.md): the registered seal proofs and their v28 parameter names, and the partition circuit
  * (StackedCircuit::synthesize) constraint for constraint.
  *
- * Status: the registry, the parameter names, the circuit (its shape and counts at every size, blank or with values)
- * and a C1 JSON reader are here; the envelope, the native checks, the public-input recomputation, the generator and
- * the daemon kind are not yet (issue 18). */
+ * Also: the C1 reader and cuzk's envelope, the native checks, the public inputs of every mode (interactive, synthetic,
+ * non-interactive) and a generator of valid C1 outputs (dense seals up to 8 MiB, sparse at any size). */
 #ifndef CZK_POREP_H
 #define CZK_POREP_H
+
+#include <stdio.h>
 
 #include "czk/cs.h"
 #include "czk/filecoin.h"
@@ -50,13 +51,37 @@ CZK_API uint64_t czk_porep_challenge_interactive(const uint8_t replica_id[32], c
  * (Feistel, BLAKE2b-512 rounds; API 1.0 truncates to 32 bits) of node v. */
 CZK_API void czk_porep_drg_parents(const czk_porep_info *info, uint64_t v, uint64_t out[6]);
 CZK_API void czk_porep_exp_parents(const czk_porep_info *info, uint64_t v, uint64_t out[8]);
-/* Partition k's public inputs without ONE (3 + 18 C) for the interactive proofs (feature 0): replica id, comm_d,
- * comm_r, then per challenge c: c, its 6 DRG and 8 expander parents, c, c, c. CZK_ERR_INVALID_ARG for the synthetic
- * and non-interactive variants (not yet). */
+/* Non-interactive challenge j: SHA-256("filecoin.io|PoRep|1|NonInteractive|1" || replica_id || comm_r || j u32 LE)
+ * mod (nodes - 1) + 1. */
+CZK_API uint64_t czk_porep_challenge_ni(const uint8_t replica_id[32], const uint8_t comm_r[32], uint64_t nodes,
+                                        uint32_t j);
+/* Synthetic PoRep: the number of synthetic challenges (min(nodes, 2^18)); synthetic challenge t (the 32 bytes at
+ * 32 t of the ChaCha20 keystream, nonce "synth-porep\0", keyed by BLAKE2b-256 keyed "...|Synthetic|1|Generation" of
+ * replica_id || comm_r, mod (nodes - 1) + 1); and the synthetic index selected for porep challenge j (the u32 LE at
+ * 4 j of the keystream keyed by "...|Synthetic|1|Selection" of replica_id || seed, mod n_synth). */
+CZK_API uint64_t czk_porep_synth_count(uint64_t nodes);
+CZK_API uint64_t czk_porep_synth_challenge(const uint8_t replica_id[32], const uint8_t comm_r[32], uint64_t nodes,
+                                           uint64_t t);
+CZK_API uint64_t czk_porep_synth_index(const uint8_t replica_id[32], const uint8_t seed[32], uint64_t n_synth,
+                                       uint64_t j);
+/* Challenge i of partition k in the proof's mode: interactive (replica_id, seed), synthetic (replica_id, seed,
+ * comm_r) or non-interactive (replica_id, comm_r); j = C k + i. */
+CZK_API uint64_t czk_porep_challenge_at(const czk_porep_info *info, const uint8_t replica_id[32], const uint8_t seed[32],
+                                     const uint8_t comm_r[32], uint32_t k, uint32_t i);
+/* Partition k's public inputs without ONE (3 + 18 C), every mode: replica id, comm_d, comm_r, then per challenge c:
+ * c, its 6 DRG and 8 expander parents, c, c, c. */
 CZK_API czk_status czk_porep_public_inputs(const czk_porep_info *info, const uint8_t replica_id[32],
                                            const uint8_t comm_d[32], const uint8_t comm_r[32], const uint8_t seed[32],
                                            uint32_t k, czk_fr *out, size_t out_len);
-
+/* The SDR label of node v in layer (1-based): SHA-256(replica_id || layer u32 BE || v u64 BE || 20 zero bytes ||
+ * the 37 parent labels (v > 0 only)) with byte 31 & 0x3f. parents: layer 1: the 6 DRG parents' labels repeated
+ * (6 x 6 + the first); later layers: the 6 DRG parents' labels of this layer then the 8 expander parents' of the
+ * previous one, q || q || q[0..9]. */
+CZK_API void czk_porep_label(uint8_t out[32], const uint8_t replica_id[32], unsigned layer, uint64_t v,
+                             const uint8_t *const parents[37]);
+/* A node's column hash (its TreeC leaf): Poseidon of arity `layers` (tag MerkleTree) over its labels of layers 1..L
+ * (rows: L x 32 bytes, contiguous). */
+CZK_API czk_status czk_porep_column_hash(uint8_t out[32], const uint8_t *rows, unsigned layers);
 
 /* ------------------------------------------------------------------------------------------------ circuit */
 /* The circuit's parameters: nodes (a power of two; TreeD depth log2(nodes)), layers, challenges in the partition,
@@ -134,6 +159,21 @@ CZK_API void czk_porep_c1_partition(const czk_porep_c1 *c1, uint32_t k, czk_pore
  * labels' column in TreeC, both at the node. CZK_ERR_VERIFY_FAILED with the partition, challenge and what differs. */
 CZK_API czk_status czk_porep_c1_check(const czk_porep_c1 *c1, uint64_t miner_id, uint64_t sector_id, char *err,
                                       size_t err_len);
+
+/* ------------------------------------------------------------------------------------------------ generator */
+/* A valid C1 output (porep_gen.c): DENSE seals random data (sectors up to 8 MiB, CZK_ERR_LIMIT above; every mode);
+ * SPARSE builds a committed-capacity sector's openings at any size from the challenged nodes and their parents only
+ * (interactive proofs: CZK_ERR_UNSUPPORTED for synthetic and non-interactive ones, whose challenges depend on comm_r).
+ * Reproducible from seed; the prover id is miner_id's. Free with czk_porep_c1_free. */
+typedef enum czk_porep_gen_mode { CZK_POREP_GEN_DENSE = 0, CZK_POREP_GEN_SPARSE = 1 } czk_porep_gen_mode;
+CZK_API czk_status czk_porep_generate(const czk_porep_info *info, czk_porep_gen_mode mode, uint64_t seed,
+                                      uint64_t miner_id, uint64_t sector_id, czk_porep_c1 *out);
+/* The C1 output as filecoin-ffi's serde_json writes it (compact, declaration order): the values C2 does not read
+ * (the challenged column, labeling and encoding proofs, leaves, column indices) recomputed from those it does. */
+CZK_API czk_status czk_porep_c1_write(const czk_porep_c1 *c1, FILE *f);
+/* cuzk's envelope: {"SectorNum":n,"Phase1Out":"<standard base64>","SectorSize":s}. */
+CZK_API czk_status czk_porep_envelope_write(FILE *f, const uint8_t *c1_json, size_t len, uint64_t sector_num,
+                                            uint64_t sector_size);
 
 /* StackedCircuit::synthesize (filecoin-porep.md section 3), constraint for constraint. values = NULL: a blank circuit
  * (shape / counting modes only). */

@@ -160,11 +160,116 @@ int czk_cmd_circuit_info(int argc, char **argv) {
   return 0;
 }
 
+/* ------------------------------------------------------------------------------------------------ gen-vanilla porep */
+static int gen_vanilla_porep(int argc, char **argv) {
+  static const char *usage =
+      "usage: czk gen-vanilla porep --sector-size S --out DIR [options]\n"
+      "  A PoRep C1 output (SealCommitPhase1Output, serde_json as filecoin-ffi writes it) that passes every native\n"
+      "  check: DIR/c1.json, DIR/c1-envelope.json (cuzk's {SectorNum, Phase1Out, SectorSize}, what Curio sends) and\n"
+      "  DIR/request.json (`czk prove --request`, `czk verify --request`).\n"
+      "  --dense              seal random data: tree D, SDR labels of every layer, tree C, encoding, tree R_last\n"
+      "                       (2KiB, 8MiB; every mode; default up to 8MiB)\n"
+      "  --sparse             any size: a committed-capacity sector's openings built from the challenged nodes and\n"
+      "                       their parents only (interactive proofs; default above 8MiB)\n"
+      "  --mode M             v1 (API 1.0, wire 0-4), v1.1 (default, wire 5-9), synthetic (10-14), ni (15-19)\n"
+      "  --seed X             data, labels, ticket and seed derive from X (default 1)\n"
+      "  --miner M            actor id (default 1000)    --sector N   sector number (default 1)\n";
+  const char *size = NULL, *out = NULL, *modename = "v1.1";
+  uint64_t seed = 1, miner = 1000, sector = 1;
+  int mode = -1;
+  static const struct option lo[] = {{"sector-size", 1, 0, 's'}, {"out", 1, 0, 'o'},    {"seed", 1, 0, 'x'},
+                                     {"sparse", 0, 0, 'S'},      {"dense", 0, 0, 'D'},  {"mode", 1, 0, 'M'},
+                                     {"miner", 1, 0, 'm'},       {"sector", 1, 0, 'n'}, {"help", 0, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  optind = 1;
+  int c;
+  char *end = NULL;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    errno = 0;
+    switch (c) {
+    case 's': size = optarg; break;
+    case 'o': out = optarg; break;
+    case 'x': seed = strtoull(optarg, &end, 10); break;
+    case 'm': miner = strtoull(optarg, &end, 10); break;
+    case 'n': sector = strtoull(optarg, &end, 10); break;
+    case 'S': mode = CZK_POREP_GEN_SPARSE; break;
+    case 'D': mode = CZK_POREP_GEN_DENSE; break;
+    case 'M': modename = optarg; break;
+    case 'h': return printf("%s", usage), 0;
+    default: return fprintf(stderr, "%s", usage), 2;
+    }
+    if (errno || (strchr("xmn", c) && *end)) return fprintf(stderr, "czk gen-vanilla: bad number '%s'\n", optarg), 2;
+  }
+  if (optind != argc - 1 || !out) return fprintf(stderr, "%s", usage), 2;
+  static const char *modes[4] = {"v1", "v1.1", "synthetic", "ni"};
+  int g = -1;
+  for (int i = 0; i < 4; i++)
+    if (strcmp(modename, modes[i]) == 0) g = i;
+  uint64_t bytes;
+  if (g < 0) return fprintf(stderr, "czk gen-vanilla: --mode takes v1, v1.1, synthetic or ni\n"), 2;
+  if (!size || !czk__parse_size(size, &bytes) || !czk_porep_info_for_size(bytes))
+    return fprintf(stderr, "czk gen-vanilla: --sector-size must be 2KiB, 8MiB, 512MiB, 32GiB or 64GiB\n"), 2;
+  const czk_porep_info *info = czk_porep_info_by_wire(5 * (uint64_t)g + czk_porep_info_for_size(bytes)->wire % 5);
+  if (mode < 0) mode = bytes <= (8ull << 20) ? CZK_POREP_GEN_DENSE : CZK_POREP_GEN_SPARSE;
+  if (mode == CZK_POREP_GEN_SPARSE && info->feature != 0)
+    return fprintf(stderr, "czk gen-vanilla: --sparse makes interactive proofs only (synthetic and non-interactive "
+                           "challenges depend on comm_r: use --dense at 2KiB or 8MiB)\n"), 2;
+  if (mode == CZK_POREP_GEN_DENSE && bytes > (8ull << 20))
+    return fprintf(stderr, "czk gen-vanilla: --dense is for 2KiB and 8MiB sectors (use --sparse)\n"), 2;
+  if (mkdir_p(out) != 0) return fprintf(stderr, "czk gen-vanilla: cannot create %s\n", out), 1;
+  double t0 = czk__now_s();
+  czk_porep_c1 c1;
+  czk_status st = czk_porep_generate(info, (czk_porep_gen_mode)mode, seed, miner, sector, &c1);
+  if (st != CZK_OK) return fprintf(stderr, "czk gen-vanilla: %s: %s\n", info->name, czk_status_str(st)), 1;
+  char err[512];
+  st = czk_porep_c1_check(&c1, miner, sector, err, sizeof err);
+  if (st != CZK_OK) {
+    czk_porep_c1_free(&c1);
+    return fprintf(stderr, "czk gen-vanilla: the generated C1 output fails its check: %s\n", err), 1;
+  }
+  char *json = NULL;
+  size_t len = 0;
+  FILE *mf = open_memstream(&json, &len);
+  st = mf ? czk_porep_c1_write(&c1, mf) : CZK_ERR_NOMEM;
+  if (mf) fclose(mf);
+  czk_porep_c1_free(&c1);
+  int rc = st == CZK_OK ? 0 : 1;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/c1.json", out);
+  FILE *f = rc ? NULL : fopen(path, "wb");
+  if (!rc && (!f || fwrite(json, 1, len, f) != len)) rc = 1;
+  if (f && fclose(f) != 0) rc = 1;
+  snprintf(path, sizeof path, "%s/c1-envelope.json", out);
+  f = rc ? NULL : fopen(path, "wb");
+  if (!rc && (!f || czk_porep_envelope_write(f, (const uint8_t *)json, len, sector, bytes) != CZK_OK)) rc = 1;
+  if (f && fclose(f) != 0) rc = 1;
+  if (rc) fprintf(stderr, "czk gen-vanilla: cannot write %s\n", path);
+  free(json);
+  czk__fc_request r;
+  memset(&r, 0, sizeof r);
+  snprintf(r.kind, sizeof r.kind, "porep");
+  r.proof_kind = 1;
+  r.registered_proof = info->wire;
+  r.sector_size = bytes;
+  r.miner_id = miner;
+  r.sector_number = sector;
+  r.vanilla_one_name = "c1-envelope.json";
+  if (rc == 0 && czk__fc_request_write(out, &r, NULL) != 0) {
+    fprintf(stderr, "czk gen-vanilla: cannot write %s/request.json\n", out);
+    rc = 1;
+  }
+  if (rc == 0)
+    printf("%s: %s C1 output (%s, %u x %u challenges, %zu bytes of JSON), c1-envelope.json, request.json; %.2f s\n",
+           out, info->name, mode == CZK_POREP_GEN_DENSE ? "dense" : "sparse", info->partitions, info->challenges, len,
+           czk__now_s() - t0);
+  return rc;
+}
+
 /* ------------------------------------------------------------------------------------------------ gen-vanilla */
 int czk_cmd_gen_vanilla(int argc, char **argv) {
   static const char *usage =
       "usage: czk gen-vanilla KIND --sector-size S --out DIR [options]\n"
-      "  KIND: winning-post, window-post. Writes DIR/vanilla-<i>.bin (bincode FallbackPoStSectorProof, as Curio sends\n"
+      "  KIND: winning-post, window-post (below), porep (czk gen-vanilla porep --help). Writes DIR/vanilla-<i>.bin (bincode FallbackPoStSectorProof, as Curio sends\n"
       "  them) and DIR/request.json (the SubmitProof fields; `czk prove --request`, `czk verify --request`).\n"
       "  --sectors N          window-post: sectors in the partition (default 1, at most the proof's sector count)\n"
       "  --seed X             replica data, comm_c and randomness derive from X (default 1)\n"
@@ -175,6 +280,8 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
       "  --first-sector ID    sector ids ID, ID+1, ... (default 1)\n"
       "  --miner M            actor id (default 1000)\n"
       "  --randomness HEX     32 bytes, byte 31 masked & 0x3f (default: from the seed)\n";
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "porep") == 0) return gen_vanilla_porep(argc, argv);
   const char *size = NULL, *out = NULL, *rhex = NULL;
   uint64_t sectors = 1, seed = 1, partition = 0, first = 1, miner = 1000;
   int mode = -1;

@@ -148,6 +148,7 @@ static czk_status challenge(ctx *x, json_object *pr, const czk_porep_info *info,
                  comm_r_last, NULL, "comm_r_last_proof"));
   json_object *rcp = get(pr, "replica_column_proofs"), *drg = get(rcp, "drg_parents"), *exp = get(rcp, "exp_parents");
   czk_porep_column cx;
+  memset(&cx, 0, sizeof cx);
   CZK_TRY(column(x, get(rcp, "c_x"), info, base_levels, &cx, comm_c, "c_x"));
   ch->c_path = cx.path;
   if (!drg || !json_object_is_type(drg, json_type_array) || json_object_array_length(drg) != 6)

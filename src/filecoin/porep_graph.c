@@ -53,6 +53,65 @@ uint64_t czk_porep_challenge_interactive(const uint8_t replica_id[32], const uin
   return mod256(h, nodes - 1) + 1;
 }
 
+uint64_t czk_porep_challenge_ni(const uint8_t replica_id[32], const uint8_t comm_r[32], uint64_t nodes, uint32_t j) {
+  static const char tag[] = "filecoin.io|PoRep|1|NonInteractive|1";
+  uint8_t msg[sizeof tag - 1 + 68], h[32];
+  memcpy(msg, tag, sizeof tag - 1);
+  memcpy(msg + sizeof tag - 1, replica_id, 32);
+  memcpy(msg + sizeof tag - 1 + 32, comm_r, 32);
+  for (int i = 0; i < 4; i++) msg[sizeof tag - 1 + 64 + i] = (uint8_t)(j >> (8 * i));
+  czk_sha256(h, msg, sizeof msg);
+  return mod256(h, nodes - 1) + 1;
+}
+
+/* keyed BLAKE2b-256 of a || b (the synthetic PoRep PRF keys) */
+static void synth_key(uint8_t out[32], const char *key, const uint8_t a[32], const uint8_t b[32]) {
+  crypto_generichash_blake2b_state st;
+  crypto_generichash_blake2b_init(&st, (const uint8_t *)key, strlen(key), 32);
+  crypto_generichash_blake2b_update(&st, a, 32);
+  crypto_generichash_blake2b_update(&st, b, 32);
+  crypto_generichash_blake2b_final(&st, out, 32);
+}
+
+/* len bytes of the ChaCha20 (RFC 8439, nonce "synth-porep\0") keystream under key from byte offset off */
+static void synth_stream(uint8_t *out, size_t len, const uint8_t key[32], uint64_t off) {
+  static const uint8_t nonce[12] = "synth-porep";
+  uint8_t buf[192];
+  size_t skip = (size_t)(off % 64), n = skip + len;
+  memset(buf, 0, n);
+  crypto_stream_chacha20_ietf_xor_ic(buf, buf, n, nonce, (uint32_t)(off / 64), key);
+  memcpy(out, buf + skip, len);
+}
+
+uint64_t czk_porep_synth_challenge(const uint8_t replica_id[32], const uint8_t comm_r[32], uint64_t nodes,
+                                   uint64_t t) {
+  uint8_t key[32], x[32];
+  synth_key(key, "filecoin.io|PoRep|1|Synthetic|1|Generation", replica_id, comm_r);
+  synth_stream(x, 32, key, 32 * t);
+  return mod256(x, nodes - 1) + 1;
+}
+
+uint64_t czk_porep_synth_index(const uint8_t replica_id[32], const uint8_t seed[32], uint64_t n_synth, uint64_t j) {
+  uint8_t key[32], x[4];
+  synth_key(key, "filecoin.io|PoRep|1|Synthetic|1|Selection", replica_id, seed);
+  synth_stream(x, 4, key, 4 * j);
+  return ((uint64_t)x[0] | (uint64_t)x[1] << 8 | (uint64_t)x[2] << 16 | (uint64_t)x[3] << 24) % n_synth;
+}
+
+uint64_t czk_porep_synth_count(uint64_t nodes) { return nodes < (1ull << 18) ? nodes : 1ull << 18; }
+
+uint64_t czk_porep_challenge_at(const czk_porep_info *info, const uint8_t replica_id[32], const uint8_t seed[32],
+                             const uint8_t comm_r[32], uint32_t k, uint32_t i) {
+  uint64_t nodes = info->sector_size / 32;
+  uint32_t j = info->challenges * k + i;
+  if (info->feature == 1) {
+    uint64_t t = czk_porep_synth_index(replica_id, seed, czk_porep_synth_count(nodes), j);
+    return czk_porep_synth_challenge(replica_id, comm_r, nodes, t);
+  }
+  if (info->feature == 2) return czk_porep_challenge_ni(replica_id, comm_r, nodes, j);
+  return czk_porep_challenge_interactive(replica_id, seed, nodes, j);
+}
+
 /* ------------------------------------------------------------------------------------------------ ChaCha8 */
 typedef struct chacha8 {
   uint32_t key[8];
@@ -180,15 +239,14 @@ czk_status czk_porep_public_inputs(const czk_porep_info *info, const uint8_t rep
                                    const uint8_t comm_r[32], const uint8_t seed[32], uint32_t k, czk_fr *out,
                                    size_t out_len) {
   size_t need = 3 + 18 * (size_t)info->challenges;
-  if (!info || out_len < need || info->feature != 0 || k >= info->partitions) return CZK_ERR_INVALID_ARG;
+  if (!info || out_len < need || k >= info->partitions) return CZK_ERR_INVALID_ARG;
   if (sodium_init() < 0) return CZK_ERR_INTERNAL;
   CZK_TRY(czk_fr_from_bytes_le(&out[0], replica_id));
   CZK_TRY(czk_fr_from_bytes_le(&out[1], comm_d));
   CZK_TRY(czk_fr_from_bytes_le(&out[2], comm_r));
   size_t n = 3;
-  uint64_t nodes = info->sector_size / 32;
   for (uint32_t i = 0; i < info->challenges; i++) {
-    uint64_t c = czk_porep_challenge_interactive(replica_id, seed, nodes, info->challenges * k + i), p[8];
+    uint64_t c = czk_porep_challenge_at(info, replica_id, seed, comm_r, k, i), p[8];
     czk_fr_from_u64(&out[n++], c);
     czk_porep_drg_parents(info, c, p);
     for (int t = 0; t < 6; t++) czk_fr_from_u64(&out[n++], p[t]);
@@ -197,6 +255,23 @@ czk_status czk_porep_public_inputs(const czk_porep_info *info, const uint8_t rep
     for (int t = 0; t < 3; t++) czk_fr_from_u64(&out[n++], c);
   }
   return CZK_OK;
+}
+
+/* ------------------------------------------------------------------------------------------------ labels */
+void czk_porep_label(uint8_t out[32], const uint8_t replica_id[32], unsigned layer, uint64_t v,
+                     const uint8_t *const parents[37]) {
+  czk_sha256_ctx h;
+  uint8_t pre[64];
+  memcpy(pre, replica_id, 32);
+  for (int s = 0; s < 4; s++) pre[32 + s] = (uint8_t)(layer >> (24 - 8 * s));
+  for (int s = 0; s < 8; s++) pre[36 + s] = (uint8_t)(v >> (56 - 8 * s));
+  memset(pre + 44, 0, 20);
+  czk_sha256_init(&h);
+  czk_sha256_update(&h, pre, 64);
+  if (v > 0)
+    for (int m = 0; m < 37; m++) czk_sha256_update(&h, parents[m], 32);
+  czk_sha256_final(&h, out);
+  out[31] &= 0x3f;
 }
 
 /* ------------------------------------------------------------------------------------------------ native checks */
@@ -224,12 +299,13 @@ static czk_status walk(const czk_porep_path *p, const unsigned *ar, unsigned n, 
   return CZK_OK;
 }
 
-static czk_status col_hash(uint8_t out[32], const uint8_t (*rows)[32], unsigned L) {
+czk_status czk_porep_column_hash(uint8_t out[32], const uint8_t *rows, unsigned layers) {
   const czk_poseidon *p;
   czk_fr in[CZK_POREP_MAX_LAYERS], h;
-  CZK_TRY(czk_poseidon_get(&p, L, CZK_POSEIDON_STANDARD));
-  for (unsigned l = 0; l < L; l++) CZK_TRY(czk_fr_from_bytes_le(&in[l], rows[l]));
-  CZK_TRY(czk_poseidon_hash(&h, p, CZK_POSEIDON_MERKLE_TREE, 0, in, L));
+  if (layers < 1 || layers > CZK_POREP_MAX_LAYERS) return CZK_ERR_INVALID_ARG;
+  CZK_TRY(czk_poseidon_get(&p, layers, CZK_POSEIDON_STANDARD));
+  for (unsigned l = 0; l < layers; l++) CZK_TRY(czk_fr_from_bytes_le(&in[l], rows + 32 * l));
+  CZK_TRY(czk_poseidon_hash(&h, p, CZK_POSEIDON_MERKLE_TREE, 0, in, layers));
   czk_fr_to_bytes_le(out, &h);
   return CZK_OK;
 }
@@ -273,12 +349,11 @@ czk_status czk_porep_c1_check(const czk_porep_c1 *c1, uint64_t miner_id, uint64_
     for (uint32_t i = 0; i < c1->challenges; i++) {
       const czk_porep_challenge *ch = &c1->ch[(size_t)k * c1->challenges + i];
       uint64_t cn = ch->challenge, idx, par[8];
-      if (info->feature == 0) {
-        uint64_t want = czk_porep_challenge_interactive(rid, c1->seed, nodes, info->challenges * k + i);
-        if (cn != want)
-          return FAIL("partition %u challenge %u: node %llu, the challenge derived from replica id and seed is %llu",
-                      k, i, (unsigned long long)cn, (unsigned long long)want);
-      }
+      uint64_t want = czk_porep_challenge_at(info, rid, c1->seed, c1->comm_r, k, i);
+      if (cn != want)
+        return FAIL("partition %u challenge %u: node %llu, the %s challenge derived from the public data is %llu", k, i,
+                    (unsigned long long)cn, info->feature == 1 ? "synthetic" : info->feature == 2 ? "non-interactive"
+                    : "interactive", (unsigned long long)want);
       CZK_TRY(walk(&ch->d_path, ard, nd, CZK_FC_SHA256, ch->data_leaf, t, &idx));
       if (idx != cn || memcmp(t, c1->comm_d, 32) != 0)
         return FAIL("partition %u challenge %u (node %llu): the TreeD path %s", k, i, (unsigned long long)cn,
@@ -288,7 +363,7 @@ czk_status czk_porep_c1_check(const czk_porep_c1 *c1, uint64_t miner_id, uint64_
       for (int p = 0; p < 6; p++) {
         cols[p] = &ch->drg[p];
         uint8_t h[32];
-        CZK_TRY(col_hash(h, ch->drg[p].rows, L));
+        CZK_TRY(czk_porep_column_hash(h, ch->drg[p].rows[0], L));
         CZK_TRY(walk(&ch->drg[p].path, arr, nr, CZK_FC_POSEIDON, h, t, &idx));
         if (idx != par[p] || memcmp(t, c1->comm_c[k], 32) != 0)
           return FAIL("partition %u challenge %u (node %llu): DRG parent %d %s", k, i, (unsigned long long)cn, p,
@@ -298,26 +373,22 @@ czk_status czk_porep_c1_check(const czk_porep_c1 *c1, uint64_t miner_id, uint64_
       for (int p = 0; p < 8; p++) {
         cols[6 + p] = &ch->exp[p];
         uint8_t h[32];
-        CZK_TRY(col_hash(h, ch->exp[p].rows, L));
+        CZK_TRY(czk_porep_column_hash(h, ch->exp[p].rows[0], L));
         CZK_TRY(walk(&ch->exp[p].path, arr, nr, CZK_FC_POSEIDON, h, t, &idx));
         if (idx != par[p] || memcmp(t, c1->comm_c[k], 32) != 0)
           return FAIL("partition %u challenge %u (node %llu): expander parent %d %s", k, i, (unsigned long long)cn, p,
                       idx != par[p] ? "opens another node than the graph's parent" : "column is not in TreeC (comm_c)");
       }
       /* the labels of every layer from the parents' rows, as the circuit computes them */
-      uint8_t labels[CZK_POREP_MAX_LAYERS][32], msg[64 + 37 * 32];
+      uint8_t labels[CZK_POREP_MAX_LAYERS][32];
       for (unsigned l = 1; l <= L; l++) {
-        memcpy(msg, rid, 32);
-        for (int s = 0; s < 4; s++) msg[32 + s] = (uint8_t)(l >> (24 - 8 * s));
-        for (int s = 0; s < 8; s++) msg[36 + s] = (uint8_t)(cn >> (56 - 8 * s));
-        memset(msg + 44, 0, 20);
+        const uint8_t *par[37];
         unsigned nl = l == 1 ? 6 : 14;
         for (unsigned m = 0; m < 37; m++) {
           unsigned q = m % nl;
-          memcpy(msg + 64 + 32 * m, q < 6 ? cols[q]->rows[l - 1] : cols[q]->rows[l - 2], 32);
+          par[m] = q < 6 ? cols[q]->rows[l - 1] : cols[q]->rows[l - 2];
         }
-        czk_sha256(labels[l - 1], msg, sizeof msg);
-        labels[l - 1][31] &= 0x3f;
+        czk_porep_label(labels[l - 1], rid, l, cn, par);
       }
       /* the encoding in TreeR_last, the challenged column in TreeC */
       czk_fr lf, df;
@@ -330,7 +401,7 @@ czk_status czk_porep_c1_check(const czk_porep_c1 *c1, uint64_t miner_id, uint64_
       if (idx != cn || memcmp(t, c1->comm_r_last[k], 32) != 0)
         return FAIL("partition %u challenge %u (node %llu): the encoding (label %u + data) %s", k, i,
                     (unsigned long long)cn, L, idx != cn ? "path opens another node" : "is not in TreeR_last (comm_r_last)");
-      CZK_TRY(col_hash(h, (const uint8_t(*)[32])labels, L));
+      CZK_TRY(czk_porep_column_hash(h, labels[0], L));
       CZK_TRY(walk(&ch->c_path, arr, nr, CZK_FC_POSEIDON, h, t, &idx));
       if (idx != cn || memcmp(t, c1->comm_c[k], 32) != 0)
         return FAIL("partition %u challenge %u (node %llu): the column of the recomputed labels %s", k, i,

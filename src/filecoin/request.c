@@ -207,6 +207,11 @@ int czk__fc_request_write(const char *dir, const czk__fc_request *r, const char 
           (unsigned long long)r->miner_id);
   czk__hex32(hex, prover);
   fprintf(f, "  \"prover_id\": \"%s\",\n", hex);
+  if (r->vanilla_one_name) { /* PoRep / SnapDeals: one vanilla file and the sector number */
+    fprintf(f, "  \"sector_number\": %llu,\n  \"vanilla_proof\": \"%s\"\n}\n", (unsigned long long)r->sector_number,
+            r->vanilla_one_name);
+    goto done;
+  }
   czk__hex32(hex, r->randomness);
   fprintf(f, "  \"randomness\": \"%s\",\n  \"partition_index\": %u,\n  \"sectors\": [", hex, r->partition_index);
   for (size_t i = 0; i < r->n_sectors; i++) {
@@ -217,6 +222,7 @@ int czk__fc_request_write(const char *dir, const czk__fc_request *r, const char 
   fprintf(f, "\n  ],\n  \"vanilla_proofs\": [");
   for (size_t i = 0; i < r->n_vanilla; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", vanilla_names[i]);
   fprintf(f, "]\n}\n");
+done:;
   bool ok = fflush(f) == 0 && !ferror(f);
   ok = fclose(f) == 0 && ok;
   if (!ok || rename(tmp, path) != 0) {

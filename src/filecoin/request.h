@@ -30,6 +30,7 @@ typedef struct czk__fc_request {
   uint64_t sector_number; /* PoRep / SnapDeals: "sector_number" */
   uint8_t *vanilla_one;   /* PoRep: "vanilla_proof" (a file: the envelope or the C1 output), NULL when absent */
   size_t vanilla_one_len;
+  const char *vanilla_one_name; /* czk__fc_request_write: the "vanilla_proof" file name (PoRep); NULL for PoSt */
 } czk__fc_request;
 
 /* Reads path and every vanilla proof file it names. 0 on success; else a reason in err. */

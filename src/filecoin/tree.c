@@ -211,3 +211,132 @@ czk_status czk_fc_tree_prove(const czk_fc_tree *t, uint64_t index, czk_fc_path_l
   *n_levels = t->n_levels;
   return CZK_OK;
 }
+
+/* ------------------------------------------------------------------------------------------------ sparse trees */
+typedef struct sp_node {
+  uint64_t idx;
+  uint8_t v[32];
+} sp_node;
+
+struct czk_fc_sparse {
+  czk_fc_hasher hasher;
+  unsigned n_levels;
+  unsigned arity[CZK_FC_MAX_PATH];
+  uint64_t n_leaves;
+  sp_node *lv[CZK_FC_MAX_PATH + 1]; /* listed nodes of each height, sorted by index */
+  size_t len[CZK_FC_MAX_PATH + 1];
+  uint8_t dflt[CZK_FC_MAX_PATH + 1][32];
+};
+
+static int sp_cmp(const void *a, const void *b) {
+  const sp_node *x = a, *y = b;
+  return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static const uint8_t *sp_find(const czk_fc_sparse *t, unsigned l, uint64_t idx) {
+  size_t lo = 0, hi = t->len[l];
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->lv[l][mid].idx < idx) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < t->len[l] && t->lv[l][lo].idx == idx ? t->lv[l][lo].v : t->dflt[l];
+}
+
+void czk_fc_sparse_free(czk_fc_sparse *t) {
+  if (!t) return;
+  for (unsigned l = 0; l <= t->n_levels; l++) free(t->lv[l]);
+  free(t);
+}
+
+czk_status czk_fc_sparse_build(czk_fc_sparse **out, czk_fc_hasher h, uint64_t n_leaves, unsigned base_arity,
+                               unsigned sub_arity, unsigned top_arity, const uint64_t *index, const uint8_t *leaves,
+                               size_t n, const uint8_t default_leaf[32]) {
+  if (!out || (n && (!index || !leaves)) || (h != CZK_FC_SHA256 && h != CZK_FC_POSEIDON)) return CZK_ERR_INVALID_ARG;
+  if (base_arity < 2 || base_arity > CZK_FC_MAX_ARITY || sub_arity == 1 || sub_arity > CZK_FC_MAX_ARITY ||
+      top_arity == 1 || top_arity > CZK_FC_MAX_ARITY || (top_arity && !sub_arity) || n_leaves > (1ull << 62))
+    return CZK_ERR_INVALID_ARG;
+  uint64_t groups = (uint64_t)(sub_arity ? sub_arity : 1) * (top_arity ? top_arity : 1);
+  if (n_leaves % groups) return CZK_ERR_SIZE_MISMATCH;
+  uint64_t per = n_leaves / groups;
+  if (per < base_arity || !is_power_of(per, base_arity)) return CZK_ERR_SIZE_MISMATCH;
+  czk_fc_sparse *t = calloc(1, sizeof *t);
+  if (!t) return CZK_ERR_NOMEM;
+  t->hasher = h;
+  t->n_leaves = n_leaves;
+  for (uint64_t x = per; x > 1; x /= base_arity) t->arity[t->n_levels++] = base_arity;
+  if (sub_arity) t->arity[t->n_levels++] = sub_arity;
+  if (top_arity) t->arity[t->n_levels++] = top_arity;
+  czk_status st = CZK_OK;
+  if (default_leaf) memcpy(t->dflt[0], default_leaf, 32);
+  t->lv[0] = malloc((n ? n : 1) * sizeof(sp_node));
+  if (!t->lv[0]) st = CZK_ERR_NOMEM;
+  for (size_t i = 0; i < n && st == CZK_OK; i++) {
+    if (index[i] >= n_leaves) st = CZK_ERR_INVALID_ARG;
+    t->lv[0][i].idx = index[i];
+    memcpy(t->lv[0][i].v, leaves + 32 * i, 32);
+    czk_fr x;
+    if (st == CZK_OK && h == CZK_FC_POSEIDON) st = czk_fr_from_bytes_le(&x, leaves + 32 * i);
+  }
+  if (st == CZK_OK && default_leaf && h == CZK_FC_POSEIDON) {
+    czk_fr x;
+    st = czk_fr_from_bytes_le(&x, default_leaf);
+  }
+  if (st == CZK_OK) { /* sort, merge duplicates (which must agree) */
+    qsort(t->lv[0], n, sizeof(sp_node), sp_cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < n && st == CZK_OK; i++) {
+      if (k && t->lv[0][k - 1].idx == t->lv[0][i].idx) {
+        if (memcmp(t->lv[0][k - 1].v, t->lv[0][i].v, 32) != 0) st = CZK_ERR_INVALID_ARG;
+        continue;
+      }
+      t->lv[0][k++] = t->lv[0][i];
+    }
+    t->len[0] = k;
+  }
+  uint8_t group[CZK_FC_MAX_ARITY * 32];
+  for (unsigned l = 0; l < t->n_levels && st == CZK_OK; l++) {
+    unsigned a = t->arity[l];
+    for (unsigned i = 0; i < a; i++) memcpy(group + 32 * i, t->dflt[l], 32);
+    st = czk_fc_node_hash(h, t->dflt[l + 1], group, a);
+    t->lv[l + 1] = malloc((t->len[l] ? t->len[l] : 1) * sizeof(sp_node));
+    if (st == CZK_OK && !t->lv[l + 1]) st = CZK_ERR_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < t->len[l] && st == CZK_OK; i++) {
+      uint64_t parent = t->lv[l][i].idx / a;
+      if (k && t->lv[l + 1][k - 1].idx == parent) continue;
+      for (unsigned c = 0; c < a; c++) memcpy(group + 32 * c, sp_find(t, l, parent * a + c), 32);
+      t->lv[l + 1][k].idx = parent;
+      st = czk_fc_node_hash(h, t->lv[l + 1][k].v, group, a);
+      k++;
+    }
+    t->len[l + 1] = k;
+  }
+  if (st != CZK_OK) {
+    czk_fc_sparse_free(t);
+    return st;
+  }
+  *out = t;
+  return CZK_OK;
+}
+
+void czk_fc_sparse_root(const czk_fc_sparse *t, uint8_t root[32]) { memcpy(root, sp_find(t, t->n_levels, 0), 32); }
+
+void czk_fc_sparse_leaf(const czk_fc_sparse *t, uint64_t index, uint8_t leaf[32]) {
+  memcpy(leaf, sp_find(t, 0, index), 32);
+}
+
+czk_status czk_fc_sparse_prove(const czk_fc_sparse *t, uint64_t index, czk_fc_path_level *path, size_t *n_levels) {
+  if (!t || !path || !n_levels || index >= t->n_leaves) return CZK_ERR_INVALID_ARG;
+  for (unsigned l = 0; l < t->n_levels; l++) {
+    unsigned a = t->arity[l], pos = (unsigned)(index % a);
+    uint64_t first = index - pos;
+    path[l].arity = a;
+    path[l].index = pos;
+    for (unsigned i = 0, k = 0; i < a; i++)
+      if (i != pos) memcpy(path[l].siblings[k++], sp_find(t, l, first + i), 32);
+    index /= a;
+  }
+  *n_levels = t->n_levels;
+  return CZK_OK;
+}

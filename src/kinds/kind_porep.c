@@ -5,7 +5,9 @@
  * every native check (czk_porep_c1_check) and recomputes each partition's public inputs from public data; nothing
  * that fails reaches a synthesis worker. Synthesis evaluates the circuit straight into the assignment (no matrices);
  * the key comes from the circuit's outline. Keys: the v28 files by name in param_dir, never set up here.
- * Not yet: the synthetic and non-interactive variants (refused with a reason). */
+ * Synthetic PoRep (ids 10-14) and non-interactive PoRep (ids 15-19) prove with the same circuit and key; their
+ * challenges are derived in their own way (czk_porep_challenge_at). A non-interactive job returns its 13 / 126 partition
+ * proofs concatenated (seal_commit_phase2_circuit_proofs' form), not a SnarkPack aggregate. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,8 +49,6 @@ static czk_status porep_parse(void *cfgp, const czk_kind_request *r, void **pars
   if (r->sector_size && r->sector_size != info->sector_size)
     return czk__kind_reason(r, CZK_ERR_INVALID_ARG, "sector_size %llu disagrees with registered_proof %llu (%s)",
                   (unsigned long long)r->sector_size, (unsigned long long)r->registered_proof, info->name);
-  if (info->feature != 0)
-    return czk__kind_reason(r, CZK_ERR_UNSUPPORTED, "%s: synthetic and non-interactive PoRep are not supported yet", info->name);
   char *json = NULL;
   size_t len = 0;
   uint64_t env_num = 0, env_size = 0;

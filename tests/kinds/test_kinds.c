@@ -284,7 +284,7 @@ static void test_porep_kind(void) {
   } bad[] = {{1007, 0, 6, env, "replica_id"},
              {1006, 1499, 6, env, "disagrees with sector_number 1499"},
              {1006, 0, 1, env, "the C1 output is a StackedDrg8MiBV1_1 proof, the request says StackedDrg8MiBV1"},
-             {1006, 0, 11, env, "not supported yet"},
+             {1006, 0, 11, env, "the request says StackedDrg8MiBV1_1_Feat_SyntheticPoRep"},
              {1006, 0, 5, env, "not a 8MiB seal proof"},
              {1006, 0, 6, "{\"SectorNum\":1498,\"Phase1Out\":\"!!\",\"SectorSize\":8388608}", "base64"},
              {1006, 0, 6, "{\"SectorNum\":1498,\"Phase1Out\":\"e30=\",\"SectorSize\":2048}", "SectorSize 2048"},
