@@ -25,6 +25,7 @@
 
 #include "circuits/synthetic.h"
 #include "bench/bench.h"
+#include "bench/bench_util.h"
 #include "core/units.h"
 #include "czk/groth16.h"
 #include "czk/kinds.h"
@@ -38,31 +39,6 @@ typedef struct mem_result {
   czk_engine_shape shape;
   unsigned threads;
 } mem_result;
-
-/* VmRSS / VmHWM in bytes from /proc/self/status (0 when unreadable). */
-static uint64_t proc_status_kb(const char *field) {
-  FILE *f = fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  size_t fl = strlen(field);
-  uint64_t v = 0;
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, field, fl) == 0 && line[fl] == ':') {
-      v = strtoull(line + fl + 1, NULL, 10) * 1024;
-      break;
-    }
-  }
-  fclose(f);
-  return v;
-}
-
-static int reset_peak(void) {
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (!f) return -1;
-  int rc = fputs("5", f) < 0 ? -1 : 0;
-  if (fclose(f) != 0) rc = -1;
-  return rc;
-}
 
 static void touch_fn(void *ctx, size_t b, size_t e) {
   (void)ctx;
@@ -82,12 +58,12 @@ static void measure_kind(czk_engine_kind *kind, czk_pool *pool, const uint8_t *i
   r->threads = czk_pool_threads(pool);
   r->shape = kind->shape;
   r->key_declared = kind->key_bytes;
-  uint64_t rss0 = proc_status_kb("VmRSS");
+  uint64_t rss0 = czk__bench_proc_bytes("VmRSS");
   void *key = NULL;
   czk_key_tier tier;
   czk_status st = kind->key_load(kind->user, kind->key_id, CZK_KEY_TIER_MAPPED, &key, &tier, &r->key_reported);
   if (st != CZK_OK) FAIL("key_load: %s", czk_status_str(st));
-  r->key_measured = proc_status_kb("VmRSS") - rss0;
+  r->key_measured = czk__bench_proc_bytes("VmRSS") - rss0;
   void *parsed = NULL;
   uint32_t nparts = 0;
   st = kind->parse(kind->user, input, len, &parsed, &nparts);
@@ -99,25 +75,25 @@ static void measure_kind(czk_engine_kind *kind, czk_pool *pool, const uint8_t *i
   kind->synth_free(kind->user, synth);
   synth = NULL;
   malloc_trim(0);
-  r->base = proc_status_kb("VmRSS");
-  if (r->base == 0 || reset_peak() != 0) FAIL("cannot read /proc/self/status or reset VmHWM (/proc/self/clear_refs)");
+  r->base = czk__bench_proc_bytes("VmRSS");
+  if (r->base == 0 || czk__bench_reset_peak() != 0) FAIL("cannot read /proc/self/status or reset VmHWM (/proc/self/clear_refs)");
   st = kind->synthesize(kind->user, parsed, part, pool, &synth);
   if (st != CZK_OK) FAIL("synthesize: %s", czk_status_str(st));
-  r->synth_peak = proc_status_kb("VmHWM") - r->base;
+  r->synth_peak = czk__bench_proc_bytes("VmHWM") - r->base;
   void *pending = NULL;
   czk_engine_prove_report rep;
   memset(&rep, 0, sizeof rep);
   st = kind->prove_start(kind->user, NULL, key, synth, &pending, &rep);
   if (st != CZK_OK) FAIL("prove_start: %s", czk_status_str(st));
-  r->start_peak = proc_status_kb("VmHWM") - r->base;
+  r->start_peak = czk__bench_proc_bytes("VmHWM") - r->base;
   uint8_t proof[CZK_GROTH16_PROOF_BYTES];
   st = kind->prove_finish(kind->user, NULL, pending, proof, &rep);
   if (st != CZK_OK) FAIL("prove_finish: %s", czk_status_str(st));
   if (kind->verify) st = kind->verify(kind->user, key, parsed, part, proof);
   if (st != CZK_OK) FAIL("verify: %s", czk_status_str(st));
   kind->synth_free(kind->user, synth);
-  r->peak = proc_status_kb("VmHWM") - r->base;
-  r->after = proc_status_kb("VmRSS");
+  r->peak = czk__bench_proc_bytes("VmHWM") - r->base;
+  r->after = czk__bench_proc_bytes("VmRSS");
   r->after = r->after > r->base ? r->after - r->base : 0;
   kind->parsed_free(kind->user, parsed);
   kind->key_free(kind->user, key);

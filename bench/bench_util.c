@@ -231,3 +231,27 @@ int czk__bench_backend_dispatch(int *argc, char **argv, const char *name) {
   free(gv);
   return rc;
 }
+
+uint64_t czk__bench_proc_bytes(const char *field) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  size_t fl = strlen(field);
+  uint64_t v = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, field, fl) == 0 && line[fl] == ':') {
+      v = strtoull(line + fl + 1, NULL, 10) * 1024;
+      break;
+    }
+  }
+  fclose(f);
+  return v;
+}
+
+int czk__bench_reset_peak(void) {
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  if (!f) return -1;
+  int rc = fputs("5", f) < 0 ? -1 : 0;
+  if (fclose(f) != 0) rc = -1;
+  return rc;
+}

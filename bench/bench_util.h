@@ -27,6 +27,11 @@ void czk__bench_rand_fr(czk_fr *v, size_t n, uint64_t *seed);
 czk_status czk__bench_points_g1(czk_g1_affine *P, size_t n, uint64_t *seed);
 czk_status czk__bench_points_g2(czk_g2_affine *P, size_t n, uint64_t *seed);
 
+/* A field of /proc/self/status in bytes ("VmRSS", "VmHWM"; 0 when unreadable), and a reset of the peak (VmHWM
+ * becomes the current RSS: `5` written to /proc/self/clear_refs, Linux >= 4.0; 0 on success). */
+uint64_t czk__bench_proc_bytes(const char *field);
+int czk__bench_reset_peak(void);
+
 /* qsort comparator for doubles (ascending). */
 int czk__bench_cmp_double(const void *a, const void *b);
 

@@ -213,12 +213,12 @@ czk_status czk_kind_porep_new(czk_engine_kind *out, uint64_t sector_size, const 
   czk_porep_param_stem(info, stem, sizeof stem);
   czk__kind_spec sp = {.desc = &porep_desc, .cfg = c, .name = name, .key_name = stem,
                        .key_id = czk_porep_circuit_id(info), .keys_dir = param_dir, .pool = pool};
-  /* reservation: the domain of filecoin-porep.md 3.8 (2^22 / 2^22 / 2^23 / 2^27 / 2^27; variables stay below it), as
-   * the synthetic family's at that size bounds it; counting the circuit here would take minutes at 32 GiB */
+  /* reservation: the domain of filecoin-porep.md 3.8 (2^22 / 2^22 / 2^23 / 2^27 / 2^27), as the synthetic family's at
+   * that size bounds it: a, b, c are 3 x domain elements; the witness (inputs + aux, fewer than the domain at every
+   * size) is written in place by the evaluator, no copy; counting the circuit here would take minutes at 32 GiB */
   unsigned k = sector_size <= (8ull << 20) ? 22 : sector_size <= (512ull << 20) ? 23 : 27;
   czk_kind_synthetic_shape(k, czk_pool_threads(pool), &sp.shape, &sp.key_bytes);
   uint64_t nn = 1ull << k;
-  sp.shape.witness_bytes += nn * sizeof(czk_fr);
   sp.device_bytes = 4 * nn * sizeof(czk_g1_affine) + nn * sizeof(czk_g2_affine) + 2 * nn * sizeof(uint32_t);
   return czk__kind_make(out, &sp);
 }

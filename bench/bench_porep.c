@@ -1,0 +1,182 @@
+/* bench_porep.c: `czk bench porep`: one PoRep C2 partition's host side, stage by stage, through the daemon's own kind
+ * (czk_kind_porep_new), from a C1 output in Curio's envelope: a file (--c1, an envelope or a bare C1 output, e.g. one
+ * `czk gen-vanilla porep` wrote) or a sparse one generated at the requested size (the real format and size).
+ *   decode     the envelope's base64 (czk_porep_envelope_decode)
+ *   parse      the C1 JSON into circuit values (czk_porep_c1_parse)
+ *   check      every native check (czk_porep_c1_check)
+ *   job parse  the kind's whole parse (decode + parse + check + public inputs of every partition), as the daemon does
+ *   synthesis  one partition's assignment (witness + a, b, c) by the kind (the first call also counts the circuit once
+ *              per process: reported apart)
+ * Memory: peak RSS of one synthesis over the RSS before it (VmHWM reset through /proc/self/clear_refs), against what
+ * the kind reserves for it (shape: abc + witness; scratch is the prover's). Median of --reps after the first. */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "bench/bench_util.h"
+#include "core/clock.h"
+#include "core/units.h"
+#include "czk/kinds.h"
+#include "czk/porep.h"
+#include "czk/pool.h"
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: czk bench porep --sector-size S [--c1 FILE --miner M --sector N] [--partition K] [--reps R]\n"
+             "  One PoRep C2 partition's host work through the daemon's kind: envelope decode, C1 parse, native\n"
+             "  checks, public inputs, synthesis (witness + a/b/c); peak RSS of the synthesis against the kind's\n"
+             "  reservation. Without --c1 a sparse C1 output of the size is generated (interactive V1_1).\n");
+}
+
+static double median(double *v, unsigned n) {
+  qsort(v, n, sizeof *v, czk__bench_cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int czk_bench_porep(int argc, char **argv) {
+  if (czk__wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
+  const char *size = NULL, *file = NULL;
+  unsigned reps = 3;
+  uint64_t miner = 1000, sector = 1, part = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!v) return fprintf(stderr, "czk bench porep: %s needs a value\n", a), 2;
+    if (strcmp(a, "--sector-size") == 0) size = v;
+    else if (strcmp(a, "--c1") == 0) file = v;
+    else if (strcmp(a, "--miner") == 0) miner = strtoull(v, NULL, 10);
+    else if (strcmp(a, "--sector") == 0) sector = strtoull(v, NULL, 10);
+    else if (strcmp(a, "--partition") == 0) part = strtoull(v, NULL, 10);
+    else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
+    else return fprintf(stderr, "czk bench porep: unknown option '%s'\n", a), usage(stderr), 2;
+    i++;
+  }
+  uint64_t bytes;
+  if (!size || !czk__parse_size(size, &bytes) || !czk_porep_info_for_size(bytes) || reps < 1 || reps > 100)
+    return usage(stderr), 2;
+  const czk_porep_info *info = czk_porep_info_for_size(bytes);
+  if (part >= info->partitions) return fprintf(stderr, "czk bench porep: --partition must be < %u\n", info->partitions), 2;
+  czk_pool *pool = czk_pool_default();
+
+  /* the request bytes: Curio's envelope */
+  char *env = NULL;
+  size_t env_len = 0;
+  double t = czk__now_s();
+  if (file) {
+    FILE *f = fopen(file, "rb");
+    if (!f) return fprintf(stderr, "czk bench porep: cannot open %s\n", file), 1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    env = n > 0 ? malloc((size_t)n) : NULL;
+    if (!env || fread(env, 1, (size_t)n, f) != (size_t)n) return fclose(f), fprintf(stderr, "czk bench porep: cannot read %s\n", file), 1;
+    fclose(f);
+    env_len = (size_t)n;
+  } else {
+    czk_porep_c1 c1;
+    czk_status st = czk_porep_generate(info, CZK_POREP_GEN_SPARSE, 1, miner, sector, &c1);
+    char *json = NULL;
+    size_t len = 0;
+    FILE *m = st == CZK_OK ? open_memstream(&json, &len) : NULL;
+    if (m) st = czk_porep_c1_write(&c1, m), fclose(m);
+    czk_porep_c1_free(&c1);
+    FILE *e = st == CZK_OK && json ? open_memstream(&env, &env_len) : NULL;
+    if (e) st = czk_porep_envelope_write(e, (const uint8_t *)json, len, sector, bytes), fclose(e);
+    free(json);
+    if (st != CZK_OK || !env) return fprintf(stderr, "czk bench porep: generator: %s\n", czk_status_str(st)), 1;
+    printf("  generated a sparse %s C1 output (%zu bytes of JSON in the envelope) in %.2f s\n", info->name, len,
+           czk__now_s() - t);
+  }
+  printf("bench porep: %s, envelope %.1f MB, partition %llu, %u pool threads, %u reps\n", info->size_name,
+         env_len / 1e6, (unsigned long long)part, czk_pool_threads(pool), reps);
+
+  /* stages one by one */
+  double *td = calloc(reps + 1, sizeof(double)), *tp = calloc(reps + 1, sizeof(double));
+  double *tc = calloc(reps + 1, sizeof(double)), *tj = calloc(reps + 1, sizeof(double));
+  double *ts = calloc(reps + 1, sizeof(double));
+  char err[512] = "";
+  uint64_t parse_peak = 0;
+  for (unsigned r = 0; r <= reps; r++) {
+    char *json = NULL;
+    size_t len = 0;
+    uint64_t num = 0, ssz = 0, base = czk__bench_proc_bytes("VmRSS");
+    czk__bench_reset_peak();
+    t = czk__now_s();
+    czk_status st = czk_porep_envelope_decode((const uint8_t *)env, env_len, &json, &len, &num, &ssz, err, sizeof err);
+    td[r] = czk__now_s() - t;
+    czk_porep_c1 c1;
+    t = czk__now_s();
+    if (st == CZK_OK) st = czk_porep_c1_parse(&c1, json, len, err, sizeof err);
+    tp[r] = czk__now_s() - t;
+    uint64_t peak = czk__bench_proc_bytes("VmHWM");
+    if (r && peak > base && peak - base > parse_peak) parse_peak = peak - base;
+    free(json);
+    t = czk__now_s();
+    if (st == CZK_OK) st = czk_porep_c1_check(&c1, miner, num ? num : sector, err, sizeof err);
+    tc[r] = czk__now_s() - t;
+    if (st == CZK_OK) czk_porep_c1_free(&c1);
+    if (st != CZK_OK) return fprintf(stderr, "czk bench porep: %s: %s\n", czk_status_str(st), err), 1;
+  }
+
+  /* the kind, as the daemon runs it */
+  czk_engine_kind kind;
+  if (czk_kind_porep_new(&kind, bytes, "/nonexistent", pool) != CZK_OK) return 1;
+  czk_kind_request req;
+  memset(&req, 0, sizeof req);
+  req.proof_kind = CZK_PROOF_KIND_POREP_SEAL_COMMIT;
+  req.registered_proof = info->wire;
+  req.vanilla_proof = (czk_bytes){(const uint8_t *)env, env_len};
+  req.sector_number = file ? 0 : sector;
+  req.miner_id = miner;
+  req.error = err;
+  req.error_len = sizeof err;
+  void *parsed = NULL;
+  uint32_t nparts = 0;
+  for (unsigned r = 0; r <= reps; r++) {
+    if (parsed) kind.parsed_free(kind.user, parsed);
+    parsed = NULL;
+    t = czk__now_s();
+    czk_status st = kind.parse(kind.user, (const uint8_t *)&req, sizeof req, &parsed, &nparts);
+    tj[r] = czk__now_s() - t;
+    if (st != CZK_OK) return fprintf(stderr, "czk bench porep: job parse: %s: %s\n", czk_status_str(st), err), 1;
+  }
+  uint64_t synth_peak = 0;
+  double first = 0;
+  for (unsigned r = 0; r <= reps; r++) {
+    void *synth = NULL;
+    malloc_trim(0);
+    uint64_t base = czk__bench_proc_bytes("VmRSS");
+    if (r) czk__bench_reset_peak();
+    t = czk__now_s();
+    czk_status st = kind.synthesize(kind.user, parsed, (uint32_t)part, pool, &synth);
+    ts[r] = czk__now_s() - t;
+    uint64_t peak = czk__bench_proc_bytes("VmHWM");
+    if (r && peak > base && peak - base > synth_peak) synth_peak = peak - base;
+    if (!r) first = ts[r];
+    if (st != CZK_OK) return fprintf(stderr, "czk bench porep: synthesis: %s\n", czk_status_str(st)), 1;
+    kind.synth_free(kind.user, synth);
+  }
+  kind.parsed_free(kind.user, parsed);
+  uint64_t reserved = kind.shape.abc_bytes + kind.shape.witness_bytes;
+  printf("\n| stage | median ms (of %u) |\n|---|---:|\n", reps);
+  printf("| envelope decode (base64) | %.1f |\n", 1e3 * median(td + 1, reps));
+  printf("| C1 parse | %.1f |\n", 1e3 * median(tp + 1, reps));
+  printf("| native checks | %.1f |\n", 1e3 * median(tc + 1, reps));
+  printf("| job parse (decode + parse + checks + inputs of %u partitions) | %.1f |\n", nparts, 1e3 * median(tj + 1, reps));
+  printf("| synthesis of partition %llu (witness + a/b/c) | %.1f |\n", (unsigned long long)part,
+         1e3 * median(ts + 1, reps));
+  printf("| first synthesis (includes counting the circuit once) | %.1f |\n", 1e3 * first);
+  printf("\n| memory | MiB |\n|---|---:|\n");
+  printf("| envelope | %.1f |\n", env_len / 1048576.0);
+  printf("| decode + parse peak RSS over base | %.1f |\n", parse_peak / 1048576.0);
+  printf("| synthesis peak RSS over base | %.1f |\n", synth_peak / 1048576.0);
+  printf("| reserved for synthesis (abc %.1f + witness %.1f) | %.1f |\n", kind.shape.abc_bytes / 1048576.0,
+         kind.shape.witness_bytes / 1048576.0, reserved / 1048576.0);
+  printf("| reservation / peak | %.2f |\n", synth_peak ? (double)reserved / (double)synth_peak : 0.0);
+  czk_kind_free(&kind);
+  free(env), free(td), free(tp), free(tc), free(tj), free(ts);
+  return 0;
+}

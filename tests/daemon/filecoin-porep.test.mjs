@@ -1,0 +1,151 @@
+// Black-box tests of PoRep C2 through `czk daemon`, with a gRPC client we did not write (@grpc/grpc-js +
+// @grpc/proto-loader over czk's proto): requests built exactly as Curio sends them (proof_kind POREP_SEAL_COMMIT,
+// sector_size, registered_proof, sector_number, miner_id, vanilla_proof = cuzk's envelope {SectorNum, Phase1Out,
+// SectorSize}) from C1 outputs `czk gen-vanilla porep` made (a dense seal of random data, a sparse committed-capacity
+// sector, a synthetic-PoRep seal); every returned proof checked again by `czk verify --request` (public inputs
+// recomputed from request.json alone, .vk by its v28 name); tampered C1 outputs (a label, a sibling, comm_r, a
+// truncated array, bad base64, another miner) refused with the reason and the daemon still proving the next job.
+// The 2 KiB PoRep circuit has 2,687,921 constraints (a 2^22 domain): the key is made once by `czk setup`.
+// Run: CZK_BIN=build/src/cli/czk node --test tests/daemon/filecoin-porep.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const grpc = require(join(root, 'node_modules', '@grpc', 'grpc-js'));
+const protoLoader = require(join(root, 'node_modules', '@grpc', 'proto-loader'));
+
+const CZK = process.env.CZK_BIN || join(root, 'build', 'src', 'cli', 'czk');
+const dir = mkdtempSync(join(tmpdir(), 'czk-porep-test-'));
+const params = join(dir, 'params');
+const sock = join(dir, 'czk.sock');
+const addr = 'unix:' + sock;
+let daemon, client, stderrText = '';
+
+const proto = grpc.loadPackageDefinition(protoLoader.loadSync(join(root, 'proto', 'cuzk_v1.proto'), {
+  keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
+})).cuzk.v1;
+
+const czk = (...args) => execFileSync(CZK, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const czkRc = (...args) => spawnSync(CZK, args, { encoding: 'utf8' });
+
+function startDaemon() {
+  return new Promise((resolve, reject) => {
+    const p = spawn(CZK, ['daemon', '--listen', addr, '--keys-dir', join(dir, 'keys'), '--param-dir', params,
+      '--gpus', 'none', '--memory-budget', '8GiB', '--synthesis-workers', '1', '--log-level', 'info'],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('daemon did not start: ' + stderrText)), 60000);
+    p.stdout.on('data', (d) => { out += d; if (/ready on /.test(out)) { clearTimeout(timer); resolve(p); } });
+    p.stderr.on('data', (d) => { stderrText += d; });
+    p.on('exit', (code) => { clearTimeout(timer); reject(new Error('daemon exited ' + code + ': ' + stderrText)); });
+  });
+}
+
+const call = (m, req) => new Promise((resolve, reject) => {
+  client[m](req, {}, (err, res) => (err ? reject(err) : resolve(res)));
+});
+
+// gen-vanilla porep into a fresh folder; returns { dir, req (request.json), c1 (parsed C1 JSON), env (Buffer) }
+let nGen = 0;
+function gen(...opts) {
+  const out = join(dir, `req${nGen++}`);
+  czk('gen-vanilla', 'porep', '--sector-size', '2KiB', '--out', out, ...opts);
+  const req = JSON.parse(readFileSync(join(out, 'request.json'), 'utf8'));
+  return { dir: out, req, c1: JSON.parse(readFileSync(join(out, 'c1.json'), 'utf8')), env: readFileSync(join(out, req.vanilla_proof)) };
+}
+
+// cuzk's envelope around a C1 output (Go's json.Marshal of C1OutputWrapper)
+const envelope = (c1, num, size) => Buffer.from(JSON.stringify({
+  SectorNum: num, Phase1Out: Buffer.from(JSON.stringify(c1)).toString('base64'), SectorSize: size,
+}));
+
+// The SubmitProofRequest Curio sends for a request.json (fields may be overridden)
+function submit(g, over = {}) {
+  const r = g.req;
+  return {
+    request_id: '', proof_kind: 'POREP_SEAL_COMMIT', sector_size: String(r.sector_size),
+    registered_proof: String(r.registered_proof), priority: 'NORMAL', vanilla_proof: g.env,
+    sector_number: String(r.sector_number), miner_id: String(r.miner_id), ...over,
+  };
+}
+
+async function proveAndVerify(g, partitions = 1) {
+  const res = await call('Prove', { submit: submit(g) });
+  assert.equal(res.result.status, 'COMPLETED', res.result.error_message);
+  assert.equal(res.result.proof.length, 192 * partitions);
+  const pf = join(g.dir, 'proof.bin');
+  writeFileSync(pf, res.result.proof);
+  const v = czkRc('verify', '--request', join(g.dir, 'request.json'), '--proof', pf, '--params', params);
+  assert.equal(v.status, 0, v.stdout + v.stderr);
+  assert.match(v.stdout, /^OK: /);
+  return pf;
+}
+
+// A refused request: a gRPC error or a FAILED result whose message matches `why`
+async function refused(req, why) {
+  let msg;
+  try {
+    const res = await call('Prove', { submit: req });
+    assert.notEqual(res.result.status, 'COMPLETED', 'a tampered request was proven');
+    msg = res.result.error_message;
+  } catch (e) {
+    msg = e.details || e.message;
+  }
+  assert.match(msg, why);
+}
+
+before(async () => {
+  mkdirSync(params, { recursive: true });
+  czk('setup', '--kind', 'porep', '--sector-size', '2KiB', '--out', params);
+  daemon = await startDaemon();
+  client = new proto.ProvingEngine(addr, grpc.credentials.createInsecure(),
+    { 'grpc.max_receive_message_length': 64 << 20, 'grpc.max_send_message_length': 64 << 20 });
+});
+
+after(() => {
+  if (daemon && daemon.exitCode === null) daemon.kill('SIGKILL');
+  client?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('PreloadSRS porep-2k loads the key by its v28 name', async () => {
+  const p = await call('PreloadSRS', { circuit_id: 'porep-2k' });
+  assert.equal(p.already_loaded, false);
+  assert.equal((await call('PreloadSRS', { circuit_id: 'porep-2k' })).already_loaded, true);
+  assert.ok((await call('GetStatus', {})).loaded_srs.some((k) => k.circuit_id === 'porep-2k'));
+});
+
+test('PoRep 2 KiB: a dense seal, a sparse CC sector and a synthetic PoRep seal prove and verify', async () => {
+  await proveAndVerify(gen('--seed', '3', '--miner', '1234', '--sector', '77'));
+  await proveAndVerify(gen('--sparse', '--seed', '4'));
+  await proveAndVerify(gen('--mode', 'synthetic', '--seed', '5'));
+});
+
+test('tampered C1 outputs are refused with a reason; the daemon proves the next job', async () => {
+  const g = gen('--seed', '6', '--sector', '9');
+  const size = g.req.sector_size;
+  const tamper = (f) => { const c = structuredClone(g.c1); f(c); return envelope(c, 9, size); };
+  const ch0 = (c) => c.vanilla_proofs.StackedDrg2KiBV1[0][0];
+  // a label (a DRG parent's row), a TreeR sibling, comm_r, a truncated array
+  await refused(submit(g, { vanilla_proof: tamper((c) => { ch0(c).replica_column_proofs.drg_parents[0].column.rows[1][3] ^= 1; }) }),
+    /challenge 0 .*DRG parent 0 column is not in TreeC/);
+  await refused(submit(g, { vanilla_proof: tamper((c) => { ch0(c).comm_r_last_proof.data.Single.path.path[0].hashes[0][0] ^= 1; }) }),
+    /challenge 0 .*is not in TreeR_last/);
+  await refused(submit(g, { vanilla_proof: tamper((c) => { c.comm_r[0] ^= 1; }) }), /comm_r is not H\(comm_c, comm_r_last\)/);
+  await refused(submit(g, { vanilla_proof: tamper((c) => { ch0(c).replica_column_proofs.drg_parents.pop(); }) }),
+    /drg_parents must hold 6/);
+  // bad base64, another miner (replica id), a registered proof of another size, a sector number that disagrees
+  await refused(submit(g, { vanilla_proof: Buffer.from(`{"SectorNum":9,"Phase1Out":"!!!!","SectorSize":${size}}`) }), /base64/);
+  await refused(submit(g, { miner_id: '1001' }), /replica_id/);
+  await refused(submit(g, { registered_proof: '6' }), /not a 2KiB seal proof|8MiB/);
+  await refused(submit(g, { sector_number: '10' }), /disagrees with sector_number 10/);
+  // the daemon is fine: the untampered request proves
+  await proveAndVerify(g);
+});
