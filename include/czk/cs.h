@@ -100,6 +100,17 @@ typedef struct czk_cs_eval_out {
   size_t rows_cap;
 } czk_cs_eval_out;
 CZK_API czk_status czk_cs_evaluator_new(czk_cs **out, const czk_cs_eval_out *dst);
+/* An evaluator that continues a synthesis over whole arrays: the first n_inputs inputs (inputs[0] = ONE), n_aux aux
+ * and n_rows constraints exist already (their values are read from the arrays); new inputs go to inputs[n_inputs..],
+ * aux to aux[n_aux..], rows to a/b/c[n_rows..], at most the caps (CZK_ERR_LIMIT beyond). The counts it reports include
+ * the earlier ones. Continuations over disjoint ranges may run at once: each reads only the earlier values. */
+typedef struct czk_cs_eval_at {
+  czk_fr *inputs, *aux, *a, *b, *c;
+  uint32_t n_inputs, n_aux;
+  uint64_t n_rows;
+  size_t inputs_cap, aux_cap, rows_cap;
+} czk_cs_eval_at;
+CZK_API czk_status czk_cs_evaluator_continue(czk_cs **out, const czk_cs_eval_at *at);
 CZK_API void czk_cs_free(czk_cs *cs);
 
 CZK_API czk_cs_mode czk_cs_get_mode(const czk_cs *cs);

@@ -11,6 +11,7 @@
 
 #include "czk/cs.h"
 #include "czk/filecoin.h"
+#include "czk/pool.h"
 
 /* One registered seal proof (the Go abi.RegisteredSealProof value = the cuzk request's registered_proof). */
 typedef struct czk_porep_info {
@@ -178,5 +179,18 @@ CZK_API czk_status czk_porep_envelope_write(FILE *f, const uint8_t *c1_json, siz
 /* StackedCircuit::synthesize (filecoin-porep.md section 3), constraint for constraint. values = NULL: a blank circuit
  * (shape / counting modes only). */
 CZK_API czk_status czk_porep_synthesize(czk_cs *cs, const czk_porep_circuit *c, const czk_porep_partition *values);
+
+/* The assignment of one partition without matrices, its challenges evaluated in parallel on pool (NULL: the default
+ * pool): the top and challenge 0 in order, then challenges 1 .. C-1 each into its own slice (every challenge adds the
+ * same inputs, aux and constraints). w: n_inputs inputs (w[0] = ONE, set here) then n_aux aux; a, b, c: the n_rows
+ * synthesized constraints' evaluations (the prover's input rows and the domain's tail are the caller's).
+ * CZK_ERR_SIZE_MISMATCH when the sizes are not the circuit's. Same values as czk_porep_synthesize on an evaluator. */
+typedef struct czk_porep_eval_out {
+  czk_fr *w;
+  uint64_t n_inputs, n_aux, n_rows;
+  czk_fr *a, *b, *c;
+} czk_porep_eval_out;
+CZK_API czk_status czk_porep_evaluate(const czk_porep_circuit *c, const czk_porep_partition *v, czk_pool *pool,
+                                      const czk_porep_eval_out *o);
 
 #endif

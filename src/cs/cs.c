@@ -385,7 +385,7 @@ static void destroy(czk_cs *cs) {
     free(cs->m[k].col);
     free(cs->m[k].val);
   }
-  free(cs->in_vals);
+  if (!cs->in_borrowed) free(cs->in_vals);
   if (cs->mode != CZK_CS_EVAL) free(cs->aux_vals);
   free(cs->scratch);
   free(cs->ns);
@@ -442,6 +442,25 @@ czk_status czk_cs_evaluator_new(czk_cs **out, const czk_cs_eval_out *dst) {
   (*out)->eval = *dst;
   (*out)->aux_vals = dst->aux;
   (*out)->aux_cap = dst->aux_cap;
+  return CZK_OK;
+}
+
+czk_status czk_cs_evaluator_continue(czk_cs **out, const czk_cs_eval_at *at) {
+  *out = NULL;
+  if (!at || !at->inputs || !at->aux || !at->a || !at->b || !at->c || at->n_inputs < 1 ||
+      (uint64_t)at->n_inputs + at->inputs_cap > CZK_VAR_INDEX_MAX || (uint64_t)at->n_aux + at->aux_cap > CZK_VAR_INDEX_MAX)
+    return CZK_ERR_INVALID_ARG;
+  czk_cs_eval_out o = {at->inputs + 1, (size_t)at->n_inputs - 1 + at->inputs_cap, at->aux, (size_t)at->n_aux + at->aux_cap,
+                       at->a, at->b, at->c, (size_t)at->n_rows + at->rows_cap};
+  CZK_TRY(czk_cs_evaluator_new(out, &o));
+  czk_cs *cs = *out;
+  free(cs->in_vals); /* the earlier inputs' values are the caller's (ONE at [0]); new ones are written there */
+  cs->in_vals = at->inputs;
+  cs->in_cap = (size_t)at->n_inputs + at->inputs_cap;
+  cs->in_borrowed = true;
+  cs->n_inputs = at->n_inputs;
+  cs->n_aux = at->n_aux;
+  cs->n_constraints = at->n_rows;
   return CZK_OK;
 }
 

@@ -32,8 +32,10 @@ struct czk_cs {
   uint64_t nnz[3];
   uint64_t *dens[3];
   size_t dens_cap[3];
-  /* evaluator mode: values and a/b/c rows written into the caller's arrays (aux_vals borrowed from eval.aux) */
+  /* evaluator mode: values and a/b/c rows written into the caller's arrays (aux_vals borrowed from eval.aux; in_vals
+   * too for a continuation, in_borrowed) */
   czk_cs_eval_out eval;
+  bool in_borrowed;
   /* checker mode */
   char *ns;          /* "outer/inner" */
   size_t ns_len, ns_cap;

@@ -6,10 +6,12 @@
  * replica id, layer, challenge and 37 parents, every parent row decomposed afresh), the encoding label_L + data, its
  * TreeR_last PoR, and the challenged column's hash with its TreeC PoR. Every PoR here has an existing leaf and root
  * (no allocation for them, root private). Per challenge 18 inputs; per label 522,269 constraints. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "czk/gadgets.h"
+#include "czk/pool.h"
 #include "czk/porep.h"
 
 #define LABEL_BITS (39 * 256) /* replica id, layer + challenge + padding, 37 parents */
@@ -184,46 +186,144 @@ static czk_status one_challenge(czk_cs *cs, const czk_porep_circuit *c, const cz
   return inclusion(cs, c, false, values ? &v->c_path : NULL, &h, comm_c, values);
 }
 
-czk_status czk_porep_synthesize(czk_cs *cs, const czk_porep_circuit *c, const czk_porep_partition *v) {
+/* The top of the circuit (T1-T8): what every challenge refers to. */
+typedef struct top_vars {
+  czk_num comm_d, comm_r_last, comm_c;
+  czk_bool replica_bits[256];
+} top_vars;
+
+static czk_status check_args(czk_cs *cs, const czk_porep_circuit *c, const czk_porep_partition *v) {
   unsigned ar[CZK_POREP_MAX_LEVELS];
   if (!cs || !c || c->layers < 1 || c->layers > CZK_POREP_MAX_LAYERS || c->challenges < 1 || !tree_levels(c, ar) ||
       log2u(c->nodes) > 31)
     return CZK_ERR_INVALID_ARG;
-  bool values = v != NULL && czk_cs_has_values(cs);
   if (czk_cs_has_values(cs) && (!v || v->n_challenges != c->challenges || !v->ch)) return CZK_ERR_INVALID_ARG;
-  chal_work *w = calloc(1, sizeof *w);
-  if (!w) return CZK_ERR_NOMEM;
+  return CZK_OK;
+}
+
+static czk_status synth_top(czk_cs *cs, const czk_porep_partition *v, bool values, top_vars *t) {
   czk_status st;
   czk_fr f;
-  czk_num replica_id, comm_d, comm_r, comm_r_last, comm_c, h;
-  czk_bool rbits[255], replica_bits[256];
+  czk_num replica_id, comm_r, h;
+  czk_bool rbits[255];
   /* T1-T3 */
   st = fr_of(&f, values ? v->replica_id : NULL, values);
   if (st == CZK_OK) st = czk_num_alloc(cs, &replica_id, &f);
   if (st == CZK_OK) st = czk_num_inputize(cs, &replica_id);
   if (st == CZK_OK) st = czk_num_to_bits_le(cs, rbits, &replica_id);
-  if (st == CZK_OK) reverse_numbering(replica_bits, rbits);
+  if (st == CZK_OK) reverse_numbering(t->replica_bits, rbits);
   /* T4-T6 */
   if (st == CZK_OK) st = fr_of(&f, values ? v->comm_d : NULL, values);
-  if (st == CZK_OK) st = czk_num_alloc(cs, &comm_d, &f);
-  if (st == CZK_OK) st = czk_num_inputize(cs, &comm_d);
+  if (st == CZK_OK) st = czk_num_alloc(cs, &t->comm_d, &f);
+  if (st == CZK_OK) st = czk_num_inputize(cs, &t->comm_d);
   if (st == CZK_OK) st = fr_of(&f, values ? v->comm_r : NULL, values);
   if (st == CZK_OK) st = czk_num_alloc(cs, &comm_r, &f);
   if (st == CZK_OK) st = czk_num_inputize(cs, &comm_r);
   if (st == CZK_OK) st = fr_of(&f, values ? v->comm_r_last : NULL, values);
-  if (st == CZK_OK) st = czk_num_alloc(cs, &comm_r_last, &f);
+  if (st == CZK_OK) st = czk_num_alloc(cs, &t->comm_r_last, &f);
   if (st == CZK_OK) st = fr_of(&f, values ? v->comm_c : NULL, values);
-  if (st == CZK_OK) st = czk_num_alloc(cs, &comm_c, &f);
+  if (st == CZK_OK) st = czk_num_alloc(cs, &t->comm_c, &f);
   /* T7, T8: comm_r = H(comm_c, comm_r_last) */
   if (st == CZK_OK) {
     const czk_poseidon *p2;
-    czk_num pre[2] = {comm_c, comm_r_last};
+    czk_num pre[2] = {t->comm_c, t->comm_r_last};
     st = czk_poseidon_get(&p2, 2, CZK_POSEIDON_STANDARD);
     if (st == CZK_OK) st = czk_poseidon_gadget(cs, &h, p2, CZK_POSEIDON_MERKLE_TREE, 0, pre, 2);
     if (st == CZK_OK) st = czk_num_enforce_equal(cs, &comm_r, &h);
   }
+  return st;
+}
+
+czk_status czk_porep_synthesize(czk_cs *cs, const czk_porep_circuit *c, const czk_porep_partition *v) {
+  CZK_TRY(check_args(cs, c, v));
+  bool values = v != NULL && czk_cs_has_values(cs);
+  chal_work *w = calloc(1, sizeof *w);
+  top_vars *t = calloc(1, sizeof *t);
+  czk_status st = w && t ? CZK_OK : CZK_ERR_NOMEM;
+  if (st == CZK_OK) st = synth_top(cs, v, values, t);
   for (unsigned i = 0; i < c->challenges && st == CZK_OK; i++)
-    st = one_challenge(cs, c, values ? &v->ch[i] : NULL, replica_bits, &comm_d, &comm_r_last, &comm_c, w);
+    st = one_challenge(cs, c, values ? &v->ch[i] : NULL, t->replica_bits, &t->comm_d, &t->comm_r_last, &t->comm_c, w);
   free(w);
+  free(t);
   return st == CZK_OK ? czk_cs_status(cs) : st;
+}
+
+/* ------------------------------------------------------------------------------------------------ parallel evaluation */
+typedef struct peval {
+  const czk_porep_circuit *c;
+  const czk_porep_partition *v;
+  const top_vars *t;
+  czk_cs_eval_at base;   /* the arrays; where challenge 1 starts */
+  uint64_t di, da, dr;   /* what one challenge adds */
+  pthread_mutex_t mu;
+  czk_status st;
+} peval;
+
+static void eval_challenges(void *arg, size_t begin, size_t end) {
+  peval *x = arg;
+  chal_work *w = calloc(1, sizeof *w);
+  czk_status st = w ? CZK_OK : CZK_ERR_NOMEM;
+  for (size_t i = begin; i < end && st == CZK_OK; i++) { /* challenge i + 1 */
+    czk_cs_eval_at at = x->base;
+    at.n_inputs += (uint32_t)(i * x->di);
+    at.n_aux += (uint32_t)(i * x->da);
+    at.n_rows += i * x->dr;
+    at.inputs_cap = x->di, at.aux_cap = x->da, at.rows_cap = x->dr;
+    czk_cs *cs;
+    st = czk_cs_evaluator_continue(&cs, &at);
+    if (st != CZK_OK) break;
+    st = one_challenge(cs, x->c, &x->v->ch[i + 1], x->t->replica_bits, &x->t->comm_d, &x->t->comm_r_last,
+                       &x->t->comm_c, w);
+    if (st == CZK_OK) st = czk_cs_status(cs);
+    /* each challenge fills exactly its slice */
+    if (st == CZK_OK && (czk_cs_num_inputs(cs) != at.n_inputs + x->di || czk_cs_num_aux(cs) != at.n_aux + x->da ||
+                         czk_cs_num_constraints(cs) != at.n_rows + x->dr))
+      st = CZK_ERR_INTERNAL;
+    czk_cs_free(cs);
+  }
+  free(w);
+  if (st != CZK_OK) {
+    pthread_mutex_lock(&x->mu);
+    if (x->st == CZK_OK) x->st = st;
+    pthread_mutex_unlock(&x->mu);
+  }
+}
+
+czk_status czk_porep_evaluate(const czk_porep_circuit *c, const czk_porep_partition *v, czk_pool *pool,
+                              const czk_porep_eval_out *o) {
+  if (!c || !v || !o || !o->w || !o->a || !o->b || !o->c || o->n_inputs < 1 || !v->ch ||
+      v->n_challenges != c->challenges)
+    return CZK_ERR_INVALID_ARG;
+  czk_cs_eval_at at = {o->w, o->w + o->n_inputs, o->a, o->b, o->c, 1, 0, 0, o->n_inputs - 1, o->n_aux, o->n_rows};
+  o->w[0] = czk_fr_one_v;
+  czk_cs *cs;
+  CZK_TRY(czk_cs_evaluator_continue(&cs, &at));
+  czk_status st = check_args(cs, c, v);
+  chal_work *w = calloc(1, sizeof *w);
+  top_vars *t = calloc(1, sizeof *t);
+  if (st == CZK_OK && (!w || !t)) st = CZK_ERR_NOMEM;
+  /* the top and challenge 0 in order: challenge 0 measures what one challenge adds */
+  if (st == CZK_OK) st = synth_top(cs, v, true, t);
+  uint64_t ti = czk_cs_num_inputs(cs), ta = czk_cs_num_aux(cs), tr = czk_cs_num_constraints(cs);
+  if (st == CZK_OK) st = one_challenge(cs, c, &v->ch[0], t->replica_bits, &t->comm_d, &t->comm_r_last, &t->comm_c, w);
+  if (st == CZK_OK) st = czk_cs_status(cs);
+  peval x = {.c = c, .v = v, .t = t, .base = at};
+  if (st == CZK_OK) {
+    x.di = czk_cs_num_inputs(cs) - ti, x.da = czk_cs_num_aux(cs) - ta, x.dr = czk_cs_num_constraints(cs) - tr;
+    x.base.n_inputs = (uint32_t)(ti + x.di), x.base.n_aux = (uint32_t)(ta + x.da), x.base.n_rows = tr + x.dr;
+    /* the sizes the caller gave are the circuit's */
+    if (ti + c->challenges * x.di != o->n_inputs || ta + c->challenges * x.da != o->n_aux ||
+        tr + c->challenges * x.dr != o->n_rows)
+      st = CZK_ERR_SIZE_MISMATCH;
+  }
+  czk_cs_free(cs);
+  free(w);
+  if (st == CZK_OK && c->challenges > 1) {
+    pthread_mutex_init(&x.mu, NULL);
+    czk_pool_parallel_for(pool, c->challenges - 1, 1, eval_challenges, &x);
+    pthread_mutex_destroy(&x.mu);
+    st = x.st;
+  }
+  free(t);
+  return st;
 }

@@ -120,10 +120,10 @@ static czk_status porep_outline(void *cfgp, czk_r1cs **out) {
   return czk_cs_counter_finish(cs, out);
 }
 
-/* Partition `part`'s assignment: the circuit evaluated in one pass into w and a/b/c, then the input rows. */
+/* Partition `part`'s assignment: the circuit evaluated into w and a/b/c (its challenges in parallel on the pool), then
+ * the input rows. */
 static czk_status porep_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
                                czk_groth16_assignment *out) {
-  (void)pool;
   porep_cfg *c = cfgp;
   const porep_parsed *p = parsed;
   memset(out, 0, sizeof *out);
@@ -139,21 +139,12 @@ static czk_status porep_assign(void *cfgp, const void *parsed, uint32_t part, cz
   out->n_domain = dom;
   out->n_rows = n.n_constraints;
   czk_status st = out->w.w && out->a && out->b && out->c ? CZK_OK : CZK_ERR_NOMEM;
-  czk_cs *cs = NULL;
-  if (st == CZK_OK) {
-    czk_cs_eval_out o = {out->w.w + 1, n.n_inputs - 1, out->w.w + n.n_inputs, n.n_aux,
-                         out->a, out->b, out->c, n.n_user_constraints};
-    out->w.w[0] = czk_fr_one_v;
-    st = czk_cs_evaluator_new(&cs, &o);
-  }
   if (st == CZK_OK) {
     czk_porep_partition vals;
     czk_porep_c1_partition(&p->c1, part, &vals);
-    st = czk_porep_synthesize(cs, &c->circuit, &vals);
-    if (st == CZK_OK && (czk_cs_num_constraints(cs) != n.n_user_constraints || czk_cs_num_aux(cs) != n.n_aux))
-      st = CZK_ERR_INTERNAL;
+    czk_porep_eval_out o = {out->w.w, n.n_inputs, n.n_aux, n.n_user_constraints, out->a, out->b, out->c};
+    st = czk_porep_evaluate(&c->circuit, &vals, pool, &o);
   }
-  czk_cs_free(cs);
   if (st == CZK_OK) {
     uint64_t m = n.n_user_constraints;
     for (uint64_t i = 0; i < n.n_inputs; i++) {

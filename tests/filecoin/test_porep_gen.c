@@ -165,10 +165,52 @@ static void one(uint64_t wire, czk_porep_gen_mode mode, bool circuit) {
   czk_porep_c1_free(&c1);
 }
 
+/* czk_porep_evaluate (challenges in parallel, each into its own slice) writes exactly what one sequential evaluator
+ * writes: a 2 KiB circuit with 5 challenges (the generated ones repeated) */
+static void test_parallel_eval(void) {
+  czk_porep_c1 c1;
+  CHECK(czk_porep_generate(czk_porep_info_by_wire(5), CZK_POREP_GEN_DENSE, 3, 1000, 1, &c1) == CZK_OK);
+  czk_porep_challenge ch[5];
+  for (int i = 0; i < 5; i++) ch[i] = c1.ch[i % 2];
+  czk_porep_partition part;
+  czk_porep_c1_partition(&c1, 0, &part);
+  part.ch = ch;
+  part.n_challenges = 5;
+  czk_porep_circuit c;
+  czk_porep_circuit_of(c1.info, &c);
+  c.challenges = 5;
+  czk_cs *cs;
+  czk_cs_counts n;
+  CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+  CHECK(czk_porep_synthesize(cs, &c, NULL) == CZK_OK);
+  CHECK(czk_cs_counter_result(cs, &n) == CZK_OK);
+  czk_cs_free(cs);
+  size_t nw = n.n_inputs + n.n_aux, nr = n.n_user_constraints;
+  czk_fr *w1 = calloc(nw, sizeof(czk_fr)), *w2 = calloc(nw, sizeof(czk_fr));
+  czk_fr *r1 = calloc(3 * nr, sizeof(czk_fr)), *r2 = calloc(3 * nr, sizeof(czk_fr));
+  CHECK(w1 && w2 && r1 && r2);
+  if (!w1 || !w2 || !r1 || !r2) return;
+  czk_cs_eval_out o = {w1 + 1, n.n_inputs - 1, w1 + n.n_inputs, n.n_aux, r1, r1 + nr, r1 + 2 * nr, nr};
+  w1[0] = czk_fr_one_v;
+  CHECK(czk_cs_evaluator_new(&cs, &o) == CZK_OK);
+  CHECK(czk_porep_synthesize(cs, &c, &part) == CZK_OK);
+  czk_cs_free(cs);
+  czk_porep_eval_out po = {w2, n.n_inputs, n.n_aux, nr, r2, r2 + nr, r2 + 2 * nr};
+  CHECK(czk_porep_evaluate(&c, &part, NULL, &po) == CZK_OK);
+  CHECK(memcmp(w1, w2, nw * sizeof(czk_fr)) == 0);
+  CHECK(memcmp(r1, r2, 3 * nr * sizeof(czk_fr)) == 0);
+  /* sizes that are not the circuit's are refused */
+  po.n_aux--;
+  CHECK(czk_porep_evaluate(&c, &part, NULL, &po) == CZK_ERR_SIZE_MISMATCH);
+  free(w1), free(w2), free(r1), free(r2);
+  czk_porep_c1_free(&c1);
+}
+
 int main(int argc, char **argv) {
   g_full = argc > 1 && strcmp(argv[1], "full") == 0;
   test_synth_vectors();
   test_roundtrip_real();
+  test_parallel_eval();
   one(0, CZK_POREP_GEN_DENSE, false);  /* V1 (API 1.0 graph) */
   one(5, CZK_POREP_GEN_DENSE, true);   /* V1_1 */
   one(10, CZK_POREP_GEN_DENSE, false); /* synthetic */
