@@ -327,3 +327,32 @@ czk_status czk_porep_evaluate(const czk_porep_circuit *c, const czk_porep_partit
   free(t);
   return st;
 }
+
+/* ------------------------------------------------------------------------------------------------ counts */
+static czk_status count_with(const czk_porep_circuit *c, unsigned challenges, czk_cs_counts *out) {
+  czk_porep_circuit one = *c;
+  one.challenges = challenges;
+  czk_cs *cs;
+  CZK_TRY(czk_cs_counter_new(&cs));
+  czk_status st = czk_porep_synthesize(cs, &one, NULL);
+  if (st == CZK_OK) st = czk_cs_counter_result(cs, out);
+  czk_cs_free(cs);
+  return st;
+}
+
+czk_status czk_porep_counts(const czk_porep_circuit *c, czk_cs_counts *out) {
+  if (!c || !out || c->challenges < 1) return CZK_ERR_INVALID_ARG;
+  if (c->challenges <= 2) return count_with(c, c->challenges, out);
+  czk_cs_counts x1, x2;
+  CZK_TRY(count_with(c, 1, &x1));
+  CZK_TRY(count_with(c, 2, &x2));
+  uint64_t k = c->challenges - 1;
+#define SCALE(f) out->f = x1.f + k * (x2.f - x1.f)
+  SCALE(n_inputs), SCALE(n_aux), SCALE(n_user_constraints), SCALE(nnz_a), SCALE(nnz_b), SCALE(nnz_c);
+  SCALE(a_aux_count), SCALE(b_input_count), SCALE(b_aux_count);
+#undef SCALE
+  out->n_constraints = out->n_user_constraints + out->n_inputs;
+  out->log_domain = 0;
+  while ((1ull << out->log_domain) < out->n_constraints) out->log_domain++;
+  return CZK_OK;
+}

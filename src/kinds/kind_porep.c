@@ -94,13 +94,7 @@ static czk_status counts_of(porep_cfg *c, czk_cs_counts *out) {
   pthread_mutex_lock(&c->mu);
   czk_status st = CZK_OK;
   if (!c->counted) {
-    czk_cs *cs;
-    st = czk_cs_counter_new(&cs);
-    if (st == CZK_OK) {
-      st = czk_porep_synthesize(cs, &c->circuit, NULL);
-      if (st == CZK_OK) st = czk_cs_counter_result(cs, &c->counts);
-      czk_cs_free(cs);
-    }
+    st = czk_porep_counts(&c->circuit, &c->counts);
     c->counted = st == CZK_OK;
   }
   *out = c->counts;

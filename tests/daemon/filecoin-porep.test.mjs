@@ -149,3 +149,19 @@ test('tampered C1 outputs are refused with a reason; the daemon proves the next 
   // the daemon is fine: the untampered request proves
   await proveAndVerify(g);
 });
+
+// Under CZK_POREP_FULL=1 (CTest test_porep_daemon_full, labels full;long): the real 8 MiB C1 output (a sector sealed by
+// the reference, shared/fixtures/filecoin) proved through the daemon with a key of our own made by `czk setup`, and
+// verified by `czk verify --request` from its public data (miner 1006, sector 1498).
+test('the real 8 MiB C1 output proves through the daemon and verifies', { skip: process.env.CZK_POREP_FULL !== '1' }, async () => {
+  czk('setup', '--kind', 'porep', '--sector-size', '8MiB', '--out', params);
+  const out = join(dir, 'real8m');
+  mkdirSync(out, { recursive: true });
+  const c1 = readFileSync(join(root, 'tests', 'shared', 'fixtures', 'filecoin', 'porep-c1-8MiB.json'));
+  const env = Buffer.from(JSON.stringify({ SectorNum: 1498, Phase1Out: c1.toString('base64'), SectorSize: 8388608 }));
+  writeFileSync(join(out, 'c1-envelope.json'), env);
+  const req = { kind: 'porep', proof_kind: 1, registered_proof: 6, sector_size: 8388608, miner_id: 1006,
+    sector_number: 1498, vanilla_proof: 'c1-envelope.json' };
+  writeFileSync(join(out, 'request.json'), JSON.stringify(req));
+  await proveAndVerify({ dir: out, req, env });
+});

@@ -49,6 +49,15 @@ static void count(const char *what, const czk_porep_circuit *c, uint64_t constra
             (unsigned long long)n.n_inputs, (unsigned long long)constraints, (unsigned long long)inputs);
   if (aux) CHECK_MSG(n.n_aux == aux, "%s: %llu aux, want %llu", what, (unsigned long long)n.n_aux, (unsigned long long)aux);
   czk_cs_free(cs);
+  /* the scaled counts (one and two challenges) are the whole circuit's, every field */
+  czk_cs_counts s;
+  memset(&s, 0, sizeof s);
+  CHECK(czk_porep_counts(c, &s) == CZK_OK);
+  CHECK_MSG(s.n_inputs == n.n_inputs && s.n_aux == n.n_aux && s.n_user_constraints == n.n_user_constraints &&
+                s.n_constraints == n.n_constraints && s.log_domain == n.log_domain && s.nnz_a == n.nnz_a &&
+                s.nnz_b == n.nnz_b && s.nnz_c == n.nnz_c && s.a_aux_count == n.a_aux_count &&
+                s.b_input_count == n.b_input_count && s.b_aux_count == n.b_aux_count,
+            "%s: scaled counts differ from the counted ones", what);
 }
 
 static void test_counts(void) {

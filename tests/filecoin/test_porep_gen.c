@@ -185,6 +185,11 @@ static void test_parallel_eval(void) {
   CHECK(czk_porep_synthesize(cs, &c, NULL) == CZK_OK);
   CHECK(czk_cs_counter_result(cs, &n) == CZK_OK);
   czk_cs_free(cs);
+  czk_cs_counts sc; /* one and two challenges counted, scaled to 5: the same counts */
+  CHECK(czk_porep_counts(&c, &sc) == CZK_OK);
+  CHECK(sc.n_inputs == n.n_inputs && sc.n_aux == n.n_aux && sc.n_user_constraints == n.n_user_constraints &&
+        sc.nnz_a == n.nnz_a && sc.nnz_b == n.nnz_b && sc.nnz_c == n.nnz_c && sc.b_aux_count == n.b_aux_count &&
+        sc.a_aux_count == n.a_aux_count && sc.b_input_count == n.b_input_count && sc.log_domain == n.log_domain);
   size_t nw = n.n_inputs + n.n_aux, nr = n.n_user_constraints;
   czk_fr *w1 = calloc(nw, sizeof(czk_fr)), *w2 = calloc(nw, sizeof(czk_fr));
   czk_fr *r1 = calloc(3 * nr, sizeof(czk_fr)), *r2 = calloc(3 * nr, sizeof(czk_fr));
