@@ -167,6 +167,7 @@ typedef struct msm_cb {
   const czk_cuda_msm *m;
   void *out;
   uint32_t W, c;
+  int add; /* a later chunk of a chunked run: add to *out (earlier chunks' callbacks ran before, in stream order) */
 } msm_cb;
 
 /* Host function on the stream: combine the window sums (in m->h_win) into *out; frees its context. */
@@ -180,7 +181,8 @@ static void CUDART_CB msm_finish_g1(void *arg) {
     czk_g1_xyzz_to_jacobian(&t, &win[w]);
     czk_g1_add(&acc, &acc, &t);
   }
-  *(czk_g1 *)cb->out = acc;
+  if (cb->add) czk_g1_add((czk_g1 *)cb->out, (czk_g1 *)cb->out, &acc);
+  else *(czk_g1 *)cb->out = acc;
   free(cb);
 }
 static void CUDART_CB msm_finish_g2(void *arg) {
@@ -193,9 +195,27 @@ static void CUDART_CB msm_finish_g2(void *arg) {
     czk_g2_xyzz_to_jacobian(&t, &win[w]);
     czk_g2_add(&acc, &acc, &t);
   }
-  *(czk_g2 *)cb->out = acc;
+  if (cb->add) czk_g2_add((czk_g2 *)cb->out, (czk_g2 *)cb->out, &acc);
+  else *(czk_g2 *)cb->out = acc;
   free(cb);
 }
+
+/* The largest run done in one pass (CZK_CUDA_MSM_MAX_CHUNK overrides, a power of two >= 2^16): a larger run goes in
+ * chunks of this many points, each on the same scratch, the chunks' results added in stream order. The window stops
+ * growing at 20 bits from 2^24 points on, so a 2^24 chunk does the bucket work of the whole run's pass and bounds the
+ * scratch: per G1 handle about 4.6 GB at 2^24 (sort pairs 3.5 GB, buckets 1.3 GB, the levels' records) instead of
+ * 30 GB at 2^27 (the 2^26 and 2^27 proves failed in cudaMalloc before). */
+static size_t msm_max_chunk(void) {
+  const char *env = getenv("CZK_CUDA_MSM_MAX_CHUNK");
+  if (env && *env) {
+    unsigned long long v = strtoull(env, NULL, 10);
+    if (v >= (1ull << 16) && (v & (v - 1)) == 0) return (size_t)v;
+  }
+  return (size_t)1 << 24;
+}
+
+static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t *d_sc, size_t n, size_t base_off,
+                           unsigned flags, int add, cudaStream_t st);
 
 static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t *scalars, size_t n, unsigned flags,
                           cudaStream_t st) {
@@ -205,6 +225,22 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
     memset(out, 0, group == 1 ? sizeof(czk_g1) : sizeof(czk_g2));
     return CZK_OK;
   }
+  const uint32_t *d_sc = (const uint32_t *)scalars;
+  if (!(flags & CZK_CUDA_SCALARS_DEVICE)) {
+    CZK_TRY(grow((void **)&m->d_scalars, &m->scalars_cap, n * 32));
+    CZK_CU(cudaMemcpyAsync(m->d_scalars, scalars, n * 32, cudaMemcpyHostToDevice, st));
+    d_sc = m->d_scalars;
+  }
+  const size_t chunk = msm_max_chunk();
+  for (size_t off = 0; off < n; off += chunk)
+    CZK_TRY(msm_pass(m, group, out, d_sc + 8 * off, n - off < chunk ? n - off : chunk, off, flags, off > 0, st));
+  return CZK_OK;
+}
+
+/* One pass over points [base_off, base_off + n) with their scalars at d_sc (device): digits, sort, accumulation,
+ * window sums, and the host function that combines them into *out (add: *out += the pass's result). */
+static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t *d_sc, size_t n, size_t base_off,
+                           unsigned flags, int add, cudaStream_t st) {
   const uint32_t c = czk_cuda_msm_window_bits(n);
   const uint32_t W = (256 + c - 1) / c;
   const uint32_t nb = 1u << (c - 1);
@@ -214,12 +250,6 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
   const size_t N = n * (size_t)W;
 
   /* scratch */
-  const uint32_t *d_sc = (const uint32_t *)scalars;
-  if (!(flags & CZK_CUDA_SCALARS_DEVICE)) {
-    CZK_TRY(grow((void **)&m->d_scalars, &m->scalars_cap, n * 32));
-    CZK_CU(cudaMemcpyAsync(m->d_scalars, scalars, n * 32, cudaMemcpyHostToDevice, st));
-    d_sc = m->d_scalars;
-  }
   if (m->pairs_cap < N * 4) {
     for (int i = 0; i < 2; i++) {
       CZK_CU(cudaFree(m->d_keys[i]));
@@ -257,14 +287,15 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
                                          (int64_t)N, 0, bits, st));
   CZK_CU_LAUNCHED(st);
   msm_mark(m, "digits+sort", st);
-  /* 3-5 */
-  if (group == 1)
-    CZK_TRY(g1_msm_launch_acc(m, N, c, W, sentinel, st));
-  else
-    CZK_TRY(g2_msm_launch_acc(m, N, c, W, sentinel, st));
+  /* 3-5 (the kernels take the bases of this pass; the handle's pointer is restored once they are launched) */
+  void *bases = m->d_bases;
+  m->d_bases = (char *)bases + base_off * m->aff_size;
+  czk_status ls = group == 1 ? g1_msm_launch_acc(m, N, c, W, sentinel, st) : g2_msm_launch_acc(m, N, c, W, sentinel, st);
+  m->d_bases = bases;
+  CZK_TRY(ls);
   msm_cb *cb = (msm_cb *)malloc(sizeof *cb);
   if (!cb) return CZK_ERR_NOMEM;
-  *cb = (msm_cb){m, out, W, c};
+  *cb = (msm_cb){m, out, W, c, add};
   cudaError_t le = cudaLaunchHostFunc(st, group == 1 ? msm_finish_g1 : msm_finish_g2, cb);
   if (le != cudaSuccess) free(cb);
   CZK_CU(le);

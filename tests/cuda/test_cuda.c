@@ -388,6 +388,14 @@ int main(void) {
   test_msm_g1(4096, 0, "6", 0);
   test_msm_g1(2000, 1, NULL, 0);
   unsetenv("CZK_CUDA_MSM_CHUNK");
+  /* runs larger than the largest pass go in chunks whose results are added: 200,000 points in 2^16 chunks (the last
+   * one 3,392 points, its own window), scalars on the host, on the device, in Montgomery form */
+  setenv("CZK_CUDA_MSM_MAX_CHUNK", "65536", 1);
+  test_msm_g1(200000, 0, NULL, 0);
+  test_msm_g1(200000, 0, NULL, CZK_CUDA_SCALARS_MONT | CZK_CUDA_SCALARS_DEVICE);
+  test_msm_g1(131072, 1, NULL, 0);
+  test_msm_g2(70000, 0, NULL);
+  unsetenv("CZK_CUDA_MSM_MAX_CHUNK");
   test_msm_g2(300, 0, NULL);
   test_msm_g2(300, 1, "7");
   unsetenv("CZK_CUDA_MSM_WINDOW");
