@@ -183,6 +183,9 @@ CZK_API czk_status czk_porep_synthesize(czk_cs *cs, const czk_porep_circuit *c, 
 /* The circuit's counts (as a counting synthesis of the whole circuit gives them) from one and two challenges counted
  * and scaled (every challenge adds the same): seconds instead of minutes at 32 GiB. */
 CZK_API czk_status czk_porep_counts(const czk_porep_circuit *c, czk_cs_counts *out);
+/* The circuit's outline (counts and densities, no matrices; what a key is made from), the same way: the top and one
+ * challenge counted, that challenge's densities repeated at every challenge's offset. */
+CZK_API czk_status czk_porep_outline(const czk_porep_circuit *c, czk_r1cs **out);
 
 /* The assignment of one partition without matrices, its challenges evaluated in parallel on pool (NULL: the default
  * pool): the top and challenge 0 in order, then challenges 1 .. C-1 each into its own slice (every challenge adds the

@@ -356,3 +356,57 @@ czk_status czk_porep_counts(const czk_porep_circuit *c, czk_cs_counts *out) {
   while ((1ull << out->log_domain) < out->n_constraints) out->log_domain++;
   return CZK_OK;
 }
+
+static void bit_set(uint64_t *bits, uint64_t i) { bits[i >> 6] |= (uint64_t)1 << (i & 63); }
+
+czk_status czk_porep_outline(const czk_porep_circuit *c, czk_r1cs **out) {
+  *out = NULL;
+  if (!c || c->challenges < 1) return CZK_ERR_INVALID_ARG;
+  /* the top and challenge 0 counted with their densities; what challenge 0 adds from the counts of two */
+  czk_porep_circuit one = *c;
+  one.challenges = 1;
+  czk_cs *cs;
+  CZK_TRY(czk_cs_counter_new(&cs));
+  czk_status st = czk_porep_synthesize(cs, &one, NULL);
+  czk_r1cs *s1 = NULL;
+  if (st != CZK_OK) czk_cs_free(cs);
+  else st = czk_cs_counter_finish(cs, &s1);
+  CZK_TRY(st);
+  czk_cs_counts n;
+  st = czk_porep_counts(c, &n);
+  czk_cs_counts x2;
+  if (st == CZK_OK) st = c->challenges == 1 ? CZK_OK : count_with(c, 2, &x2);
+  if (st != CZK_OK || n.n_inputs > UINT32_MAX || n.n_aux > UINT32_MAX || n.n_constraints > UINT32_MAX) {
+    czk_r1cs_free(s1);
+    return st != CZK_OK ? st : CZK_ERR_LIMIT;
+  }
+  uint64_t di = c->challenges == 1 ? 0 : x2.n_inputs - s1->n_inputs, da = c->challenges == 1 ? 0 : x2.n_aux - s1->n_aux;
+  uint64_t ti = s1->n_inputs - di, ta = s1->n_aux - da;
+  czk_r1cs *r;
+  st = czk_r1cs_outline_new(&r, (uint32_t)n.n_inputs, (uint32_t)n.n_aux, (uint32_t)n.n_user_constraints);
+  if (st != CZK_OK) {
+    czk_r1cs_free(s1);
+    return st;
+  }
+  /* the top's bits as counted, then challenge 0's bits repeated for every challenge */
+  for (uint64_t j = 0; j < s1->n_aux; j++) {
+    bool da_ = czk_density_get(s1->a_aux_density, j), db_ = czk_density_get(s1->b_aux_density, j);
+    uint64_t reps = j < ta ? 1 : c->challenges;
+    for (uint64_t k = 0; k < reps; k++) {
+      if (da_) bit_set(r->a_aux_density, j + k * da);
+      if (db_) bit_set(r->b_aux_density, j + k * da);
+    }
+  }
+  for (uint64_t i = 0; i < s1->n_inputs; i++) {
+    if (!czk_density_get(s1->b_input_density, i)) continue;
+    uint64_t reps = i < ti ? 1 : c->challenges;
+    for (uint64_t k = 0; k < reps; k++) bit_set(r->b_input_density, i + k * di);
+  }
+  r->a.nnz = n.nnz_a;
+  r->b.nnz = n.nnz_b;
+  r->c.nnz = n.nnz_c;
+  czk_r1cs_recount(r);
+  czk_r1cs_free(s1);
+  *out = r;
+  return CZK_OK;
+}

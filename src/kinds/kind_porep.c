@@ -104,14 +104,7 @@ static czk_status counts_of(porep_cfg *c, czk_cs_counts *out) {
 
 static czk_status porep_outline(void *cfgp, czk_r1cs **out) {
   porep_cfg *c = cfgp;
-  czk_cs *cs;
-  CZK_TRY(czk_cs_counter_new(&cs));
-  czk_status st = czk_porep_synthesize(cs, &c->circuit, NULL);
-  if (st != CZK_OK) {
-    czk_cs_free(cs);
-    return st;
-  }
-  return czk_cs_counter_finish(cs, out);
+  return czk_porep_outline(&c->circuit, out);
 }
 
 /* Partition `part`'s assignment: the circuit evaluated into w and a/b/c (its challenges in parallel on the pool), then

@@ -190,6 +190,24 @@ static void test_parallel_eval(void) {
   CHECK(sc.n_inputs == n.n_inputs && sc.n_aux == n.n_aux && sc.n_user_constraints == n.n_user_constraints &&
         sc.nnz_a == n.nnz_a && sc.nnz_b == n.nnz_b && sc.nnz_c == n.nnz_c && sc.b_aux_count == n.b_aux_count &&
         sc.a_aux_count == n.a_aux_count && sc.b_input_count == n.b_input_count && sc.log_domain == n.log_domain);
+  /* the outline from one challenge repeated is the whole circuit's (counts, every density bit) */
+  czk_r1cs *full = NULL, *rep = NULL;
+  CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+  CHECK(czk_porep_synthesize(cs, &c, NULL) == CZK_OK);
+  CHECK(czk_cs_counter_finish(cs, &full) == CZK_OK);
+  CHECK(czk_porep_outline(&c, &rep) == CZK_OK);
+  if (full && rep) {
+    CHECK(full->n_inputs == rep->n_inputs && full->n_aux == rep->n_aux && full->n_constraints == rep->n_constraints &&
+          full->log_domain == rep->log_domain && full->a.nnz == rep->a.nnz && full->b.nnz == rep->b.nnz &&
+          full->c.nnz == rep->c.nnz && full->a_aux_count == rep->a_aux_count &&
+          full->b_aux_count == rep->b_aux_count && full->b_input_count == rep->b_input_count);
+    size_t wa = (full->n_aux + 63) / 64, wi = (full->n_inputs + 63) / 64;
+    CHECK(memcmp(full->a_aux_density, rep->a_aux_density, wa * 8) == 0);
+    CHECK(memcmp(full->b_aux_density, rep->b_aux_density, wa * 8) == 0);
+    CHECK(memcmp(full->b_input_density, rep->b_input_density, wi * 8) == 0);
+  }
+  czk_r1cs_free(full);
+  czk_r1cs_free(rep);
   size_t nw = n.n_inputs + n.n_aux, nr = n.n_user_constraints;
   czk_fr *w1 = calloc(nw, sizeof(czk_fr)), *w2 = calloc(nw, sizeof(czk_fr));
   czk_fr *r1 = calloc(3 * nr, sizeof(czk_fr)), *r2 = calloc(3 * nr, sizeof(czk_fr));
