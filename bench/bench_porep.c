@@ -1,8 +1,8 @@
 /* bench_porep.c: `czk bench porep`: one PoRep C2 partition's host side, stage by stage, through the daemon's own kind
  * (czk_kind_porep_new), from a C1 output in Curio's envelope: a file (--c1, an envelope or a bare C1 output, e.g. one
  * `czk gen-vanilla porep` wrote) or a sparse one generated at the requested size (the real format and size).
- *   decode     the envelope's base64 (czk_porep_envelope_decode)
- *   parse      the C1 JSON into circuit values (czk_porep_c1_parse)
+ *   read       the envelope into circuit values (czk_porep_c1_read: base64 decoded piece by piece into the streaming
+ *              C1 parser; `czk bench c1` measures this stage alone)
  *   check      every native check (czk_porep_c1_check)
  *   job parse  the kind's whole parse (decode + parse + check + public inputs of every partition), as the daemon does
  *   synthesis  one partition's assignment (witness + a, b, c) by the kind (the first call also counts the circuit once
@@ -24,7 +24,7 @@
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench porep --sector-size S [--c1 FILE --miner M --sector N] [--partition K] [--reps R]\n"
-             "  One PoRep C2 partition's host work through the daemon's kind: envelope decode, C1 parse, native\n"
+             "  One PoRep C2 partition's host work through the daemon's kind: C1 read (envelope), native\n"
              "  checks, public inputs, synthesis (witness + a/b/c); peak RSS of the synthesis against the kind's\n"
              "  reservation. Without --c1 a sparse C1 output of the size is generated (interactive V1_1).\n");
 }
@@ -94,26 +94,20 @@ int czk_bench_porep(int argc, char **argv) {
          env_len / 1e6, (unsigned long long)part, czk_pool_threads(pool), reps);
 
   /* stages one by one */
-  double *td = calloc(reps + 1, sizeof(double)), *tp = calloc(reps + 1, sizeof(double));
+  double *tp = calloc(reps + 1, sizeof(double));
   double *tc = calloc(reps + 1, sizeof(double)), *tj = calloc(reps + 1, sizeof(double));
   double *ts = calloc(reps + 1, sizeof(double));
   char err[512] = "";
   uint64_t parse_peak = 0;
   for (unsigned r = 0; r <= reps; r++) {
-    char *json = NULL;
-    size_t len = 0;
     uint64_t num = 0, ssz = 0, base = czk__bench_proc_bytes("VmRSS");
     czk__bench_reset_peak();
-    t = czk__now_s();
-    czk_status st = czk_porep_envelope_decode((const uint8_t *)env, env_len, &json, &len, &num, &ssz, err, sizeof err);
-    td[r] = czk__now_s() - t;
     czk_porep_c1 c1;
     t = czk__now_s();
-    if (st == CZK_OK) st = czk_porep_c1_parse(&c1, json, len, err, sizeof err);
+    czk_status st = czk_porep_c1_read(&c1, (const uint8_t *)env, env_len, &num, &ssz, err, sizeof err);
     tp[r] = czk__now_s() - t;
     uint64_t peak = czk__bench_proc_bytes("VmHWM");
     if (r && peak > base && peak - base > parse_peak) parse_peak = peak - base;
-    free(json);
     t = czk__now_s();
     if (st == CZK_OK) st = czk_porep_c1_check(&c1, miner, num ? num : sector, err, sizeof err);
     tc[r] = czk__now_s() - t;
@@ -162,8 +156,7 @@ int czk_bench_porep(int argc, char **argv) {
   kind.parsed_free(kind.user, parsed);
   uint64_t reserved = kind.shape.abc_bytes + kind.shape.witness_bytes;
   printf("\n| stage | median ms (of %u) |\n|---|---:|\n", reps);
-  printf("| envelope decode (base64) | %.1f |\n", 1e3 * median(td + 1, reps));
-  printf("| C1 parse | %.1f |\n", 1e3 * median(tp + 1, reps));
+  printf("| C1 read (envelope decode + streaming parse) | %.1f |\n", 1e3 * median(tp + 1, reps));
   printf("| native checks | %.1f |\n", 1e3 * median(tc + 1, reps));
   printf("| job parse (decode + parse + checks + inputs of %u partitions) | %.1f |\n", nparts, 1e3 * median(tj + 1, reps));
   printf("| synthesis of partition %llu (witness + a/b/c) | %.1f |\n", (unsigned long long)part,
@@ -171,12 +164,12 @@ int czk_bench_porep(int argc, char **argv) {
   printf("| first synthesis (includes counting the circuit once) | %.1f |\n", 1e3 * first);
   printf("\n| memory | MiB |\n|---|---:|\n");
   printf("| envelope | %.1f |\n", env_len / 1048576.0);
-  printf("| decode + parse peak RSS over base | %.1f |\n", parse_peak / 1048576.0);
+  printf("| C1 read peak RSS over base | %.1f |\n", parse_peak / 1048576.0);
   printf("| synthesis peak RSS over base | %.1f |\n", synth_peak / 1048576.0);
   printf("| reserved for synthesis (abc %.1f + witness %.1f) | %.1f |\n", kind.shape.abc_bytes / 1048576.0,
          kind.shape.witness_bytes / 1048576.0, reserved / 1048576.0);
   printf("| reservation / peak | %.2f |\n", synth_peak ? (double)reserved / (double)synth_peak : 0.0);
   czk_kind_free(&kind);
-  free(env), free(td), free(tp), free(tc), free(tj), free(ts);
+  free(env), free(tp), free(tc), free(tj), free(ts);
   return 0;
 }

@@ -93,6 +93,22 @@ static inline char *czk_test_read_file(const char *path, size_t *len) {
   return b;
 }
 
+/* Standard base64 (RFC 4648, '=' padded) of in[0..n), NUL-terminated (heap; NULL when out of memory). */
+static inline char *czk_test_base64(const void *in, size_t n) {
+  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const uint8_t *b = (const uint8_t *)in;
+  char *o = (char *)malloc(4 * (n / 3 + 1) + 1), *q = o;
+  if (!o) return NULL;
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)b[i] << 16 | (i + 1 < n ? (uint32_t)b[i + 1] << 8 : 0) | (i + 2 < n ? b[i + 2] : 0);
+    *q++ = t[v >> 18], *q++ = t[(v >> 12) & 63];
+    *q++ = i + 1 < n ? t[(v >> 6) & 63] : '=';
+    *q++ = i + 2 < n ? t[v & 63] : '=';
+  }
+  *q = 0;
+  return o;
+}
+
 static inline const char *czk_test_shared_path(const char *rel) {
   static char buf[4096];
   const char *d = getenv("CZK_SHARED_DIR");

@@ -133,7 +133,7 @@ typedef struct czk_porep_partition {
 /* ------------------------------------------------------------------------------------------------ C1 output */
 /* A C1 output (SealCommitPhase1Output, the serde_json bytes filecoin-ffi produces) read into circuit values: lengths
  * checked against the registered proof named in it, domains canonical, comm_r_last / comm_c equal across a
- * partition. json-c reads the whole document (a streaming reader for 32 GiB is still to come). */
+ * partition. Read by a streaming parser into a compact tree (about half the text's size), never a full DOM. */
 typedef struct czk_porep_c1 {
   const czk_porep_info *info;
   uint8_t comm_r[32], comm_d[32], replica_id[32], seed[32], ticket[32];
@@ -143,10 +143,14 @@ typedef struct czk_porep_c1 {
   uint8_t (*comm_c)[32];
 } czk_porep_c1;
 
-/* The request's vanilla_proof: cuzk's envelope {"SectorNum": n, "Phase1Out": base64(C1 JSON), "SectorSize": s} (Go
- * json.Marshal of C1OutputWrapper) or a bare C1 output (passed through; sector fields 0). *json: heap, NUL-ended. */
-CZK_API czk_status czk_porep_envelope_decode(const uint8_t *in, size_t len, char **json, size_t *json_len,
-                                             uint64_t *sector_num, uint64_t *sector_size, char *err, size_t err_len);
+/* The request's vanilla_proof in one call: cuzk's envelope {"SectorNum": n, "Phase1Out": base64(C1 JSON),
+ * "SectorSize": s} (Go json.Marshal of C1OutputWrapper; Phase1Out is decoded and parsed piece by piece, the decoded
+ * JSON is never held whole) or a bare C1 output (*sector_num = *sector_size = 0). Either pointer may be NULL.
+ * CZK_ERR_FORMAT / _TRUNCATED / _NOT_CANONICAL / _LIMIT with a message naming the field (and the partition and
+ * challenge, or the byte offset of broken JSON or base64). */
+CZK_API czk_status czk_porep_c1_read(czk_porep_c1 *out, const uint8_t *in, size_t len, uint64_t *sector_num,
+                                     uint64_t *sector_size, char *err, size_t err_len);
+/* A bare C1 output JSON only (no envelope). */
 CZK_API czk_status czk_porep_c1_parse(czk_porep_c1 *out, const char *json, size_t len, char *err, size_t err_len);
 CZK_API void czk_porep_c1_free(czk_porep_c1 *c1);
 /* Partition k's values (borrowing c1). */

@@ -466,8 +466,7 @@ static int verify_porep(const czk__fc_request *r, const char *req, const char *p
     fprintf(stderr, "czk verify: %s: a PoRep request needs a seal registered_proof (0-19) and \"vanilla_proof\"\n", req);
     return 1;
   }
-  char err[512], *json = NULL, stem[240], path[4400];
-  size_t len = 0;
+  char err[512], stem[240], path[4400];
   uint64_t num = 0, ssz = 0;
   czk_porep_c1 c1;
   memset(&c1, 0, sizeof c1);
@@ -475,9 +474,8 @@ static int verify_porep(const czk__fc_request *r, const char *req, const char *p
   bool have_vk = false;
   uint8_t *pb = NULL;
   int rc = 1;
-  czk_status st = czk_porep_envelope_decode(r->vanilla_one, r->vanilla_one_len, &json, &len, &num, &ssz, err, sizeof err);
+  czk_status st = czk_porep_c1_read(&c1, r->vanilla_one, r->vanilla_one_len, &num, &ssz, err, sizeof err);
   uint64_t sector = r->sector_number ? r->sector_number : num;
-  if (st == CZK_OK) st = czk_porep_c1_parse(&c1, json, len, err, sizeof err);
   if (st == CZK_OK && c1.info != info) st = CZK_ERR_INVALID_ARG, snprintf(err, sizeof err, "the C1 output is %s", c1.info->name);
   if (st == CZK_OK) st = czk_porep_c1_check(&c1, r->miner_id, sector, err, sizeof err);
   if (st != CZK_OK) {
@@ -517,7 +515,6 @@ static int verify_porep(const czk__fc_request *r, const char *req, const char *p
 out:
   if (have_vk) czk_groth16_vk_free(&vk);
   czk_porep_c1_free(&c1);
-  free(json);
   free(pb);
   return rc;
 }

@@ -49,26 +49,18 @@ static czk_status porep_parse(void *cfgp, const czk_kind_request *r, void **pars
   if (r->sector_size && r->sector_size != info->sector_size)
     return czk__kind_reason(r, CZK_ERR_INVALID_ARG, "sector_size %llu disagrees with registered_proof %llu (%s)",
                   (unsigned long long)r->sector_size, (unsigned long long)r->registered_proof, info->name);
-  char *json = NULL;
-  size_t len = 0;
+  porep_parsed *p = calloc(1, sizeof *p);
+  if (!p) return CZK_ERR_NOMEM;
   uint64_t env_num = 0, env_size = 0;
-  czk_status st = czk_porep_envelope_decode(r->vanilla_proof.data, r->vanilla_proof.len, &json, &len, &env_num,
-                                            &env_size, r->error, r->error_len);
-  CZK_TRY(st);
+  czk_status st = czk_porep_c1_read(&p->c1, r->vanilla_proof.data, r->vanilla_proof.len, &env_num, &env_size,
+                                    r->error, r->error_len);
   uint64_t sector = r->sector_number ? r->sector_number : env_num;
-  porep_parsed *p = NULL;
-  if (env_size && env_size != info->sector_size)
+  if (st == CZK_OK && env_size && env_size != info->sector_size)
     st = czk__kind_reason(r, CZK_ERR_INVALID_ARG, "the envelope's SectorSize %llu is not %s", (unsigned long long)env_size,
                 info->size_name);
-  else if (env_num && r->sector_number && env_num != r->sector_number)
+  else if (st == CZK_OK && env_num && r->sector_number && env_num != r->sector_number)
     st = czk__kind_reason(r, CZK_ERR_INVALID_ARG, "the envelope's SectorNum %llu disagrees with sector_number %llu",
                 (unsigned long long)env_num, (unsigned long long)r->sector_number);
-  if (st == CZK_OK) {
-    p = calloc(1, sizeof *p);
-    if (!p) st = CZK_ERR_NOMEM;
-  }
-  if (st == CZK_OK) st = czk_porep_c1_parse(&p->c1, json, len, r->error, r->error_len);
-  free(json);
   if (st == CZK_OK && p->c1.info != info)
     st = czk__kind_reason(r, CZK_ERR_INVALID_ARG, "the C1 output is a %s proof, the request says %s", p->c1.info->name,
                 info->name);

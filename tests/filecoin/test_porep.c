@@ -189,7 +189,7 @@ static void test_real_c1(void) {
   CHECK(czk_cs_checker_result(cs, NULL, NULL) == CZK_ERR_UNSATISFIED);
   czk_cs_free(cs);
   czk_porep_c1_free(&c1);
-  CHECK(czk_porep_c1_parse(&c1, json, len / 2, err, sizeof err) == CZK_ERR_FORMAT);
+  CHECK(czk_porep_c1_parse(&c1, json, len / 2, err, sizeof err) == CZK_ERR_TRUNCATED);
   char *bad = strdup(json), *at = strstr(bad, "\"drg_parents\":[");
   if (at) memcpy(at, "\"drg_parentz\"", 13);
   CHECK(czk_porep_c1_parse(&c1, bad, len, err, sizeof err) == CZK_ERR_FORMAT);
@@ -204,10 +204,291 @@ static void test_real_c1(void) {
   free(meta);
 }
 
+/* ------------------------------------------------------------------------------------------------ the C1 reader */
+/* s with the first occurrence of `needle` replaced by `repl` (heap; NULL when absent) */
+static char *subst(const char *s, const char *needle, const char *repl) {
+  const char *at = strstr(s, needle);
+  if (!at) return NULL;
+  size_t a = (size_t)(at - s), n = strlen(needle), r = strlen(repl), len = strlen(s);
+  char *o = malloc(len - n + r + 1);
+  memcpy(o, s, a);
+  memcpy(o + a, repl, r);
+  memcpy(o + a + r, at + n, len - a - n + 1);
+  return o;
+}
+
+/* A bare C1 (envelope = false: czk_porep_c1_parse) or a request body (czk_porep_c1_read) gets status `st` and a
+ * message containing `needle`; on success its values equal `want` (when given). Takes ownership of doc. */
+static void expect(char *doc, bool envelope, czk_status st, const char *needle, const czk_porep_c1 *want,
+                   const char *what) {
+  CHECK_MSG(doc != NULL, "%s: the fixture lacks the text to change", what);
+  if (!doc) return;
+  czk_porep_c1 c1;
+  char err[320] = "(not set)";
+  uint64_t num = 0, size = 0;
+  czk_status got = envelope ? czk_porep_c1_read(&c1, (const uint8_t *)doc, strlen(doc), &num, &size, err, sizeof err)
+                            : czk_porep_c1_parse(&c1, doc, strlen(doc), err, sizeof err);
+  CHECK_MSG(got == st && strstr(err, needle), "%s: %s \"%s\", wanted %s \"%s\"", what, czk_status_name(got), err,
+            czk_status_name(st), needle);
+  if (got == CZK_OK && want) {
+    CHECK_MSG(c1.info == want->info && c1.partitions == want->partitions && c1.challenges == want->challenges &&
+                  memcmp(c1.comm_r, want->comm_r, 32) == 0 && memcmp(c1.seed, want->seed, 32) == 0 &&
+                  memcmp(c1.ch, want->ch, (size_t)c1.partitions * c1.challenges * sizeof *c1.ch) == 0 &&
+                  memcmp(c1.comm_c, want->comm_c, 32) == 0 && memcmp(c1.comm_r_last, want->comm_r_last, 32) == 0,
+              "%s: values differ from the bare C1's", what);
+  }
+  if (got == CZK_OK) czk_porep_c1_free(&c1);
+  free(doc);
+}
+
+static char *envelope_of(const char *json, size_t len, const char *fmt) {
+  char *b64 = czk_test_base64(json, len);
+  size_t n = strlen(b64) + strlen(fmt) + 64;
+  char *env = malloc(n);
+  snprintf(env, n, fmt, b64);
+  free(b64);
+  return env;
+}
+
+static char *cat3(const char *a, const char *b, const char *c) {
+  size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
+  char *o = malloc(n);
+  snprintf(o, n, "%s%s%s", a, b, c);
+  return o;
+}
+
+static char *repeat(const char *s, int n) {
+  size_t k = strlen(s);
+  char *o = malloc(k * (size_t)n + 1);
+  for (int i = 0; i < n; i++) memcpy(o + k * (size_t)i, s, k);
+  o[k * (size_t)n] = 0;
+  return o;
+}
+
+/* The streaming reader on the real 8 MiB C1: the envelope (any key order, whitespace, JSON escapes in the base64)
+ * gives exactly the bare values and the meta file's comm_c / comm_r_last; unknown keys and values are ignored in any
+ * key order; truncation anywhere, wrong lengths, bytes out of range, non-canonical domains, bad integers, duplicate
+ * keys, deep nesting, a tree larger than its text allows, broken JSON and broken base64 each get their error. */
+static void test_c1_reader(void) {
+  size_t len, mlen;
+  char *json = czk_test_read_file(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.json"), &len);
+  char *meta = czk_test_read_file(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.meta.json"), &mlen);
+  CHECK(json && meta);
+  if (!json || !meta) return;
+  czk_porep_c1 base;
+  char err[320];
+  CHECK_MSG(czk_porep_c1_parse(&base, json, len, err, sizeof err) == CZK_OK, "%s", err);
+  static const char *hexes[2] = {"\"comm_c_hex\"", "\"comm_r_last_hex\""};
+  const uint8_t *got[2] = {base.comm_c[0], base.comm_r_last[0]};
+  for (size_t i = 0; i < 2; i++) {
+    const char *h = strstr(meta, hexes[i]);
+    h = h ? strchr(h + strlen(hexes[i]), '"') : NULL;
+    uint8_t want[32] = {0};
+    for (int b = 0; h && b < 32; b++) {
+      unsigned v = 0;
+      if (sscanf(h + 1 + 2 * b, "%2x", &v) != 1) h = NULL;
+      want[b] = (uint8_t)v;
+    }
+    CHECK_MSG(h && memcmp(want, got[i], 32) == 0, "%s differs from the meta file", hexes[i]);
+  }
+
+  /* envelopes and bare documents that read to the same values */
+  expect(envelope_of(json, len, "{\"SectorNum\":1498,\"Phase1Out\":\"%s\",\"SectorSize\":8388608}"), true, CZK_OK, "",
+         &base, "envelope");
+  expect(envelope_of(json, len, " {\n \"SectorSize\" : 8388608 ,\"Other\":[1,{\"Phase1Out\":2}], \"Phase1Out\" : \"%s\","
+                                "\"SectorNum\":1498 }\n"),
+         true, CZK_OK, "", &base, "envelope, keys reordered");
+  {
+    char *b64 = czk_test_base64(json, len), *esc = malloc(2 * strlen(b64) + 64), *q = esc;
+    q += sprintf(q, "{\"SectorNum\":1,\"Phase1Out\":\"");
+    for (const char *c = b64; *c; c++) {
+      if (*c == '/') *q++ = '\\';
+      *q++ = *c;
+    }
+    sprintf(q, "\",\"SectorSize\":8388608}");
+    free(b64);
+    expect(esc, true, CZK_OK, "", &base, "envelope, '/' escaped as '\\/'");
+  }
+  expect(strdup(json), true, CZK_OK, "", &base, "bare C1 through czk_porep_c1_read");
+  {
+    static const char first[] = "{\"registered_proof\":\"StackedDrg8MiBV1_1\",";
+    CHECK(strncmp(json, first, sizeof first - 1) == 0);
+    char *rest = strndup(json + sizeof first - 1, len - (sizeof first - 1) - 1);
+    char *moved = cat3("{\"zz\":{\"a\":[1,2,300,-1,1.5,1e400,99999999999999999999999],\"b\":null,\"c\":true,\"d\":\"x\"},",
+                       rest, ",\"registered_proof\":\"StackedDrg8MiBV1_1\",\"_h\":[]}");
+    expect(moved, false, CZK_OK, "", &base, "registered_proof last, unknown keys");
+    free(rest);
+  }
+
+  /* truncated anywhere */
+  for (size_t cut = 0; cut < len; cut += len / 97 + 1) {
+    char *doc = strndup(json, cut), what[64];
+    snprintf(what, sizeof what, "cut at %zu", cut);
+    expect(doc, false, CZK_ERR_TRUNCATED, cut ? "truncated: the JSON ends inside a value" : "no JSON value", NULL, what);
+  }
+  {
+    char *half = envelope_of(json, len / 2, "{\"SectorNum\":1,\"Phase1Out\":\"%s\",\"SectorSize\":8388608}");
+    expect(half, true, CZK_ERR_TRUNCATED, "Phase1Out: truncated", NULL, "envelope of half a C1");
+    char *env = envelope_of(json, len, "{\"SectorNum\":1,\"Phase1Out\":\"%s\",\"SectorSize\":8388608}");
+    env[strlen(env) / 2] = 0;
+    expect(env, true, CZK_ERR_TRUNCATED, "truncated", NULL, "envelope cut in the middle");
+  }
+
+  /* wrong lengths, indexes and bytes */
+  static const char zeros[] = "[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]";
+  char buf[512];
+  expect(subst(json, "\"comm_r\":[124,", "\"comm_r\":["), false, CZK_ERR_FORMAT,
+         "comm_r is not an array of 32 bytes (an array of 31)", NULL, "31-byte comm_r");
+  expect(subst(json, "\"comm_r\":[124,", "\"comm_r\":[300,"), false, CZK_ERR_FORMAT,
+         "comm_r[0] is not a byte (the number 300)", NULL, "comm_r byte 300");
+  expect(subst(json, "\"comm_r\":[124,", "\"comm_r\":[\"124\","), false, CZK_ERR_FORMAT,
+         "comm_r[0] is not a byte (a string)", NULL, "comm_r byte as a string");
+  snprintf(buf, sizeof buf, "{\"hashes\":[%s],\"index\":0},", zeros);
+  expect(subst(json, buf, ""), false, CZK_ERR_FORMAT,
+         "partition 0 challenge 0: comm_d_proofs: the path must have 18 elements (an array of 17)", NULL,
+         "TreeD path of 17");
+  snprintf(buf, sizeof buf, "\"hashes\":[%s,%s]", zeros, zeros);
+  char needle[128];
+  snprintf(needle, sizeof needle, "\"hashes\":[%s]", zeros);
+  expect(subst(json, needle, buf), false, CZK_ERR_FORMAT,
+         "partition 0 challenge 0: comm_d_proofs element 0: needs 1 hashes (an array of 2)", NULL, "2 TreeD siblings");
+  snprintf(buf, sizeof buf, "\"rows\":[%s,", zeros);
+  expect(subst(json, "\"rows\":[", buf), false, CZK_ERR_FORMAT,
+         "partition 0 challenge 0: c_x: column rows must be 2 (an array of 3)", NULL, "3 rows");
+  snprintf(buf, sizeof buf, "\"parents\":[%s,", zeros);
+  expect(subst(json, "\"parents\":[", buf), false, CZK_ERR_FORMAT,
+         "partition 0 challenge 0: labeling_proofs[0]: parents must hold 37 labels (an array of 38)", NULL,
+         "38 labeling parents");
+  expect(subst(json, "\"StackedDrg8MiBV1\":[[", "\"StackedDrg8MiBV1\":[[],["), false, CZK_ERR_FORMAT,
+         "vanilla_proofs.StackedDrg8MiBV1 must hold 1 partitions (an array of 2)", NULL, "2 partitions");
+  expect(subst(json, "\"StackedDrg8MiBV1\":[[", "\"StackedDrg8MiBV1\":[[{},"), false, CZK_ERR_FORMAT,
+         "partition 0: must hold 2 challenge proofs (an array of 3)", NULL, "3 challenges");
+  expect(subst(json, "\"drg_parents\":[", "\"drg_parents\":[1,2,3,4,5,6],\"x\":["), false, CZK_ERR_FORMAT,
+         "partition 0 challenge 0: drg_parents must hold 6 column proofs (an array of 6)", NULL, "drg_parents of bytes");
+  snprintf(buf, sizeof buf, "%s],\"index\":2}", zeros);
+  snprintf(needle, sizeof needle, "%s],\"index\":0}", zeros);
+  expect(subst(json, needle, buf), false, CZK_ERR_FORMAT,
+         "partition 0 challenge 0: comm_d_proofs element 0 index is 2, not below the arity 2", NULL, "index 2 in TreeD");
+
+  /* integers */
+  snprintf(buf, sizeof buf, "%s],\"index\":18446744073709551616}", zeros);
+  expect(subst(json, needle, buf), false, CZK_ERR_FORMAT,
+         "comm_d_proofs element 0 index is not an unsigned integer (a number above 2^64 - 1)", NULL, "index 2^64");
+  snprintf(buf, sizeof buf, "%s],\"index\":-1}", zeros);
+  expect(subst(json, needle, buf), false, CZK_ERR_FORMAT,
+         "comm_d_proofs element 0 index is not an unsigned integer (a negative number)", NULL, "index -1");
+  snprintf(buf, sizeof buf, "%s],\"index\":0.0}", zeros);
+  expect(subst(json, needle, buf), false, CZK_ERR_FORMAT,
+         "comm_d_proofs element 0 index is not an unsigned integer (a number with a fraction or exponent)", NULL,
+         "index 0.0");
+  expect(subst(json, "\"node\":151786}", "\"node\":151786000000000000000000000000}"), false, CZK_ERR_FORMAT,
+         "partition 0 challenge 0: labeling_proofs[0].node is not an unsigned integer (a number above 2^64 - 1)",
+         NULL, "huge node");
+  {
+    char *digits = repeat("9", 100000), *big = cat3("{\"zz\":", digits, ",");
+    char *doc = subst(json, "{", big);
+    expect(doc, false, CZK_OK, "", &base, "a 100000-digit number in an unknown key");
+    free(digits);
+    free(big);
+  }
+
+  /* canonical domains (seed and ticket are raw bytes) */
+  static const char ones[] = "[255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,"
+                             "255,255,255,255,255,255,255,255,255,255]";
+  const char *cr = strstr(json, "\"comm_r\":[");
+  snprintf(needle, sizeof needle, "%.*s", (int)(strchr(cr, ']') - cr + 1), cr);
+  snprintf(buf, sizeof buf, "\"comm_r\":%s", ones);
+  expect(subst(json, needle, buf), false, CZK_ERR_NOT_CANONICAL, "comm_r is not a canonical field element", NULL,
+         "comm_r all 0xff");
+  /* r itself (little-endian) is not canonical, r - 1 is */
+  snprintf(buf, sizeof buf, "\"comm_r\":[1,0,0,0,255,255,255,255,254,91,254,255,2,164,189,83,5,216,161,9,8,216,57,51,72,"
+                            "125,157,41,83,167,237,115]");
+  expect(subst(json, needle, buf), false, CZK_ERR_NOT_CANONICAL, "comm_r is not a canonical field element", NULL,
+         "comm_r = r");
+  buf[10] = '0';
+  expect(subst(json, needle, buf), false, CZK_OK, "", NULL, "comm_r = r - 1");
+  snprintf(needle, sizeof needle, "\"hashes\":[%s]", zeros);
+  snprintf(buf, sizeof buf, "\"hashes\":[%s]", ones);
+  expect(subst(json, needle, buf), false, CZK_ERR_NOT_CANONICAL,
+         "partition 0 challenge 0: comm_d_proofs element 0 hash 0 is not a canonical field element", NULL,
+         "TreeD sibling all 0xff");
+  const char *sd = strstr(json, "\"seed\":[");
+  snprintf(needle, sizeof needle, "%.*s", (int)(strchr(sd, ']') - sd + 1), sd);
+  snprintf(buf, sizeof buf, "\"seed\":%s", ones);
+  expect(subst(json, needle, buf), false, CZK_OK, "", NULL, "seed all 0xff (raw bytes)");
+
+  /* duplicate keys, nesting, size bound, broken JSON */
+  {
+    char *dup = cat3("{\"seed\":", zeros, ",");
+    expect(subst(json, "{", dup), false, CZK_ERR_FORMAT, "the key \"seed\" appears twice in one object", NULL,
+           "duplicate seed");
+    free(dup);
+  }
+  char *open = repeat("[", 100), *close = repeat("]", 100), *deep = cat3(open, "", close);
+  expect(strdup(deep), false, CZK_ERR_LIMIT, "nested deeper than 64 levels (at byte 65)", NULL, "100 nested arrays");
+  {
+    char *key = cat3("{\"zz\":", deep, ",");
+    expect(subst(json, "{", key), false, CZK_ERR_LIMIT, "nested deeper than 64 levels", NULL, "deep unknown key");
+    char *c1 = subst(json, "{", key);
+    char *env = envelope_of(c1, strlen(c1), "{\"SectorNum\":1,\"Phase1Out\":\"%s\",\"SectorSize\":2}");
+    expect(env, true, CZK_ERR_LIMIT, "Phase1Out: nested deeper than 64 levels", NULL, "deep unknown key, envelope");
+    free(c1);
+    free(key);
+  }
+  free(open);
+  free(close);
+  free(deep);
+  {
+    char *many = repeat("[],", 200000), *doc = cat3("[", many, "[]]");
+    expect(doc, false, CZK_ERR_LIMIT, "the JSON holds more values than its size allows", NULL, "200000 empty arrays");
+    free(many);
+  }
+  expect(cat3(json, " x", ""), false, CZK_ERR_FORMAT, "not JSON at byte", NULL, "trailing garbage");
+  expect(subst(json, "\"comm_r\":", "\"comm_r\";"), false, CZK_ERR_FORMAT, "not JSON at byte", NULL, "';' for ':'");
+  expect(strdup("[1,2,3]"), false, CZK_ERR_FORMAT, "the C1 output is not a JSON object (an array of 3)", NULL, "array");
+
+  /* envelopes that are not */
+  static const struct {
+    const char *body, *why;
+    czk_status st;
+  } bad[] = {
+      {"{\"SectorNum\":1,\"Phase1Out\":\"e30*\",\"SectorSize\":2048}", "not standard base64: character 3 is '*'", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"e3=0\",\"SectorSize\":2048}", "not standard base64: bad padding at character 0", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"e31=\",\"SectorSize\":2048}", "not standard base64: bad padding", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"e30\",\"SectorSize\":2048}", "its length 3 is not a multiple of 4", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"e30=e30=\",\"SectorSize\":2048}", "bad padding at character 0", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"\\u00ff30\",\"SectorSize\":2048}", "character 0 is byte 0xc3", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":null,\"SectorSize\":2048}", "envelope without a Phase1Out base64 string (Phase1Out is null)", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"SectorSize\":2048}", "envelope without a Phase1Out base64 string (Phase1Out is missing)", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":-1,\"Phase1Out\":\"e30=\",\"SectorSize\":2048}", "envelope SectorNum is not an unsigned integer (a negative number)", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"e30=\"}", "envelope SectorSize is not an unsigned integer (missing)", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"e30=\",\"Phase1Out\":\"e30=\",\"SectorSize\":2048}", "\"Phase1Out\" appears twice", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"e30=\",\"SectorSize\":2048}", "registered_proof (missing) is not a known seal proof", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"aGVsbG8=\",\"SectorSize\":2048}", "Phase1Out: not JSON at byte 1: lexical error", CZK_ERR_FORMAT},
+      {"{\"SectorNum\":1,\"Phase1Out\":\"\",\"SectorSize\":2048}", "Phase1Out: no JSON value in 0 bytes", CZK_ERR_TRUNCATED},
+      {"[1,2,3]", "neither a C1 output nor a cuzk envelope {SectorNum, Phase1Out, SectorSize}: the JSON is an array of 3", CZK_ERR_FORMAT},
+      {"", "no JSON value in 0 bytes", CZK_ERR_TRUNCATED}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char what[32];
+    snprintf(what, sizeof what, "bad envelope %zu", i);
+    expect(strdup(bad[i].body), true, bad[i].st, bad[i].why, NULL, what);
+  }
+  {
+    char *env = envelope_of(json, len, "{\"SectorNum\":1,\"Phase1Out\":\"%s\",\"SectorSize\":8388608}");
+    char *b = strstr(env, "Phase1Out\":\"") + 12;
+    b[200001] = '!';
+    expect(env, true, CZK_ERR_FORMAT, "not standard base64: character 200001 is '!'", NULL, "'!' in the 4th piece");
+  }
+  czk_porep_c1_free(&base);
+  free(json);
+  free(meta);
+}
+
 int main(int argc, char **argv) {
   g_full = argc > 1 && strcmp(argv[1], "full") == 0;
   test_registry();
   test_counts();
   test_real_c1();
+  test_c1_reader();
   return czk_test_done(g_full ? "test_porep_full" : "test_porep");
 }

@@ -218,20 +218,6 @@ static void test_post_counts(void) {
   CHECK(czk_kind_post_counts(CZK_POST_WINDOW, 4096, &k) == CZK_ERR_INVALID_ARG);
 }
 
-static char *base64(const char *in, size_t n) {
-  static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  char *o = malloc(4 * (n / 3 + 1) + 1), *q = o;
-  for (size_t i = 0; i < n; i += 3) {
-    uint32_t v = (uint32_t)(uint8_t)in[i] << 16 | (i + 1 < n ? (uint32_t)(uint8_t)in[i + 1] << 8 : 0) |
-                 (i + 2 < n ? (uint8_t)in[i + 2] : 0);
-    *q++ = t[v >> 18], *q++ = t[(v >> 12) & 63];
-    *q++ = i + 1 < n ? t[(v >> 6) & 63] : '=';
-    *q++ = i + 2 < n ? t[v & 63] : '=';
-  }
-  *q = 0;
-  return o;
-}
-
 /* The porep-c2-8MiB kind on the real 8 MiB C1 output in cuzk's envelope, as Curio sends it: parse (every native check,
  * the public inputs), then the adapter's synthesis (the circuit evaluated into the assignment; its rows hold and its
  * inputs are the recomputed ones). Wrong miner, sector, registered proof, size, or a damaged envelope: refused with a
@@ -241,10 +227,11 @@ static void test_porep_kind(void) {
   char *c1 = czk_test_read_file(czk_test_shared_path("fixtures/filecoin/porep-c1-8MiB.json"), &len);
   CHECK(c1 != NULL);
   if (!c1) return;
-  char *b64 = base64(c1, len);
+  char *b64 = czk_test_base64(c1, len);
   size_t envlen = strlen(b64) + 100;
-  char *env = malloc(envlen);
+  char *env = malloc(envlen), *env2k = malloc(envlen);
   snprintf(env, envlen, "{\"SectorNum\":1498,\"Phase1Out\":\"%s\",\"SectorSize\":8388608}", b64);
+  snprintf(env2k, envlen, "{\"SectorNum\":1498,\"Phase1Out\":\"%s\",\"SectorSize\":2048}", b64);
   czk_engine_kind k;
   CHECK(czk_kind_porep_new(&k, 8ull << 20, g_dir, NULL) == CZK_OK);
   CHECK(strcmp(k.name, "porep-c2-8MiB") == 0 && strcmp(k.key_id, "porep-8m") == 0);
@@ -287,7 +274,8 @@ static void test_porep_kind(void) {
              {1006, 0, 11, env, "the request says StackedDrg8MiBV1_1_Feat_SyntheticPoRep"},
              {1006, 0, 5, env, "not a 8MiB seal proof"},
              {1006, 0, 6, "{\"SectorNum\":1498,\"Phase1Out\":\"!!\",\"SectorSize\":8388608}", "base64"},
-             {1006, 0, 6, "{\"SectorNum\":1498,\"Phase1Out\":\"e30=\",\"SectorSize\":2048}", "SectorSize 2048"},
+             {1006, 0, 6, env2k, "SectorSize 2048"},
+             {1006, 0, 6, "{\"SectorNum\":1498,\"Phase1Out\":\"e30=\",\"SectorSize\":8388608}", "registered_proof (missing)"},
              {1006, 0, 6, "[1,2,3]", "Phase1Out"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     r.miner_id = bad[i].miner;
@@ -302,6 +290,7 @@ static void test_porep_kind(void) {
   }
   czk_kind_free(&k);
   free(env);
+  free(env2k);
   free(b64);
   free(c1);
 }
