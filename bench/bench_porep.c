@@ -7,6 +7,10 @@
  *   job parse  the kind's whole parse (decode + parse + check + public inputs of every partition), as the daemon does
  *   synthesis  one partition's assignment (witness + a, b, c) by the kind (the first call also counts the circuit once
  *              per process: reported apart)
+ *   prove      (--backend) the one prover with the key resident on the device: the real key of --params DIR (each
+ *              proof verified against the recomputed inputs) or, with --random-key, random points of the full key's
+ *              sizes (device work only); the witness's zero / one / other fractions are printed (the MSMs over it skip
+ *              zeros and add the ones' bases without bucket work)
  * Memory: peak RSS of one synthesis over the RSS before it (VmHWM reset through /proc/self/clear_refs), against what
  * the kind reserves for it (shape: abc + witness; scratch is the prover's). Median of --reps after the first. */
 #include <malloc.h>
@@ -18,12 +22,15 @@
 #include "bench/bench_util.h"
 #include "core/clock.h"
 #include "core/units.h"
+#include "czk/backend.h"
+#include "czk/groth16.h"
 #include "czk/kinds.h"
 #include "czk/porep.h"
 #include "czk/pool.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench porep --sector-size S [--c1 FILE --miner M --sector N] [--partition K] [--reps R]\n"
+             "                       [--backend cpu|cuda|cuda:N (--params DIR | --random-key)]\n"
              "  One PoRep C2 partition's host work through the daemon's kind: C1 read (envelope), native\n"
              "  checks, public inputs, synthesis (witness + a/b/c); peak RSS of the synthesis against the kind's\n"
              "  reservation. Without --c1 a sparse C1 output of the size is generated (interactive V1_1).\n");
@@ -34,16 +41,118 @@ static double median(double *v, unsigned n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The witness's zero / one / other fractions (ONE and the inputs included). */
+static void fractions(const czk_fr *w, size_t n, double out[3]) {
+  size_t z = 0, o = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (czk_fr_is_zero(&w[i])) z++;
+    else if (czk_fr_eq(&w[i], &czk_fr_one_v)) o++;
+  }
+  out[0] = (double)z / (double)n, out[1] = (double)o / (double)n, out[2] = 1 - out[0] - out[1];
+}
+
+/* --backend: partition `part` assigned (czk_porep_evaluate, as the kind does) and proven reps + 1 times with the key
+ * resident on the device; prove time and device busy time per rep. */
+static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32_t part, const char *bname,
+                      const char *params, unsigned reps, czk_pool *pool, double *tv, double *tg, double frac[3]) {
+  czk_porep_circuit circ;
+  czk_porep_circuit_of(info, &circ);
+  czk_backend *be = NULL;
+  czk_r1cs *outline = NULL;
+  czk_groth16_key *key = NULL;
+  czk_groth16_dkey *dkey = NULL;
+  czk_groth16_pk *pk = NULL;
+  czk_g1_affine *p1 = NULL;
+  czk_g2_affine *p2 = NULL;
+  czk_cs_counts n;
+  double t = czk__now_s();
+  czk_status st = czk_backend_open(&be, bname, NULL);
+  if (st == CZK_OK) st = czk_porep_outline(&circ, &outline);
+  if (st == CZK_OK) st = czk_porep_counts(&circ, &n);
+  uint64_t dom = 1ull << n.log_domain;
+  if (st == CZK_OK && params) {
+    char stem[240], path[4400];
+    czk_porep_param_stem(info, stem, sizeof stem);
+    snprintf(path, sizeof path, "%s/%s.params", params, stem);
+    st = czk_groth16_pk_open(&pk, path);
+    if (st == CZK_OK) st = czk_groth16_key_from_pk(&key, pk, outline, pool);
+  } else if (st == CZK_OK) {
+    st = czk__bench_random_key(&key, outline, dom, pool, &p1, &p2);
+  }
+  if (st == CZK_OK) printf("  %s key of the full size in %.2f s\n", params ? "the" : "a random", czk__now_s() - t);
+  t = czk__now_s();
+  if (st == CZK_OK) st = czk_groth16_key_upload(&dkey, key, be);
+  if (st == CZK_OK) printf("  key resident on %s (%.2f s)\n", czk_backend_name(be), czk__now_s() - t);
+  size_t np = 3 + 18 * (size_t)info->challenges;
+  czk_fr *pub = malloc(np * sizeof *pub);
+  if (st == CZK_OK && !pub) st = CZK_ERR_NOMEM;
+  if (st == CZK_OK)
+    st = czk_porep_public_inputs(info, c1->replica_id, c1->comm_d, c1->comm_r, c1->seed, part, pub, np);
+  czk_porep_partition vals;
+  czk_porep_c1_partition(c1, part, &vals);
+  for (unsigned r = 0; r <= reps && st == CZK_OK; r++) {
+    czk_groth16_assignment as;
+    memset(&as, 0, sizeof as);
+    as.w.n_inputs = (uint32_t)n.n_inputs, as.w.n_aux = (uint32_t)n.n_aux;
+    as.w.w = czk_alloc_big((n.n_inputs + n.n_aux) * sizeof(czk_fr));
+    as.a = czk_alloc_big(dom * sizeof(czk_fr)), as.b = czk_alloc_big(dom * sizeof(czk_fr));
+    as.c = czk_alloc_big(dom * sizeof(czk_fr));
+    as.n_domain = dom, as.n_rows = n.n_constraints;
+    st = as.w.w && as.a && as.b && as.c ? CZK_OK : CZK_ERR_NOMEM;
+    czk_porep_eval_out o = {as.w.w, n.n_inputs, n.n_aux, n.n_user_constraints, as.a, as.b, as.c};
+    if (st == CZK_OK) st = czk_porep_evaluate(&circ, &vals, pool, &o);
+    if (st == CZK_OK) { /* the prover's input rows, the domain's zero tail */
+      for (uint64_t i = 0; i < n.n_inputs; i++) {
+        as.a[n.n_user_constraints + i] = as.w.w[i];
+        czk_fr_set_zero(&as.b[n.n_user_constraints + i]);
+        czk_fr_set_zero(&as.c[n.n_user_constraints + i]);
+      }
+      size_t tail = (size_t)(dom - n.n_constraints) * sizeof(czk_fr);
+      memset(as.a + n.n_constraints, 0, tail), memset(as.b + n.n_constraints, 0, tail);
+      memset(as.c + n.n_constraints, 0, tail);
+      if (r == 0) fractions(as.w.w, n.n_inputs + n.n_aux, frac);
+    }
+    if (st != CZK_OK) {
+      czk_groth16_assignment_free(&as);
+      break;
+    }
+    czk_groth16_job *job;
+    czk_groth16_proof proof;
+    czk_groth16_timings tim;
+    t = czk__now_s();
+    st = czk_groth16_prove_start(&job, be, key, dkey, &as, pool); /* consumes the assignment */
+    if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
+    tv[r] = czk__now_s() - t, tg[r] = tim.device;
+    if (st == CZK_OK && params) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
+    printf("  %s prove %.1f ms (device %.1f ms)%s\n", r ? "rep    " : "warm-up", 1e3 * tv[r], 1e3 * tg[r],
+           params && st == CZK_OK ? ", verified" : "");
+  }
+  if (st != CZK_OK) fprintf(stderr, "czk bench porep: prove: %s\n", czk_status_str(st));
+  free(pub);
+  czk_groth16_dkey_free(dkey);
+  czk_groth16_key_free(key);
+  if (pk) czk_groth16_pk_close(pk);
+  czk_r1cs_free(outline);
+  czk_backend_free(be);
+  free(p1), free(p2);
+  return st == CZK_OK ? 0 : 1;
+}
+
 int czk_bench_porep(int argc, char **argv) {
   if (czk__wants_help(argc, argv)) {
     usage(stdout);
     return 0;
   }
-  const char *size = NULL, *file = NULL;
+  const char *size = NULL, *file = NULL, *bname = NULL, *params = NULL;
+  bool random_key = false;
   unsigned reps = 3;
   uint64_t miner = 1000, sector = 1, part = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--random-key") == 0) {
+      random_key = true;
+      continue;
+    }
     if (!v) return fprintf(stderr, "czk bench porep: %s needs a value\n", a), 2;
     if (strcmp(a, "--sector-size") == 0) size = v;
     else if (strcmp(a, "--c1") == 0) file = v;
@@ -51,11 +160,14 @@ int czk_bench_porep(int argc, char **argv) {
     else if (strcmp(a, "--sector") == 0) sector = strtoull(v, NULL, 10);
     else if (strcmp(a, "--partition") == 0) part = strtoull(v, NULL, 10);
     else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
+    else if (strcmp(a, "--backend") == 0) bname = v;
+    else if (strcmp(a, "--params") == 0) params = v;
     else return fprintf(stderr, "czk bench porep: unknown option '%s'\n", a), usage(stderr), 2;
     i++;
   }
   uint64_t bytes;
-  if (!size || !czk__parse_size(size, &bytes) || !czk_porep_info_for_size(bytes) || reps < 1 || reps > 100)
+  if (!size || !czk__parse_size(size, &bytes) || !czk_porep_info_for_size(bytes) || reps < 1 || reps > 100 ||
+      (bname && !params && !random_key) || (params && random_key))
     return usage(stderr), 2;
   const czk_porep_info *info = czk_porep_info_for_size(bytes);
   if (part >= info->partitions) return fprintf(stderr, "czk bench porep: --partition must be < %u\n", info->partitions), 2;
@@ -153,7 +265,16 @@ int czk_bench_porep(int argc, char **argv) {
     if (st != CZK_OK) return fprintf(stderr, "czk bench porep: synthesis: %s\n", czk_status_str(st)), 1;
     kind.synth_free(kind.user, synth);
   }
+  double *tv = calloc(reps + 1, sizeof(double)), *tg = calloc(reps + 1, sizeof(double));
+  double frac[3] = {0, 0, 0};
   kind.parsed_free(kind.user, parsed);
+  int rc = 0;
+  if (bname) { /* the prove reads the C1 output itself (the kind's parsed job is opaque) */
+    czk_porep_c1 c1;
+    rc = czk_porep_c1_read(&c1, (const uint8_t *)env, env_len, NULL, NULL, err, sizeof err) == CZK_OK ? 0 : 1;
+    if (rc == 0) rc = prove_reps(info, &c1, (uint32_t)part, bname, params, reps, pool, tv, tg, frac);
+    czk_porep_c1_free(&c1);
+  }
   uint64_t reserved = kind.shape.abc_bytes + kind.shape.witness_bytes;
   printf("\n| stage | median ms (of %u) |\n|---|---:|\n", reps);
   printf("| C1 read (envelope decode + streaming parse) | %.1f |\n", 1e3 * median(tp + 1, reps));
@@ -162,6 +283,11 @@ int czk_bench_porep(int argc, char **argv) {
   printf("| synthesis of partition %llu (witness + a/b/c) | %.1f |\n", (unsigned long long)part,
          1e3 * median(ts + 1, reps));
   printf("| first synthesis (includes counting the circuit once) | %.1f |\n", 1e3 * first);
+  if (bname && rc == 0) {
+    printf("| prove on %s (%s key resident; witness %.1f%% zero, %.1f%% one, %.1f%% other) | %.1f |\n", bname,
+           params ? "the real" : "a random", 100 * frac[0], 100 * frac[1], 100 * frac[2], 1e3 * median(tv + 1, reps));
+    printf("| of which device busy | %.1f |\n", 1e3 * median(tg + 1, reps));
+  }
   printf("\n| memory | MiB |\n|---|---:|\n");
   printf("| envelope | %.1f |\n", env_len / 1048576.0);
   printf("| C1 read peak RSS over base | %.1f |\n", parse_peak / 1048576.0);
@@ -170,6 +296,8 @@ int czk_bench_porep(int argc, char **argv) {
          kind.shape.witness_bytes / 1048576.0, reserved / 1048576.0);
   printf("| reservation / peak | %.2f |\n", synth_peak ? (double)reserved / (double)synth_peak : 0.0);
   czk_kind_free(&kind);
+  free(tv), free(tg);
+  if (rc) return rc;
   free(env), free(tp), free(tc), free(tj), free(ts);
   return 0;
 }

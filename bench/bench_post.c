@@ -20,28 +20,6 @@
 #include "czk/groth16.h"
 #include "czk/post.h"
 
-#define GCH 4096
-
-typedef struct pgen {
-  czk_g1_affine *p1;
-  czk_g2_affine *p2;
-} pgen;
-
-static void gen_g1(void *v, size_t beg, size_t end) {
-  pgen *x = v;
-  for (size_t ch = beg; ch < end; ch++) {
-    uint64_t s = 77 ^ (ch * 0x94d049bb133111ebULL);
-    czk__bench_points_g1(x->p1 + ch * GCH, GCH, &s);
-  }
-}
-static void gen_g2(void *v, size_t beg, size_t end) {
-  pgen *x = v;
-  for (size_t ch = beg; ch < end; ch++) {
-    uint64_t s = 78 ^ (ch * 0x94d049bb133111ebULL);
-    czk__bench_points_g2(x->p2 + ch * GCH, GCH, &s);
-  }
-}
-
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench post --kind winning-post|window-post --sector-size S [--sectors N] [--reps R]\n"
              "                      [--backend cpu|cuda|cuda:N (--params DIR | --random-key) [--streamed]]\n"
@@ -152,32 +130,9 @@ int czk_bench_post(int argc, char **argv) {
       if (st != CZK_OK) fprintf(stderr, "czk bench post: %s: %s\n", path, czk_status_str(st));
       else printf("  key %s loaded in %.2f s\n", path, czk__now_s() - t);
     } else if (st == CZK_OK) {
-      czk_groth16_pk_sizes ks = {dom - 1, outline->n_aux, (size_t)outline->n_inputs + outline->a_aux_count,
-                                 (size_t)outline->b_input_count + outline->b_aux_count,
-                                 (size_t)outline->b_input_count + outline->b_aux_count};
-      size_t m1 = ks.n_h > ks.n_l ? ks.n_h : ks.n_l;
-      if (ks.n_a > m1) m1 = ks.n_a;
-      m1 = (m1 + 4 + outline->n_inputs + GCH - 1) / GCH * GCH;
-      size_t m2 = (ks.n_b_g2 + 4 + GCH - 1) / GCH * GCH;
       t = czk__now_s();
-      p1 = malloc(m1 * sizeof *p1);
-      p2 = malloc(m2 * sizeof *p2);
-      st = p1 && p2 ? CZK_OK : CZK_ERR_NOMEM;
-      if (st == CZK_OK) {
-        pgen g = {p1, p2};
-        czk_pool_parallel_for(pool, m1 / GCH, 1, gen_g1, &g);
-        czk_pool_parallel_for(pool, m2 / GCH, 1, gen_g2, &g);
-        czk_groth16_vk vk;
-        memset(&vk, 0, sizeof vk);
-        vk.alpha_g1 = p1[1], vk.beta_g1 = p1[2], vk.delta_g1 = p1[3], vk.beta_g2 = p2[1], vk.gamma_g2 = p2[2];
-        vk.delta_g2 = p2[3];
-        vk.n_ic = outline->n_inputs;
-        vk.ic = p1 + 4;
-        czk_groth16_pk_queries kq = {p1, p1, p1, p1, p2};
-        st = czk_groth16_key_from_queries(&key, &vk, &kq, &ks, outline);
-        printf("  random key of the full size (h %zu, l %zu, a %zu, b %zu G1+G2 points) in %.2f s\n", ks.n_h, ks.n_l,
-               ks.n_a, ks.n_b_g1, czk__now_s() - t);
-      }
+      st = czk__bench_random_key(&key, outline, dom, pool, &p1, &p2);
+      if (st == CZK_OK) printf("  random key of the full size in %.2f s\n", czk__now_s() - t);
     }
     if (st == CZK_OK && !streamed) {
       t = czk__now_s();

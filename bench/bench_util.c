@@ -2,6 +2,8 @@
  * multiplications (vartime), then n - 1 Jacobian additions P[i] = P[i-1] + Q and one batch normalization (one
  * inversion + ~3n multiplications). */
 #include "bench/bench_util.h"
+#include "czk/groth16.h"
+#include "czk/pool.h"
 #include "bench/bench.h"
 #include "core/units.h"
 
@@ -254,4 +256,52 @@ int czk__bench_reset_peak(void) {
   int rc = fputs("5", f) < 0 ? -1 : 0;
   if (fclose(f) != 0) rc = -1;
   return rc;
+}
+
+#define GCH 4096
+
+typedef struct pgen {
+  czk_g1_affine *p1;
+  czk_g2_affine *p2;
+} pgen;
+
+static void gen_g1(void *v, size_t beg, size_t end) {
+  pgen *x = v;
+  for (size_t ch = beg; ch < end; ch++) {
+    uint64_t s = 77 ^ (ch * 0x94d049bb133111ebULL);
+    czk__bench_points_g1(x->p1 + ch * GCH, GCH, &s);
+  }
+}
+static void gen_g2(void *v, size_t beg, size_t end) {
+  pgen *x = v;
+  for (size_t ch = beg; ch < end; ch++) {
+    uint64_t s = 78 ^ (ch * 0x94d049bb133111ebULL);
+    czk__bench_points_g2(x->p2 + ch * GCH, GCH, &s);
+  }
+}
+
+czk_status czk__bench_random_key(czk_groth16_key **key, const czk_r1cs *outline, uint64_t dom, czk_pool *pool,
+                                 czk_g1_affine **g1, czk_g2_affine **g2) {
+  czk_groth16_pk_sizes ks = {dom - 1, outline->n_aux, (size_t)outline->n_inputs + outline->a_aux_count,
+                             (size_t)outline->b_input_count + outline->b_aux_count,
+                             (size_t)outline->b_input_count + outline->b_aux_count};
+  size_t m1 = ks.n_h > ks.n_l ? ks.n_h : ks.n_l;
+  if (ks.n_a > m1) m1 = ks.n_a;
+  m1 = (m1 + 4 + outline->n_inputs + GCH - 1) / GCH * GCH;
+  size_t m2 = (ks.n_b_g2 + 4 + GCH - 1) / GCH * GCH;
+  czk_g1_affine *p1 = malloc(m1 * sizeof *p1);
+  czk_g2_affine *p2 = malloc(m2 * sizeof *p2);
+  *g1 = p1, *g2 = p2;
+  if (!p1 || !p2) return CZK_ERR_NOMEM;
+  pgen g = {p1, p2};
+  czk_pool_parallel_for(pool, m1 / GCH, 1, gen_g1, &g);
+  czk_pool_parallel_for(pool, m2 / GCH, 1, gen_g2, &g);
+  czk_groth16_vk vk;
+  memset(&vk, 0, sizeof vk);
+  vk.alpha_g1 = p1[1], vk.beta_g1 = p1[2], vk.delta_g1 = p1[3], vk.beta_g2 = p2[1], vk.gamma_g2 = p2[2];
+  vk.delta_g2 = p2[3];
+  vk.n_ic = outline->n_inputs;
+  vk.ic = p1 + 4;
+  czk_groth16_pk_queries kq = {p1, p1, p1, p1, p2};
+  return czk_groth16_key_from_queries(key, &vk, &kq, &ks, outline);
 }

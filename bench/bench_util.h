@@ -27,6 +27,16 @@ void czk__bench_rand_fr(czk_fr *v, size_t n, uint64_t *seed);
 czk_status czk__bench_points_g1(czk_g1_affine *P, size_t n, uint64_t *seed);
 czk_status czk__bench_points_g2(czk_g2_affine *P, size_t n, uint64_t *seed);
 
+/* A random Groth16 key of an outline's full size (domain dom): distinct random points for every query (one G1 array
+ * shared by h, l, a and b_g1, one G2 array for b_g2; vk from the same points), generated in parallel on the pool. The
+ * proofs it makes verify against nothing: it measures the device work of a circuit whose real key is not at hand.
+ * *g1 / *g2: the point arrays the key borrows (free them after the key). */
+typedef struct czk_groth16_key czk_groth16_key;
+typedef struct czk_r1cs czk_r1cs;
+typedef struct czk_pool czk_pool;
+czk_status czk__bench_random_key(czk_groth16_key **key, const czk_r1cs *outline, uint64_t dom, czk_pool *pool,
+                                 czk_g1_affine **g1, czk_g2_affine **g2);
+
 /* A field of /proc/self/status in bytes ("VmRSS", "VmHWM"; 0 when unreadable), and a reset of the peak (VmHWM
  * becomes the current RSS: `5` written to /proc/self/clear_refs, Linux >= 4.0; 0 on success). */
 uint64_t czk__bench_proc_bytes(const char *field);

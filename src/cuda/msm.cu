@@ -10,7 +10,11 @@
  *   5. the W window sums are copied to pinned host memory and combined by a host function enqueued on the stream
  *      (sum_j 2^(cj) S_j: W*c doublings, done on the host because a single GPU thread is latency-bound there).
  * Work: about n*W*10 Fp multiplications (G1) or n*W*30 (G2, Fp2 = 3 Fp mul); c from czk_cuda_msm_window_bits. */
+#include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/reverse_iterator.h>
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +25,9 @@
 #include "cuda/msm_internal.cuh"
 
 /* ------------------------------------------------------------------------------------------------ digits */
-__global__ void msm_digits(const uint32_t *__restrict__ scalars, size_t n, uint32_t c, uint32_t W, int mont,
-                           uint32_t *keys, uint32_t *vals) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  fr_t s;
-  const uint4 *src = (const uint4 *)(scalars + 8 * i);
-  uint4 lo = src[0], hi = src[1];
-  s.v[0] = lo.x, s.v[1] = lo.y, s.v[2] = lo.z, s.v[3] = lo.w;
-  s.v[4] = hi.x, s.v[5] = hi.y, s.v[6] = hi.z, s.v[7] = hi.w;
-  if (mont) fr_from_mont(&s, &s);
+/* The W signed digits of scalar s, written as pairs at keys/vals[w * stride + at] with value = point index. */
+static __device__ __forceinline__ void msm_emit(fr_t s, uint32_t point, size_t at, size_t stride, uint32_t c,
+                                                uint32_t W, uint32_t *keys, uint32_t *vals) {
   const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1, sentinel = (uint32_t)W << (c - 1);
   uint32_t carry = 0;
   for (uint32_t w = 0; w < W; w++) {
@@ -41,7 +38,7 @@ __global__ void msm_digits(const uint32_t *__restrict__ scalars, size_t n, uint3
       if (sh + c > 32 && word + 1 < 8) v |= s.v[word + 1] << (32 - sh);
     }
     uint32_t d = (v & mask) + carry;
-    uint32_t key, val = (uint32_t)i;
+    uint32_t key, val = point;
     if (d > half) {
       d = (1u << c) - d; /* digit -(2^c - d), carry 1 */
       carry = 1;
@@ -50,10 +47,62 @@ __global__ void msm_digits(const uint32_t *__restrict__ scalars, size_t n, uint3
       carry = 0;
     }
     key = d ? w * half + d - 1 : sentinel;
-    keys[(size_t)w * n + i] = key;
-    vals[(size_t)w * n + i] = val;
+    keys[(size_t)w * stride + at] = key;
+    vals[(size_t)w * stride + at] = val;
   }
 }
+
+static __device__ __forceinline__ fr_t msm_load(const uint32_t *__restrict__ scalars, size_t i, int mont) {
+  fr_t s;
+  const uint4 *src = (const uint4 *)(scalars + 8 * i);
+  uint4 lo = src[0], hi = src[1];
+  s.v[0] = lo.x, s.v[1] = lo.y, s.v[2] = lo.z, s.v[3] = lo.w;
+  s.v[4] = hi.x, s.v[5] = hi.y, s.v[6] = hi.z, s.v[7] = hi.w;
+  if (mont) fr_from_mont(&s, &s);
+  return s;
+}
+
+__global__ void msm_digits(const uint32_t *__restrict__ scalars, size_t n, uint32_t c, uint32_t W, int mont,
+                           uint32_t *keys, uint32_t *vals) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  msm_emit(msm_load(scalars, i, mont), (uint32_t)i, i, n, c, W, keys, vals);
+}
+
+/* 0/1-aware pairs: the n_o "other" scalars (point indices other[0..n_o)) give W pairs each as above; each of the n_1
+ * points whose scalar is one (ones[0..n_1)) gives the single pair (key 0 = window 0, digit 1); zeros give none. The
+ * accumulation sums bucket 0 of window 0 over all of them like any bucket. */
+__global__ void msm_digits_sparse(const uint32_t *__restrict__ scalars, const uint32_t *__restrict__ other,
+                                  size_t n_o, const uint32_t *__restrict__ ones, size_t n_1, uint32_t c, uint32_t W,
+                                  int mont, uint32_t *keys, uint32_t *vals) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n_o) {
+    uint32_t p = other[i];
+    msm_emit(msm_load(scalars, p, mont), p, i, n_o, c, W, keys, vals);
+  } else if (i < n_o + n_1) {
+    keys[(size_t)W * n_o + (i - n_o)] = 0;
+    vals[(size_t)W * n_o + (i - n_o)] = ones[i - n_o];
+  }
+}
+
+/* Scalar classes for the 0/1-aware partition: 0 zero, 1 one, 2 any other. */
+struct msm_class {
+  const uint32_t *s;
+  int mont;
+  __device__ int get(uint32_t i) const {
+    fr_t v = msm_load(s, i, mont);
+    uint32_t hi = v.v[1] | v.v[2] | v.v[3] | v.v[4] | v.v[5] | v.v[6] | v.v[7];
+    return hi ? 2 : v.v[0] == 0 ? 0 : v.v[0] == 1 ? 1 : 2;
+  }
+};
+struct msm_is_one {
+  msm_class k;
+  __device__ bool operator()(uint32_t i) const { return k.get(i) == 1; }
+};
+struct msm_is_other {
+  msm_class k;
+  __device__ bool operator()(uint32_t i) const { return k.get(i) == 2; }
+};
 
 /* ------------------------------------------------------------------------------------------------ host glue */
 extern "C" unsigned czk_cuda_msm_window_bits(size_t n) {
@@ -103,6 +152,8 @@ static czk_status msm_new(czk_cuda_msm **out, int group, const void *bases, size
   cudaError_t e = cudaGetDevice(&m->device);
   if (e == cudaSuccess) e = cudaMallocHost(&m->h_win, 64 * m->xyzz_size);
   if (e == cudaSuccess) e = cudaMalloc(&m->d_win, 64 * m->xyzz_size);
+  if (e == cudaSuccess) e = cudaMallocHost((void **)&m->h_cnt, 2 * sizeof(int));
+  if (e == cudaSuccess) e = cudaMalloc((void **)&m->d_cnt, 2 * sizeof(int));
   if (e == cudaSuccess && on_device) {
     m->d_bases = (void *)bases;
   } else if (e == cudaSuccess) {
@@ -156,6 +207,10 @@ extern "C" void czk_cuda_msm_free(czk_cuda_msm *m) {
   cudaFree(m->d_seg);
   cudaFree(m->d_win);
   cudaFreeHost(m->h_win);
+  cudaFree(m->d_idx);
+  cudaFree(m->d_part_tmp);
+  cudaFree(m->d_cnt);
+  cudaFreeHost(m->h_cnt);
   for (int i = 0; i < 12; i++)
     if (m->ev[i]) cudaEventDestroy(m->ev[i]);
   free(m);
@@ -215,7 +270,8 @@ static size_t msm_max_chunk(void) {
 }
 
 static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t *d_sc, size_t n, size_t base_off,
-                           unsigned flags, int add, cudaStream_t st);
+                           const uint32_t *other, const uint32_t *ones, size_t n_1, unsigned flags, int add,
+                           cudaStream_t st);
 
 static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t *scalars, size_t n, unsigned flags,
                           cudaStream_t st) {
@@ -232,22 +288,60 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
     d_sc = m->d_scalars;
   }
   const size_t chunk = msm_max_chunk();
+  /* 0/1-aware: witness vectors are mostly 0 and 1 (bits); partition the points by scalar class on the device and read
+   * the two counts back (the run's one synchronization): zeros are skipped, ones cost one pair each instead of W, and
+   * only the others go through the digits */
+  const char *sp = getenv("CZK_CUDA_MSM_SPARSE");
+  if (n >= (sp && *sp == '1' ? 1u : 1u << 16) && !(sp && *sp == '0')) {
+    CZK_TRY(grow((void **)&m->d_idx, &m->idx_cap, n * 4));
+    msm_is_one one = {{d_sc, (flags & CZK_CUDA_SCALARS_MONT) != 0}};
+    msm_is_other oth = {{d_sc, (flags & CZK_CUDA_SCALARS_MONT) != 0}};
+    thrust::counting_iterator<uint32_t> in(0);
+    thrust::reverse_iterator<uint32_t *> back(m->d_idx + n);
+    thrust::discard_iterator<> none;
+    size_t tmp = 0;
+    CZK_CU(cub::DevicePartition::If(NULL, tmp, in, m->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
+    CZK_TRY(grow(&m->d_part_tmp, &m->part_tmp_cap, tmp));
+    CZK_CU(cub::DevicePartition::If(m->d_part_tmp, tmp, in, m->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
+    CZK_CU(cudaMemcpyAsync(m->h_cnt, m->d_cnt, 2 * sizeof(int), cudaMemcpyDeviceToHost, st));
+    CZK_CU(cudaStreamSynchronize(st));
+    const size_t n_1 = (size_t)m->h_cnt[0], n_o = (size_t)m->h_cnt[1];
+    if (n_1 + n_o <= n && (n - n_o) * 16 >= n) { /* at least 1/16 zeros or ones */
+      const uint32_t *ones = m->d_idx, *other = m->d_idx + (n - n_o);
+      if (n_o + n_1 == 0) { /* every scalar zero: nothing in flight on the stream writes *out */
+        memset(out, 0, group == 1 ? sizeof(czk_g1) : sizeof(czk_g2));
+        return CZK_OK;
+      }
+      int add = 0;
+      for (size_t off = 0; off < n_o; off += chunk, add = 1)
+        CZK_TRY(msm_pass(m, group, out, d_sc, n_o - off < chunk ? n_o - off : chunk, 0, other + off, NULL, 0, flags,
+                         add, st));
+      for (size_t off = 0; off < n_1; off += 8 * chunk, add = 1) /* ones: one pair each */
+        CZK_TRY(msm_pass(m, group, out, d_sc, 0, 0, NULL, ones + off, n_1 - off < 8 * chunk ? n_1 - off : 8 * chunk,
+                         flags, add, st));
+      return CZK_OK;
+    }
+  }
   for (size_t off = 0; off < n; off += chunk)
-    CZK_TRY(msm_pass(m, group, out, d_sc + 8 * off, n - off < chunk ? n - off : chunk, off, flags, off > 0, st));
+    CZK_TRY(msm_pass(m, group, out, d_sc + 8 * off, n - off < chunk ? n - off : chunk, off, NULL, NULL, 0, flags,
+                     off > 0, st));
   return CZK_OK;
 }
 
-/* One pass over points [base_off, base_off + n) with their scalars at d_sc (device): digits, sort, accumulation,
- * window sums, and the host function that combines them into *out (add: *out += the pass's result). */
+/* One pass: dense (other = NULL) over points [base_off, base_off + n) with their scalars at d_sc, or 0/1-aware over
+ * the n points other[] (full digits) and the n_1 points ones[] (one pair each; n = 0: a pass of ones only, window
+ * width 4 since only bucket 0 is used); digits, sort, accumulation, window sums, and the host function that combines
+ * them into *out (add: *out += the pass's result). */
 static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t *d_sc, size_t n, size_t base_off,
-                           unsigned flags, int add, cudaStream_t st) {
-  const uint32_t c = czk_cuda_msm_window_bits(n);
+                           const uint32_t *other, const uint32_t *ones, size_t n_1, unsigned flags, int add,
+                           cudaStream_t st) {
+  const uint32_t c = n ? czk_cuda_msm_window_bits(n) : 4;
   const uint32_t W = (256 + c - 1) / c;
   const uint32_t nb = 1u << (c - 1);
   const uint32_t sentinel = W * nb;
   int bits = 1;
   while (bits < 32 && (1ull << bits) <= sentinel) bits++;
-  const size_t N = n * (size_t)W;
+  const size_t N = n * (size_t)W + n_1;
 
   /* scratch */
   if (m->pairs_cap < N * 4) {
@@ -280,8 +374,12 @@ static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t
   m->nev = 0;
   msm_mark(m, "start", st);
   /* 1-2: digits and sort */
-  msm_digits<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d_sc, n, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0,
-                                                           m->d_keys[0], m->d_vals[0]);
+  if (other || ones)
+    msm_digits_sparse<<<(unsigned)((n + n_1 + 255) / 256), 256, 0, st>>>(
+        d_sc, other, n, ones, n_1, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0, m->d_keys[0], m->d_vals[0]);
+  else
+    msm_digits<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d_sc, n, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0,
+                                                             m->d_keys[0], m->d_vals[0]);
   CZK_CU_LAUNCHED(st);
   CZK_CU(cub::DeviceRadixSort::SortPairs(m->d_sort_tmp, tmp, m->d_keys[0], m->d_keys[1], m->d_vals[0], m->d_vals[1],
                                          (int64_t)N, 0, bits, st));

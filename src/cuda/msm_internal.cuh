@@ -32,6 +32,13 @@ struct czk_cuda_msm {
   size_t rec_cap[2], rkey_cap[2];
   void *d_seg;
   size_t seg_cap;
+  /* 0/1-aware runs: the ones' and the others' point indices (ones from the front, others from the back), the
+   * partition's temporary storage, and the two counts read back (pinned) */
+  uint32_t *d_idx;
+  size_t idx_cap;
+  void *d_part_tmp;
+  size_t part_tmp_cap;
+  int *d_cnt, *h_cnt;
   void *d_win;
   void *h_win; /* pinned, 64 window sums (read by each run's host function, in stream order) */
   /* CZK_CUDA_MSM_PROFILE set: events between the phases of each run (msm_mark), printed after it completes */

@@ -206,6 +206,14 @@ static void fix_g2_neg(czk_g2_affine *a, size_t n) {
 
 static void make_scalars(uint64_t *s, size_t n, int kind) {
   for (size_t i = 0; i < n; i++) rand_scalar(s + 4 * i);
+  if (kind >= 2) { /* witness-like: 2 = 45% zeros, 45% ones, 10% random; 3 = all zero; 4 = all one */
+    for (size_t i = 0; i < n; i++) {
+      uint64_t r = czk_test_rng_next(&rng) % 100;
+      int cls = kind == 3 ? 0 : kind == 4 ? 1 : r < 45 ? 0 : r < 90 ? 1 : 2;
+      if (cls < 2) memcpy(s + 4 * i, (const uint64_t[4]){(uint64_t)cls, 0, 0, 0}, 32);
+    }
+    return;
+  }
   if (kind == 1) { /* one huge bucket: all equal */
     for (size_t i = 1; i < n; i++) memcpy(s + 4 * i, s, 32);
     return;
@@ -395,6 +403,21 @@ int main(void) {
   test_msm_g1(200000, 0, NULL, CZK_CUDA_SCALARS_MONT | CZK_CUDA_SCALARS_DEVICE);
   test_msm_g1(131072, 1, NULL, 0);
   test_msm_g2(70000, 0, NULL);
+  unsetenv("CZK_CUDA_MSM_MAX_CHUNK");
+  /* 0/1-aware runs (witness vectors): zeros skipped, ones one pair each, others digits; forced at small sizes, natural
+   * from 2^16 on; chunked; Montgomery and device scalars; all-zero and all-one vectors */
+  setenv("CZK_CUDA_MSM_SPARSE", "1", 1);
+  test_msm_g1(3000, 2, NULL, 0);
+  test_msm_g1(3000, 2, "7", CZK_CUDA_SCALARS_MONT | CZK_CUDA_SCALARS_DEVICE);
+  test_msm_g1(500, 3, NULL, 0);
+  test_msm_g1(500, 4, NULL, CZK_CUDA_SCALARS_MONT);
+  test_msm_g2(400, 2, NULL);
+  unsetenv("CZK_CUDA_MSM_SPARSE");
+  test_msm_g1(150000, 2, NULL, 0);
+  setenv("CZK_CUDA_MSM_MAX_CHUNK", "65536", 1);
+  test_msm_g1(300000, 2, NULL, CZK_CUDA_SCALARS_MONT);
+  test_msm_g1(600000, 4, NULL, 0); /* ones in 8-chunk passes */
+  test_msm_g2(100000, 2, NULL);
   unsetenv("CZK_CUDA_MSM_MAX_CHUNK");
   test_msm_g2(300, 0, NULL);
   test_msm_g2(300, 1, "7");
