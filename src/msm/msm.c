@@ -275,13 +275,13 @@ static bool g2_aff_is_inf(const void *p) { return czk_g2_affine_is_infinity((con
 czk_status czk_msm_g1(czk_g1 *out, const czk_g1_affine *bases, const czk_fr *scalars, size_t n, unsigned flags,
                       const czk_msm_plan *plan, void *scratch, czk_pool *pool) {
   if (!out || (n && (!bases || !scalars))) return CZK_ERR_INVALID_ARG;
-  return msm_g1(out, bases, scalars, n, NULL, flags, plan, scratch, pool);
+  return msm_any_g1(out, bases, scalars, n, NULL, flags, plan, scratch, pool);
 }
 
 czk_status czk_msm_g2(czk_g2 *out, const czk_g2_affine *bases, const czk_fr *scalars, size_t n, unsigned flags,
                       const czk_msm_plan *plan, void *scratch, czk_pool *pool) {
   if (!out || (n && (!bases || !scalars))) return CZK_ERR_INVALID_ARG;
-  return msm_g2(out, bases, scalars, n, NULL, flags, plan, scratch, pool);
+  return msm_any_g2(out, bases, scalars, n, NULL, flags, plan, scratch, pool);
 }
 
 czk_status czk_msm_g1_density(czk_g1 *out, const czk_g1_affine *bases, const czk_fr *scalars, size_t n_scalars,
@@ -291,7 +291,7 @@ czk_status czk_msm_g1_density(czk_g1 *out, const czk_g1_affine *bases, const czk
   size_t m = czk_msm_density_count(density, n_scalars);
   if (bases_used) *bases_used = m;
   if (m && !bases) return CZK_ERR_INVALID_ARG;
-  return msm_g1(out, bases, scalars, m, density, flags, plan, scratch, pool);
+  return msm_any_g1(out, bases, scalars, m, density, flags, plan, scratch, pool);
 }
 
 czk_status czk_msm_g2_density(czk_g2 *out, const czk_g2_affine *bases, const czk_fr *scalars, size_t n_scalars,
@@ -301,5 +301,5 @@ czk_status czk_msm_g2_density(czk_g2 *out, const czk_g2_affine *bases, const czk
   size_t m = czk_msm_density_count(density, n_scalars);
   if (bases_used) *bases_used = m;
   if (m && !bases) return CZK_ERR_INVALID_ARG;
-  return msm_g2(out, bases, scalars, m, density, flags, plan, scratch, pool);
+  return msm_any_g2(out, bases, scalars, m, density, flags, plan, scratch, pool);
 }

@@ -287,6 +287,91 @@ static czk_status MSM_FN(msm)(JAC *out, const AFF *bases, const czk_fr *scalars,
   return CZK_OK;
 }
 
+/* 0/1-aware front end (Filecoin witnesses are mostly 0 and 1): one parallel pass classifies the scalars, adds the
+ * bases of the ones into a per-chunk XYZZ sum and counts the others; when at most half are others, a second pass
+ * gathers them (bases and scalars, in order) and Pippenger runs over those alone; zeros cost nothing. Otherwise (and
+ * for raw scalars) the plain MSM runs. Same result either way. */
+typedef struct {
+  const AFF *bases;
+  const czk_fr *scalars;
+  const uint64_t *density;
+  size_t n, chunk;
+  XYZZ *ones;     /* per chunk */
+  size_t *others; /* per chunk: count (pass 1), then first output slot (pass 2) */
+  AFF *ob;
+  czk_fr *os;
+  int gather;
+} MSM_FN(sparse_ctx);
+
+static void MSM_FN(sparse_pass)(void *vctx, size_t cb, size_t ce) {
+  MSM_FN(sparse_ctx) *x = vctx;
+  for (size_t ci = cb; ci < ce; ci++) {
+    size_t b = ci * x->chunk, e = b + x->chunk < x->n ? b + x->chunk : x->n;
+    size_t si = x->density ? density_select(x->density, b) : b, out = x->gather ? x->others[ci] : 0, cnt = 0;
+    XYZZ acc;
+    GF(xyzz_set_infinity)(&acc);
+    for (size_t r = b; r < e; r++) {
+      const czk_fr *k = &x->scalars[si];
+      if (!czk_fr_is_zero(k)) {
+        if (czk_fr_eq(k, &czk_fr_one_v)) {
+          if (!x->gather) GF(xyzz_add_affine)(&acc, &acc, &x->bases[r]);
+        } else if (x->gather) {
+          x->ob[out] = x->bases[r];
+          x->os[out++] = *k;
+        } else {
+          cnt++;
+        }
+      }
+      if (r + 1 < e) si = x->density ? density_next(x->density, si) : si + 1;
+    }
+    if (!x->gather) x->ones[ci] = acc, x->others[ci] = cnt;
+  }
+}
+
+static czk_status MSM_FN(msm_any)(JAC *out, const AFF *bases, const czk_fr *scalars, size_t n, const uint64_t *density,
+                                  unsigned flags, const czk_msm_plan *plan, void *scratch, czk_pool *pool) {
+  if (n < 4096 || (flags & CZK_MSM_SCALARS_RAW))
+    return MSM_FN(msm)(out, bases, scalars, n, density, flags, plan, scratch, pool);
+  MSM_FN(sparse_ctx) x = {bases, scalars, density, n, 0, NULL, NULL, NULL, NULL, 0};
+  size_t nch = 4 * (size_t)czk_pool_threads(pool);
+  x.chunk = (n + nch - 1) / nch;
+  nch = (n + x.chunk - 1) / x.chunk;
+  x.ones = malloc(nch * sizeof *x.ones);
+  x.others = malloc(nch * sizeof *x.others);
+  if (!x.ones || !x.others) {
+    free(x.ones), free(x.others);
+    return CZK_ERR_NOMEM;
+  }
+  czk_pool_parallel_for(pool, nch, 1, MSM_FN(sparse_pass), &x);
+  size_t n_o = 0;
+  for (size_t ci = 0; ci < nch; ci++) {
+    size_t c = x.others[ci];
+    x.others[ci] = n_o;
+    n_o += c;
+  }
+  czk_status st;
+  if (2 * n_o > n) { /* mostly other values: the plain MSM */
+    st = MSM_FN(msm)(out, bases, scalars, n, density, flags, plan, scratch, pool);
+  } else {
+    x.ob = malloc((n_o ? n_o : 1) * sizeof *x.ob);
+    x.os = malloc((n_o ? n_o : 1) * sizeof *x.os);
+    st = x.ob && x.os ? CZK_OK : CZK_ERR_NOMEM;
+    if (st == CZK_OK) {
+      x.gather = 1;
+      czk_pool_parallel_for(pool, nch, 1, MSM_FN(sparse_pass), &x);
+      st = MSM_FN(msm)(out, x.ob, x.os, n_o, NULL, flags, plan, scratch, pool);
+    }
+    for (size_t ci = 0; ci < nch && st == CZK_OK; ci++) {
+      JAC t;
+      GF(xyzz_to_jacobian)(&t, &x.ones[ci]);
+      GF(add)(out, out, &t);
+    }
+    free(x.ob), free(x.os);
+  }
+  free(x.ones), free(x.others);
+  return st;
+}
+
 #undef MSM_FN
 #undef GF
 #undef MSM_CAT

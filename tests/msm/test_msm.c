@@ -245,6 +245,53 @@ static void test_api(void) {
   CHECK(plan.scratch_bytes >= ((size_t)1 << 20) * 40);
 }
 
+/* Witness-like vectors (from 4096 points on, the 0/1-aware front end): zeros skipped, ones summed without buckets,
+ * the rest through Pippenger; and a mostly-random vector (the plain MSM after the count). G1 dense and density, G2. */
+static void witness_scalars(czk_fr *k, size_t n, unsigned other_pct) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t r = czk_test_rng_next(&g_rng) % 100;
+    if (r < other_pct) rand_fr(&k[i]);
+    else if (r % 2) czk_fr_set_one(&k[i]);
+    else czk_fr_set_zero(&k[i]);
+  }
+}
+
+static void rand_g2_bases(czk_g2_affine *P, size_t n);
+static void naive_g2(czk_g2 *out, const czk_g2_affine *P, const czk_fr *k, size_t n);
+static void test_witness(czk_pool *pool) {
+  const size_t n = 6000, ns = 9000;
+  czk_g1_affine *P = calloc(ns, sizeof *P);
+  czk_fr *k = calloc(ns, sizeof *k), *ksel = calloc(ns, sizeof *ksel);
+  rand_g1_bases(P, ns);
+  czk_g1 ref, got;
+  static const unsigned pct[] = {10, 0, 100, 60};
+  for (size_t t = 0; t < CZK_ARRAY_LEN(pct); t++) {
+    witness_scalars(k, n, pct[t]);
+    naive_g1(&ref, P, k, n);
+    CHECK(czk_msm_g1(&got, P, k, n, 0, NULL, NULL, pool) == CZK_OK);
+    CHECK_MSG(czk_g1_eq(&got, &ref), "G1 witness-like n=%zu other %u%%", n, pct[t]);
+  }
+  /* density: every other scalar selected */
+  uint64_t dens[(9000 + 63) / 64];
+  for (size_t w = 0; w < CZK_ARRAY_LEN(dens); w++) dens[w] = 0x5555555555555555ULL ^ (czk_test_rng_next(&g_rng) & 0x0101);
+  witness_scalars(k, ns, 10);
+  size_t m = czk_msm_density_count(dens, ns), j = 0, used = 0;
+  for (size_t i = 0; i < ns; i++)
+    if (dens[i >> 6] >> (i & 63) & 1) ksel[j++] = k[i];
+  naive_g1(&ref, P, ksel, m);
+  CHECK(czk_msm_g1_density(&got, P, k, ns, dens, 0, NULL, NULL, pool, &used) == CZK_OK && used == m);
+  CHECK_MSG(czk_g1_eq(&got, &ref), "G1 witness-like density m=%zu", m);
+  free(P);
+  czk_g2_affine *Q = calloc(5000, sizeof *Q);
+  rand_g2_bases(Q, 5000);
+  witness_scalars(k, 5000, 10);
+  czk_g2 r2, g2;
+  naive_g2(&r2, Q, k, 5000);
+  CHECK(czk_msm_g2(&g2, Q, k, 5000, 0, NULL, NULL, pool) == CZK_OK);
+  CHECK_MSG(czk_g2_eq(&g2, &r2), "G2 witness-like");
+  free(Q), free(k), free(ksel);
+}
+
 int main(void) {
   czk_test_rng_seed(&g_rng, 0x4d534d);
   czk_pool *pools[3] = {NULL, NULL, NULL};
@@ -259,6 +306,8 @@ int main(void) {
   const size_t sizes2[] = {0, 1, 2, 3, 17, 150};
   for (size_t i = 0; i < CZK_ARRAY_LEN(sizes2); i++) test_g2(sizes2[i], pools[i % 3], i >= 3);
   test_api();
+  test_witness(pools[2]);
+  test_witness(pools[0]);
   for (unsigned t = 0; t < 3; t++) czk_pool_free(pools[t]);
   return czk_test_done("test_msm");
 }
