@@ -7,7 +7,7 @@
  * /proc/self/clear_refs; VmHWM becomes the current RSS), the input is parsed and freed, peak = VmHWM - base. The table
  * gives the median, min and max wall time over the runs, the median CPU time of the parsing process (user + system:
  * it includes the page faults, and is the steadier figure on a busy machine) and the largest peak, also as a multiple
- * of the input's size. A structurally valid 32 GiB-shaped input: scripts/gen-porep-c1-shape.py. Never asserts on time or size. */
+ * of the input's size. A valid 32 GiB input: czk gen-vanilla porep --sector-size 32GiB --out D (D/c1.json, D/c1-envelope.json). Never asserts on time or size. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +137,7 @@ int czk_bench_c1(int argc, char **argv) {
              "  median / min / max parse time, and the peak RSS over the RSS before the parse (VmHWM after resetting\n"
              "  it through /proc/self/clear_refs), also as a multiple of the input's size.\n"
              "  --envelope: wrap FILE (a bare C1) in cuzk's envelope {\"SectorNum\":1,\"Phase1Out\":base64,\n"
-             "  \"SectorSize\":s} first, as Curio sends it. A 32 GiB-shaped input: scripts/gen-porep-c1-shape.py.\n"
+             "  \"SectorSize\":s} first, as Curio sends it. A 32 GiB input: czk gen-vanilla porep --sector-size 32GiB --out D.\n"
              "  Linux only (/proc/self/status).\n");
       return 0;
     }
