@@ -41,16 +41,6 @@ static double median(double *v, unsigned n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The witness's zero / one / other fractions (ONE and the inputs included). */
-static void fractions(const czk_fr *w, size_t n, double out[3]) {
-  size_t z = 0, o = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (czk_fr_is_zero(&w[i])) z++;
-    else if (czk_fr_eq(&w[i], &czk_fr_one_v)) o++;
-  }
-  out[0] = (double)z / (double)n, out[1] = (double)o / (double)n, out[2] = 1 - out[0] - out[1];
-}
-
 /* --backend: partition `part` assigned (czk_porep_evaluate, as the kind does) and proven reps + 1 times with the key
  * resident on the device; prove time and device busy time per rep. */
 static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32_t part, const char *bname,
@@ -110,7 +100,7 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
       size_t tail = (size_t)(dom - n.n_constraints) * sizeof(czk_fr);
       memset(as.a + n.n_constraints, 0, tail), memset(as.b + n.n_constraints, 0, tail);
       memset(as.c + n.n_constraints, 0, tail);
-      if (r == 0) fractions(as.w.w, n.n_inputs + n.n_aux, frac);
+      if (r == 0) czk__bench_witness_fractions(as.w.w, n.n_inputs + n.n_aux, frac);
     }
     if (st != CZK_OK) {
       czk_groth16_assignment_free(&as);

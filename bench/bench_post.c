@@ -177,6 +177,11 @@ int czk_bench_post(int argc, char **argv) {
       czk_post_instance inst = {.info = info, .sectors = sec, .n_sectors = sectors};
       if (st == CZK_OK) st = czk_post_evaluate(&inst, pool, as.w.w, as.a, as.b, as.c);
       if (st == CZK_OK && memcmp(as.w.w + 1, pub, np * sizeof(czk_fr)) != 0) st = CZK_ERR_VERIFY_FAILED;
+      if (st == CZK_OK && r == 0) {
+        double f[3];
+        czk__bench_witness_fractions(as.w.w, ni + na, f);
+        printf("  witness: %.1f%% zero, %.1f%% one, %.1f%% other\n", 100 * f[0], 100 * f[1], 100 * f[2]);
+      }
     }
     double t4 = czk__now_s(), t5 = t4, t6 = t4;
     if (st == CZK_OK && be) {
