@@ -3,7 +3,12 @@
  * example (2.3, 8) rebuilt by the generator from its synthetic sector: commitments, phi, both rhos, challenges and the
  * PartitionProof bytes at the listed offsets; parse / write byte for byte; every rejection of a damaged proof, by the
  * parser and by the native checks; dense and sparse updates of every registered size that pass the native checks
- * (quick: the first and last partition of 16; `full`: all, and a dense 8 MiB update). */
+ * (quick: the first and last partition of 16; `full`: all, and a dense 8 MiB update); the circuit: the counts of
+ * section 7 (quick: up to 8 KiB, the whole circuit counted equal to the outline derived from one challenge up to
+ * 2 KiB; `full`: every size, each counted whole), the 2 KiB example and generated updates (dense, sparse, sub/top shapes, other
+ * partitions) satisfy the checker with the recomputed public inputs and damaged ones do not, a sparse 8 MiB and
+ * 32 GiB partition satisfies it (`full`), the outline equals the recorded shape bit for bit and the parallel
+ * evaluation equals the witness builder and A w, B w, C w. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,13 +355,196 @@ static void test_generated(void) {
   gen_checks(czk_snap_info_by_wire(0), CZK_SNAP_GEN_DENSE, 7);
   gen_checks(czk_snap_info_by_wire(0), CZK_SNAP_GEN_SPARSE, 7);
   gen_checks(czk_snap_info_by_wire(1), CZK_SNAP_GEN_SPARSE, 3);
-  gen_checks(czk_snap_info_by_wire(2), CZK_SNAP_GEN_SPARSE, 3);
   gen_checks(czk_snap_info_by_wire(3), CZK_SNAP_GEN_SPARSE, 3);
-  gen_checks(czk_snap_info_by_wire(4), CZK_SNAP_GEN_SPARSE, 3);
-  if (g_full) gen_checks(czk_snap_info_by_wire(1), CZK_SNAP_GEN_DENSE, 5);
+  if (g_full) {
+    gen_checks(czk_snap_info_by_wire(2), CZK_SNAP_GEN_SPARSE, 3);
+    gen_checks(czk_snap_info_by_wire(4), CZK_SNAP_GEN_SPARSE, 3);
+    gen_checks(czk_snap_info_by_wire(1), CZK_SNAP_GEN_DENSE, 5);
+  }
   czk_snap_gen_input in = {.mode = CZK_SNAP_GEN_DENSE, .seed = 1};
   czk_snap_update u;
   CHECK(czk_snap_generate(czk_snap_info_by_wire(2), &in, &u) == CZK_ERR_LIMIT);
+}
+
+/* ------------------------------------------------------------------------------------------------ circuit */
+static void count(const czk_snap_info *info, uint64_t constraints, unsigned log_domain, bool whole) {
+  czk_cs_counts n, m;
+  CHECK(czk_snap_counts(info, &n) == CZK_OK);
+  CHECK_MSG(n.n_user_constraints == constraints && n.n_inputs == 5 && n.log_domain == log_domain,
+            "%llu nodes: %llu constraints, %llu inputs, 2^%u", (unsigned long long)info->nodes,
+            (unsigned long long)n.n_user_constraints, (unsigned long long)n.n_inputs, n.log_domain);
+  if (!whole) return;
+  /* counting synthesis of the whole circuit gives every count the outline derives from one challenge */
+  czk_cs *cs;
+  czk_snap_instance inst = {.info = info};
+  CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+  CHECK(czk_snap_synthesize(cs, &inst) == CZK_OK);
+  CHECK(czk_cs_counter_result(cs, &m) == CZK_OK);
+  czk_cs_free(cs);
+  CHECK_MSG(memcmp(&n, &m, sizeof n) == 0,
+            "%llu nodes: whole count %llu constraints %llu aux nnz %llu/%llu/%llu density %llu/%llu/%llu",
+            (unsigned long long)info->nodes, (unsigned long long)m.n_user_constraints, (unsigned long long)m.n_aux,
+            (unsigned long long)m.nnz_a, (unsigned long long)m.nnz_b, (unsigned long long)m.nnz_c,
+            (unsigned long long)m.a_aux_count, (unsigned long long)m.b_input_count, (unsigned long long)m.b_aux_count);
+}
+
+static void test_counts(void) {
+  /* filecoin-snap.md section 7: the seven asserted totals and the derived ones */
+  static const struct {
+    unsigned log_nodes, base, sub, top;
+    uint64_t constraints;
+    unsigned log_domain;
+    int level; /* 0 quick, 1 quick (scaled) + full (whole), 2 full */
+  } t[] = {{5, 8, 4, 0, 1248389, 21, 0},   {6, 8, 0, 0, 1705039, 21, 0},   {7, 8, 2, 0, 2165109, 22, 1},
+           {8, 8, 4, 0, 2620359, 22, 1},   {9, 8, 8, 0, 6300021, 23, 2},   {10, 8, 8, 2, 6760091, 23, 2},
+           {18, 8, 0, 0, 10007503, 24, 2}, {19, 8, 2, 0, 10467573, 24, 2}, {24, 8, 0, 0, 57450479, 26, 2},
+           {30, 8, 8, 0, 81049499, 27, 2}, {31, 8, 8, 2, 85006101, 27, 2}};
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    if (t[i].level == 2 && !g_full) continue;
+    czk_snap_info s;
+    CHECK(czk_snap_shape(&s, 1ull << t[i].log_nodes, t[i].base, t[i].sub, t[i].top) == CZK_OK);
+    count(&s, t[i].constraints, t[i].log_domain, t[i].level == 0 || g_full);
+  }
+  /* the registered proofs' counts are the same shapes' */
+  czk_cs_counts n;
+  CHECK(czk_snap_counts(czk_snap_info_by_wire(0), &n) == CZK_OK && n.n_user_constraints == 1705039 &&
+        n.n_aux == 1703569);
+}
+
+/* The checker over partition k of an update: satisfied or not, and its public inputs against the recomputed ones. */
+static void satisfy(const czk_snap_info *info, const czk_snap_comms *comms, const czk_snap_partition *p, uint32_t k,
+                    bool ok, const char *label) {
+  czk_cs *cs;
+  CHECK(czk_cs_checker_new(&cs) == CZK_OK);
+  czk_snap_instance inst = {.info = info, .k = k, .comms = comms, .part = p};
+  CHECK(czk_snap_synthesize(cs, &inst) == CZK_OK);
+  size_t idx = 0;
+  const char *name = NULL;
+  czk_status st = czk_cs_checker_result(cs, &idx, &name);
+  CHECK_MSG(st == (ok ? CZK_OK : CZK_ERR_UNSATISFIED), "%s: %s at %zu (%s)", label, czk_status_str(st), idx,
+            name ? name : "");
+  czk_fr pub[4];
+  CHECK(czk_snap_public_inputs(info, comms, k, pub) == CZK_OK);
+  CHECK_EQ_INT(czk_cs_num_inputs(cs), 5);
+  for (int i = 0; i < 4; i++) {
+    czk_fr v;
+    CHECK(czk_cs_get_value(cs, (czk_var)(CZK_VAR_INPUT_BIT | (i + 1)), &v) == CZK_OK && czk_fr_eq(&v, &pub[i]));
+  }
+  czk_cs_free(cs);
+}
+
+static void test_satisfy(void) {
+  const czk_snap_info *info = czk_snap_info_by_wire(0);
+  if (!g_example) return;
+  czk_snap_partition p;
+  char err[256];
+  CHECK(czk_snap_partition_parse(info, g_example, czk_snap_partition_size(info), &p, "partition 0", err, sizeof err) ==
+        CZK_OK);
+  satisfy(info, &g_example_comms, &p, 0, true, "2 KiB example");
+  /* one changed value of the vanilla proof or the request: the circuit no longer holds */
+  p.ch[3].r_old.sib[4][0] ^= 1;
+  satisfy(info, &g_example_comms, &p, 0, false, "TreeR_old sibling");
+  p.ch[3].r_old.sib[4][0] ^= 1;
+  p.ch[8].d_new.sib[1][0] ^= 1;
+  satisfy(info, &g_example_comms, &p, 0, false, "TreeD sibling");
+  p.ch[8].d_new.sib[1][0] ^= 1;
+  if (g_full) {
+    p.apex[2][1] ^= 1;
+    satisfy(info, &g_example_comms, &p, 0, false, "apex leaf");
+    p.apex[2][1] ^= 1;
+    czk_snap_comms c = g_example_comms;
+    c.comm_r_new[3] ^= 1;
+    satisfy(info, &c, &p, 0, false, "comm_r_new");
+  }
+  memcpy(p.ch[5].r_new.leaf, p.ch[5].r_old.leaf, 32); /* leaf_r_new is computed in the circuit: not read */
+  satisfy(info, &g_example_comms, &p, 0, true, "leaf_r_new ignored");
+  czk_snap_partition_free(&p);
+  /* generated updates: dense and sparse 2 KiB, a two-partition test shape (partition 1), a 1 KiB sub-tree shape */
+  struct {
+    czk_snap_gen_mode mode;
+    unsigned log_nodes, base, sub, top;
+  } g[] = {{CZK_SNAP_GEN_DENSE, 6, 8, 0, 0}, {CZK_SNAP_GEN_SPARSE, 6, 8, 0, 0}, {CZK_SNAP_GEN_SPARSE, 5, 8, 4, 0},
+           {CZK_SNAP_GEN_SPARSE, 10, 8, 8, 2}};
+  for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+    if ((g[i].log_nodes == 10 || g[i].mode == CZK_SNAP_GEN_DENSE) && !g_full) continue; /* quick: the example is dense */
+    czk_snap_info s;
+    czk_snap_shape(&s, 1ull << g[i].log_nodes, g[i].base, g[i].sub, g[i].top);
+    czk_snap_gen_input in = {.mode = g[i].mode, .seed = 11 + i};
+    czk_snap_update u;
+    CHECK(czk_snap_generate(&s, &in, &u) == CZK_OK);
+    for (uint32_t k = 0; k < u.n_parts; k++) {
+      CHECK(czk_snap_check(&s, &u.comms, &u.parts[k], k, "generated", err, sizeof err) == CZK_OK);
+      satisfy(&s, &u.comms, &u.parts[k], k, true, "generated");
+    }
+    if (u.n_parts > 1) satisfy(&s, &u.comms, &u.parts[0], 1, false, "partition 0's proof as partition 1");
+    czk_snap_update_free(&u);
+  }
+  if (!g_full) return;
+  /* a sparse partition of the largest sizes satisfies the checker (81,049,499 constraints at 32 GiB) */
+  for (uint64_t wire = 1; wire <= 3; wire += 2) {
+    const czk_snap_info *big = czk_snap_info_by_wire(wire);
+    czk_snap_gen_input in = {.mode = CZK_SNAP_GEN_SPARSE, .seed = 5};
+    czk_snap_update u;
+    CHECK(czk_snap_generate(big, &in, &u) == CZK_OK);
+    uint32_t k = big->partitions - 1;
+    CHECK(czk_snap_check(big, &u.comms, &u.parts[k], k, "sparse", err, sizeof err) == CZK_OK);
+    satisfy(big, &u.comms, &u.parts[k], k, true, big->size_name);
+    czk_snap_update_free(&u);
+  }
+}
+
+/* The outline equals the recorded shape (counts and every density bit); the evaluated assignment equals the
+ * witness builder's witness and the shape's A w, B w, C w. */
+static void evaluate_matches(const czk_snap_info *info, uint64_t seed) {
+  czk_snap_gen_input in = {.mode = CZK_SNAP_GEN_SPARSE, .seed = seed};
+  czk_snap_update u;
+  CHECK(czk_snap_generate(info, &in, &u) == CZK_OK);
+  uint32_t k = info->partitions - 1;
+  czk_cs *cs;
+  czk_r1cs *shape, *ol;
+  czk_snap_instance blank = {.info = info, .k = k};
+  CHECK(czk_cs_shape_new(&cs) == CZK_OK);
+  CHECK(czk_snap_synthesize(cs, &blank) == CZK_OK);
+  CHECK(czk_cs_shape_finish(cs, &shape) == CZK_OK);
+  CHECK(czk_snap_outline(info, &ol) == CZK_OK);
+  CHECK(ol->n_inputs == shape->n_inputs && ol->n_aux == shape->n_aux && ol->n_constraints == shape->n_constraints);
+  CHECK(ol->a.nnz == shape->a.nnz && ol->b.nnz == shape->b.nnz && ol->c.nnz == shape->c.nnz);
+  CHECK(memcmp(ol->a_aux_density, shape->a_aux_density, (shape->n_aux + 63) / 64 * 8) == 0);
+  CHECK(memcmp(ol->b_aux_density, shape->b_aux_density, (shape->n_aux + 63) / 64 * 8) == 0);
+  CHECK(memcmp(ol->b_input_density, shape->b_input_density, (shape->n_inputs + 63) / 64 * 8) == 0);
+  CHECK(ol->a_aux_count == shape->a_aux_count && ol->b_input_count == shape->b_input_count &&
+        ol->b_aux_count == shape->b_aux_count);
+  czk_r1cs_free(ol);
+  czk_cs *wc;
+  CHECK(czk_cs_witness_new(&wc, 0, 0) == CZK_OK);
+  czk_snap_instance inst = {.info = info, .k = k, .comms = &u.comms, .part = &u.parts[k]};
+  CHECK(czk_snap_synthesize(wc, &inst) == CZK_OK);
+  czk_witness w;
+  CHECK(czk_cs_witness_finish(wc, &w) == CZK_OK);
+  size_t dom = (size_t)1 << shape->log_domain;
+  czk_fr *ref = calloc(3 * dom, sizeof(czk_fr));
+  CHECK(czk_r1cs_eval(shape, w.w, ref, ref + dom, ref + 2 * dom, NULL) == CZK_OK);
+  uint64_t ni, na, rows, d;
+  CHECK(czk_snap_assignment_size(info, &ni, &na, &rows, &d) == CZK_OK);
+  CHECK(ni == shape->n_inputs && na == shape->n_aux && rows == shape->n_constraints && d == dom);
+  czk_fr *ww = malloc((ni + na) * sizeof(czk_fr)), *abc = malloc(3 * dom * sizeof(czk_fr));
+  CHECK(czk_snap_evaluate(&inst, NULL, ww, abc, abc + dom, abc + 2 * dom) == CZK_OK);
+  CHECK(memcmp(ww, w.w, (ni + na) * sizeof(czk_fr)) == 0);
+  CHECK(memcmp(abc, ref, 3 * dom * sizeof(czk_fr)) == 0);
+  CHECK(czk_r1cs_first_unsatisfied(abc, abc + dom, abc + 2 * dom, dom) == SIZE_MAX);
+  free(ww), free(abc), free(ref);
+  czk_witness_free(&w);
+  czk_r1cs_free(shape);
+  czk_snap_update_free(&u);
+}
+
+static void test_evaluate(void) {
+  evaluate_matches(czk_snap_info_by_wire(0), 21);
+  if (g_full) {
+    czk_snap_info s;
+    czk_snap_shape(&s, 1u << 10, 8, 8, 2); /* two partitions, sub and top trees */
+    evaluate_matches(&s, 22);
+  }
 }
 
 int main(int argc, char **argv) {
@@ -367,6 +555,9 @@ int main(int argc, char **argv) {
   test_parse_rejects();
   test_check_rejects();
   test_generated();
+  test_counts();
+  test_satisfy();
+  test_evaluate();
   free(g_example);
   return czk_test_done(g_full ? "test_snap_full" : "test_snap");
 }
