@@ -100,6 +100,13 @@ typedef struct czk_cs_eval_out {
   size_t rows_cap;
 } czk_cs_eval_out;
 CZK_API czk_status czk_cs_evaluator_new(czk_cs **out, const czk_cs_eval_out *dst);
+/* An evaluator that continues a circuit whose first aux_base aux values are already in dst->aux[0 .. aux_base)
+ * (written by an earlier evaluator over the same array): its constraints may read those variables, its first
+ * allocation is aux index aux_base, and dst->aux_cap counts from dst->aux[0]; rows and inputs are its own as for
+ * czk_cs_evaluator_new (it cannot reference an input other than ONE it did not allocate). Continuing evaluators over
+ * disjoint aux ranges and row slices synthesize the independent parts of one circuit after a common prefix in
+ * parallel. */
+CZK_API czk_status czk_cs_evaluator_continue(czk_cs **out, const czk_cs_eval_out *dst, size_t aux_base);
 CZK_API void czk_cs_free(czk_cs *cs);
 
 CZK_API czk_cs_mode czk_cs_get_mode(const czk_cs *cs);

@@ -445,6 +445,14 @@ czk_status czk_cs_evaluator_new(czk_cs **out, const czk_cs_eval_out *dst) {
   return CZK_OK;
 }
 
+czk_status czk_cs_evaluator_continue(czk_cs **out, const czk_cs_eval_out *dst, size_t aux_base) {
+  *out = NULL;
+  if (!dst || aux_base > dst->aux_cap || aux_base >= CZK_VAR_INDEX_MAX) return CZK_ERR_INVALID_ARG;
+  CZK_TRY(czk_cs_evaluator_new(out, dst));
+  (*out)->n_aux = (uint32_t)aux_base; /* aux [0, aux_base) are the earlier evaluator's */
+  return CZK_OK;
+}
+
 void czk_cs_free(czk_cs *cs) {
   if (cs) cs->ops->destroy(cs);
 }

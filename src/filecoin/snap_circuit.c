@@ -265,10 +265,16 @@ czk_status czk_snap_synthesize(czk_cs *cs, const czk_snap_instance *inst) {
 /* ------------------------------------------------------------------------------------------------ outline, counts */
 static void bit_set(uint64_t *bits, uint64_t i) { bits[i >> 6] |= (uint64_t)1 << (i & 63); }
 
+/* Where the parts of the assignment lie: the common part's aux and rows first, then challenge t's block at
+ * aux0 + t blk_aux and rows0 + t blk_rows. */
+typedef struct snap_layout {
+  uint64_t aux0, rows0, blk_aux, blk_rows;
+} snap_layout;
+
 /* The common part and challenge 0 counted; the other challenges are challenge 0's block at their offsets (the
  * common part's variables a challenge touches get their density bits from challenge 0 already: every challenge uses
  * the same ones, and the challenge bits are allocated bits, dense in A and B by their booleanity). */
-czk_status czk_snap_outline(const czk_snap_info *info, czk_r1cs **out) {
+static czk_status outline_layout(const czk_snap_info *info, czk_r1cs **out, snap_layout *lay) {
   *out = NULL;
   if (!info) return CZK_ERR_INVALID_ARG;
   czk_cs *cs;
@@ -288,6 +294,7 @@ czk_status czk_snap_outline(const czk_snap_info *info, czk_r1cs **out) {
   CZK_TRY(st);
   uint64_t C = info->challenges, blk_aux = s1->n_aux - c0.n_aux, blk_cons = s1->n_user_constraints - c0.n_user_constraints;
   uint64_t n_aux = c0.n_aux + C * blk_aux, cons = c0.n_user_constraints + C * blk_cons;
+  *lay = (snap_layout){c0.n_aux, c0.n_user_constraints, blk_aux, blk_cons};
   if (n_aux > UINT32_MAX || cons + s1->n_inputs > UINT32_MAX) {
     czk_r1cs_free(s1);
     return CZK_ERR_LIMIT;
@@ -317,23 +324,29 @@ czk_status czk_snap_outline(const czk_snap_info *info, czk_r1cs **out) {
   return CZK_OK;
 }
 
+czk_status czk_snap_outline(const czk_snap_info *info, czk_r1cs **out) {
+  snap_layout lay;
+  return outline_layout(info, out, &lay);
+}
+
 static pthread_mutex_t g_counts_mu = PTHREAD_MUTEX_INITIALIZER;
 static czk_cs_counts g_counts[CZK_SNAP_N_PROOFS];
+static snap_layout g_layout[CZK_SNAP_N_PROOFS];
 static bool g_counted[CZK_SNAP_N_PROOFS];
 
-czk_status czk_snap_counts(const czk_snap_info *info, czk_cs_counts *out) {
+static czk_status counts_layout(const czk_snap_info *info, czk_cs_counts *out, snap_layout *lay) {
   memset(out, 0, sizeof *out);
   if (!info) return CZK_ERR_INVALID_ARG;
   bool reg = info->wire < CZK_SNAP_N_PROOFS;
   if (reg) {
     pthread_mutex_lock(&g_counts_mu);
     bool have = g_counted[info->wire];
-    if (have) *out = g_counts[info->wire];
+    if (have) *out = g_counts[info->wire], *lay = g_layout[info->wire];
     pthread_mutex_unlock(&g_counts_mu);
     if (have) return CZK_OK;
   }
   czk_r1cs *r;
-  CZK_TRY(czk_snap_outline(info, &r));
+  CZK_TRY(outline_layout(info, &r, lay));
   out->n_inputs = r->n_inputs;
   out->n_aux = r->n_aux;
   out->n_user_constraints = r->n_user_constraints;
@@ -345,10 +358,16 @@ czk_status czk_snap_counts(const czk_snap_info *info, czk_cs_counts *out) {
   if (reg) {
     pthread_mutex_lock(&g_counts_mu);
     g_counts[info->wire] = *out;
+    g_layout[info->wire] = *lay;
     g_counted[info->wire] = true;
     pthread_mutex_unlock(&g_counts_mu);
   }
   return CZK_OK;
+}
+
+czk_status czk_snap_counts(const czk_snap_info *info, czk_cs_counts *out) {
+  snap_layout lay;
+  return counts_layout(info, out, &lay);
 }
 
 czk_status czk_snap_assignment_size(const czk_snap_info *info, uint64_t *n_inputs, uint64_t *n_aux, uint64_t *n_rows,
@@ -363,22 +382,70 @@ czk_status czk_snap_assignment_size(const czk_snap_info *info, uint64_t *n_input
 }
 
 /* ------------------------------------------------------------------------------------------------ assignment */
+typedef struct eval_ctx {
+  const czk_snap_instance *inst;
+  const snap_state *s;
+  snap_layout lay;
+  czk_fr *aux, *a, *b, *c;
+  pthread_mutex_t mu;
+  czk_status st;
+} eval_ctx;
+
+/* Challenges [begin, end), each in a continuing evaluator over its own aux range and rows. */
+static void eval_challenges(void *arg, size_t begin, size_t end) {
+  eval_ctx *x = arg;
+  czk_status st = CZK_OK;
+  for (size_t t = begin; t < end && st == CZK_OK; t++) {
+    uint64_t base = x->lay.aux0 + t * x->lay.blk_aux, r0 = x->lay.rows0 + t * x->lay.blk_rows;
+    czk_cs_eval_out o = {.aux = x->aux, .aux_cap = base + x->lay.blk_aux, .a = x->a + r0, .b = x->b + r0,
+                         .c = x->c + r0, .rows_cap = x->lay.blk_rows};
+    czk_cs *cs;
+    st = czk_cs_evaluator_continue(&cs, &o, base);
+    if (st != CZK_OK) break;
+    st = one_challenge(cs, x->inst, x->s, (uint32_t)t);
+    /* every challenge fills exactly its slice */
+    if (st == CZK_OK && (czk_cs_num_aux(cs) != base + x->lay.blk_aux || czk_cs_num_constraints(cs) != x->lay.blk_rows))
+      st = CZK_ERR_INTERNAL;
+    czk_cs_free(cs);
+  }
+  if (st != CZK_OK) {
+    pthread_mutex_lock(&x->mu);
+    if (x->st == CZK_OK) x->st = st;
+    pthread_mutex_unlock(&x->mu);
+  }
+}
+
 czk_status czk_snap_evaluate(const czk_snap_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b,
                              czk_fr *c) {
-  (void)pool;
   if (!inst || !inst->info || !inst->part || !inst->comms || !w || !a || !b || !c) return CZK_ERR_INVALID_ARG;
   czk_cs_counts n;
-  CZK_TRY(czk_snap_counts(inst->info, &n));
+  eval_ctx x;
+  memset(&x, 0, sizeof x);
+  CZK_TRY(counts_layout(inst->info, &n, &x.lay));
   uint64_t dom = 1ull << n.log_domain;
-  czk_cs_eval_out o = {w + 1, n.n_inputs - 1, w + n.n_inputs, n.n_aux, a, b, c, n.n_user_constraints};
+  czk_fr *aux = w + n.n_inputs;
+  /* the common part: the inputs, aux [0, aux0), rows [0, rows0) */
+  czk_cs_eval_out o = {.inputs = w + 1, .inputs_cap = n.n_inputs - 1, .aux = aux, .aux_cap = x.lay.aux0,
+                       .a = a, .b = b, .c = c, .rows_cap = x.lay.rows0};
   w[0] = czk_fr_one_v;
   czk_cs *cs;
   CZK_TRY(czk_cs_evaluator_new(&cs, &o));
-  czk_status st = czk_snap_synthesize(cs, inst);
-  if (st == CZK_OK && (czk_cs_num_constraints(cs) != n.n_user_constraints || czk_cs_num_aux(cs) != n.n_aux ||
+  snap_state *s = calloc(1, sizeof *s);
+  czk_status st = s ? check_instance(cs, inst) : CZK_ERR_NOMEM;
+  if (st == CZK_OK) st = common_part(cs, inst, s);
+  if (st == CZK_OK && (czk_cs_num_constraints(cs) != x.lay.rows0 || czk_cs_num_aux(cs) != x.lay.aux0 ||
                        czk_cs_num_inputs(cs) != n.n_inputs))
     st = CZK_ERR_INTERNAL;
   czk_cs_free(cs);
+  /* the challenges in parallel */
+  if (st == CZK_OK) {
+    x.inst = inst, x.s = s, x.aux = aux, x.a = a, x.b = b, x.c = c;
+    pthread_mutex_init(&x.mu, NULL);
+    czk_pool_parallel_for(pool, inst->info->challenges, 1, eval_challenges, &x);
+    pthread_mutex_destroy(&x.mu);
+    st = x.st;
+  }
+  free(s);
   CZK_TRY(st);
   /* the prover's rows `input_i * 0 = 0`, then the domain's zero tail */
   uint64_t m = n.n_user_constraints;

@@ -232,6 +232,43 @@ static void test_evaluator(void) {
   }
 }
 
+/* A continuing evaluator reads the variables an earlier evaluator wrote below aux_base, allocates from aux_base on,
+ * writes its own rows; references past what exists and a base past the capacity are refused. */
+static void test_evaluator_continue(void) {
+  czk_fr aux[8], abc[3][4], three, five, v;
+  czk_fr_from_u64(&three, 3);
+  czk_fr_from_u64(&five, 5);
+  czk_cs_eval_out o = {.aux = aux, .aux_cap = 3, .a = abc[0], .b = abc[1], .c = abc[2], .rows_cap = 1};
+  czk_cs *cs;
+  czk_var x, y, z, u;
+  CHECK(czk_cs_evaluator_new(&cs, &o) == CZK_OK);
+  CHECK(czk_cs_alloc(cs, &x, &three) == CZK_OK && czk_cs_alloc(cs, &y, &five) == CZK_OK);
+  czk_fr_mul(&v, &three, &five);
+  CHECK(czk_cs_alloc(cs, &z, &v) == CZK_OK);
+  czk_lc a, b, c;
+  czk_lc_init(&a), czk_lc_init(&b), czk_lc_init(&c);
+  czk_lc_add_var(&a, x), czk_lc_add_var(&b, y), czk_lc_add_var(&c, z);
+  CHECK(czk_cs_enforce(cs, "xy", &a, &b, &c) == CZK_OK);
+  czk_cs_free(cs);
+  /* the continuation: u = x + y at aux 3, row (x + y) * ONE = u in its own slice */
+  czk_cs_eval_out o2 = {.aux = aux, .aux_cap = 4, .a = &abc[0][1], .b = &abc[1][1], .c = &abc[2][1], .rows_cap = 2};
+  CHECK(czk_cs_evaluator_continue(&cs, &o2, 3) == CZK_OK);
+  czk_fr_add(&v, &three, &five);
+  CHECK(czk_cs_alloc(cs, &u, &v) == CZK_OK && u == 3 && czk_cs_num_aux(cs) == 4);
+  czk_lc_clear(&a), czk_lc_clear(&b), czk_lc_clear(&c);
+  czk_lc_add_var(&a, x), czk_lc_add_var(&a, y), czk_lc_add_var(&b, CZK_VAR_ONE), czk_lc_add_var(&c, u);
+  CHECK(czk_cs_enforce(cs, "sum", &a, &b, &c) == CZK_OK);
+  CHECK(czk_fr_eq(&aux[3], &v) && czk_fr_eq(&abc[0][1], &v) && czk_fr_is_one(&abc[1][1]) && czk_fr_eq(&abc[2][1], &v));
+  CHECK_EQ_INT(czk_cs_num_constraints(cs), 1);
+  /* aux 4 does not exist yet */
+  czk_lc_clear(&a);
+  czk_lc_add_var(&a, 4);
+  CHECK(czk_cs_enforce(cs, "unknown", &a, &b, &c) == CZK_ERR_INVALID_ARG);
+  czk_cs_free(cs);
+  CHECK(czk_cs_evaluator_continue(&cs, &o2, 5) == CZK_ERR_INVALID_ARG && cs == NULL);
+  czk_lc_free(&a), czk_lc_free(&b), czk_lc_free(&c);
+}
+
 static void test_synthetic(void) {
   for (unsigned k = 4; k <= 10; k++) {
     czk_r1cs *r;
@@ -366,6 +403,7 @@ int main(void) {
   test_hand();
   test_counter();
   test_evaluator();
+  test_evaluator_continue();
   test_synthetic();
   test_file();
   return czk_test_done("test_cs");
