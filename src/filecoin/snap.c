@@ -418,7 +418,8 @@ uint64_t czk_snap_ropening_index(const czk_snap_info *info, const czk_snap_ropen
 
 uint64_t czk_snap_dopening_index(const czk_snap_info *info, const czk_snap_dopening *o) {
   uint64_t idx = 0;
-  for (unsigned l = 0; l < info->d; l++) idx |= (uint64_t)o->index[l] << l;
+  unsigned n = info->d < CZK_SNAP_MAX_D_LEVELS ? info->d : CZK_SNAP_MAX_D_LEVELS; /* d <= 31 for every shape */
+  for (unsigned l = 0; l < n; l++) idx |= (uint64_t)o->index[l] << l;
   return idx;
 }
 
