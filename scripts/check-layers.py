@@ -37,7 +37,7 @@ ALLOWED["cli"] = ALLOWED["bench"] | {"bench"}
 PUBLIC = {
     "common.h": "core", "status.h": "core", "log.h": "core", "pool.h": "core", "budget.h": "core", "trace.h": "core",
     "field.h": "field", "curve.h": "curve", "msm.h": "msm", "ntt.h": "ntt", "cuda.h": "cuda",
-    "backend.h": "backend", "cs.h": "cs", "gadgets.h": "circuits", "hash.h": "circuits", "filecoin.h": "filecoin", "post.h": "filecoin", "porep.h": "filecoin",
+    "backend.h": "backend", "cs.h": "cs", "gadgets.h": "circuits", "hash.h": "circuits", "filecoin.h": "filecoin", "post.h": "filecoin", "porep.h": "filecoin", "snap.h": "filecoin",
     "circom.h": "cs", "groth16.h": "groth16", "snarkjs.h": "groth16", "engine.h": "engine", "kinds.h": "kinds",
 }
 

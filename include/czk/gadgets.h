@@ -133,7 +133,7 @@ CZK_API czk_status czk_fc_poseidon_hash_md_gadget(czk_cs *cs, czk_num *out, cons
  * by the little-endian bits; hand-optimized for 2, 4 and 8, the general select otherwise. */
 CZK_API czk_status czk_fc_insert(czk_cs *cs, czk_num *out, const czk_num *element, const czk_bool *bits, size_t nbits,
                                  const czk_num *elements);
-/* insertion::select: from[index(bits)], 2^nbits - 1 picks. */
+/* insertion::select: from[index(bits)], 2^nbits - 1 picks (nbits 1 .. 7). */
 CZK_API czk_status czk_fc_select(czk_cs *cs, czk_num *out, const czk_num *from, const czk_bool *bits, size_t nbits);
 
 /* filecoin-hashers Sha256Function::hash_multi_leaf_circuit: each child to_bits_le (255 bits + a constant zero),

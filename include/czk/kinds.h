@@ -7,6 +7,8 @@
  *    (both optional; partition p proves the witness of seed S+p).
  *  - winning-post-<size>, window-post-<size>: Filecoin PoSt (czk/post.h), one kind per sector size; the request's
  *    registered_proof picks the API version. Keys by their v28 names in the parameter directory.
+ *  - porep-c2-<size>, snap-update-<size>: Filecoin PoRep C2 and SnapDeals (czk/porep.h, czk/snap.h), one kind per
+ *    sector size, keys by their v28 names in the parameter directory.
  *  - circom:<name>: a snarkjs Groth16 key <keys_dir>/<name>.zkey. Job input (vanilla_proof): the .wtns bytes (one
  *    partition); vanilla_proofs[0] names the circuit.
  *
@@ -61,7 +63,8 @@ typedef struct czk_kind_request {
 } czk_kind_request;
 
 /* The engine kind name that serves `r` (the one place that maps proof kinds to names): "synthetic-k<k>" (k from a
- * power-of-two sector_size, else default_synthetic_k), "circom:<vanilla_proofs[0]>", "porep-c2-<size>", "snap-update",
+ * power-of-two sector_size, else default_synthetic_k), "circom:<vanilla_proofs[0]>", "porep-c2-<size>",
+ * "snap-update-<size>" (size from registered_proof, an update proof 0-4 agreeing with a non-zero sector_size),
  * "window-post-<size>", "winning-post-<size>" (size from registered_proof, which must be a PoSt proof of that kind and
  * agree with a non-zero sector_size). CZK_ERR_INVALID_ARG with a reason in err (may be NULL) for a request that names
  * no valid kind. */
@@ -81,6 +84,14 @@ CZK_API czk_status czk_kind_post_new(czk_engine_kind *out, czk_post_type type, u
  * proof partition (10 at 32 GiB). */
 CZK_API czk_status czk_kind_porep_new(czk_engine_kind *out, uint64_t sector_size, const char *param_dir,
                                       czk_pool *pool);
+/* snap-update-<size>: Filecoin SnapDeals (EmptySectorUpdate) over the v28 keys in param_dir (key id "snap-2k" ...
+ * "snap-64g"). Job input: registered_proof (update proof 0-4), vanilla_proofs (one bincode PartitionProof per
+ * partition, in order), comm_r_old, comm_d_new, comm_r_new (32 raw bytes each); one engine partition per proof
+ * partition (16 at 32 GiB), 192-byte proofs concatenated in partition order. */
+CZK_API czk_status czk_kind_snap_new(czk_engine_kind *out, uint64_t sector_size, const char *param_dir,
+                                     czk_pool *pool);
+/* log2 of the snap circuit's evaluation domain at a sector size (what its reservation is made for). */
+CZK_API unsigned czk_kind_snap_log_domain(uint64_t sector_size);
 /* The circuit's counts without synthesizing all of it (one slot counted, scaled: the slots are identical). */
 CZK_API czk_status czk_kind_post_counts(czk_post_type type, uint64_t sector_size, czk_cs_counts *out);
 CZK_API czk_status czk_kind_circom_new(czk_engine_kind *out, const char *name, const char *zkey_path, czk_pool *pool);

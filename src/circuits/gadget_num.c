@@ -237,8 +237,8 @@ czk_status czk_pack_bits(czk_cs *cs, czk_num *out, const czk_bool *bits, size_t 
 
 /* ------------------------------------------------------------------------------------------------ insertion */
 czk_status czk_fc_select(czk_cs *cs, czk_num *out, const czk_num *from, const czk_bool *bits, size_t nbits) {
-  if (nbits == 0 || nbits > 6) return CZK_ERR_INVALID_ARG;
-  czk_num state[64];
+  if (nbits == 0 || nbits > 7) return CZK_ERR_INVALID_ARG; /* up to 128 elements (SnapDeals' apex leaves) */
+  czk_num state[128];
   size_t half = (size_t)1 << (nbits - 1);
   memcpy(state, from, sizeof(czk_num) * 2 * half);
   for (size_t i = 0; i < nbits; i++) { /* most significant bit first */

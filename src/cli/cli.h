@@ -15,6 +15,14 @@
 /* Filecoin forms of setup / verify (cmd_filecoin.c), chosen by --kind / --request. */
 int czk__cmd_setup_kind(int argc, char **argv);
 int czk__cmd_verify_request(int argc, char **argv);
+/* SnapDeals forms of circuit-info, gen-vanilla, setup --kind and verify --request (cmd_snap.c). */
+struct czk__fc_request;
+int czk__cmd_circuit_info_snap(const char *size, bool json);
+int czk__cmd_gen_vanilla_snap(int argc, char **argv);
+int czk__cmd_setup_snap(const char *size, const char *out);
+int czk__verify_snap(const struct czk__fc_request *r, const char *req, const char *proof, const char *params);
+/* True when the first positional argument (past options and their values) is `word`. */
+bool czk__first_positional_is(int argc, char **argv, const char *word);
 /* True when argv holds the option `opt` (as "--x" or "--x=..."). */
 static inline bool czk__has_opt(int argc, char **argv, const char *opt) {
   size_t n = strlen(opt);

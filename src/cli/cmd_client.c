@@ -133,7 +133,7 @@ static void store_free(submit_store *st) {
 }
 
 /* A Filecoin request.json -> the fields Curio fills (proof kind, registered proof, sector size, miner, randomness,
- * partition, vanilla_proofs). */
+ * partition, vanilla_proofs; SnapDeals: comm_r_old, comm_d_new, comm_r_new). */
 static int build_from_request(const submit_opts *o, Cuzk__V1__SubmitProofRequest *r, submit_store *st) {
   char err[512];
   if (czk__fc_request_load(o->request, &st->req, err, sizeof err) != 0) {
@@ -150,6 +150,11 @@ static int build_from_request(const submit_opts *o, Cuzk__V1__SubmitProofRequest
   if (q->proof_kind == 3 || q->proof_kind == 4) {
     r->randomness.data = st->req.randomness;
     r->randomness.len = 32;
+  }
+  if (q->has_comms) { /* SnapDeals */
+    r->comm_r_old = (ProtobufCBinaryData){32, st->req.comm_r_old};
+    r->comm_d_new = (ProtobufCBinaryData){32, st->req.comm_d_new};
+    r->comm_r_new = (ProtobufCBinaryData){32, st->req.comm_r_new};
   }
   if (q->vanilla_one) {
     r->vanilla_proof.data = q->vanilla_one;

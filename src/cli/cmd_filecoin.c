@@ -3,7 +3,7 @@
  *   czk gen-vanilla KIND --sector-size S ... --out DIR  valid vanilla proofs + request.json (czk/post.h generator)
  *   czk setup --kind KIND --sector-size S --out DIR    a key pair of our own under the v28 names
  *   czk verify --request R --proof P --params DIR      standalone verification with recomputed public inputs
- * KIND: winning-post, window-post (and porep for circuit-info, setup and verify). Sector sizes: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or bytes). */
+ * KIND: winning-post, window-post (and porep for circuit-info, setup and verify; snap: cmd_snap.c). Sector sizes: 2KiB, 8MiB, 512MiB, 32GiB, 64GiB (or bytes). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -67,7 +67,7 @@ static void group(char *out, size_t len, uint64_t v) {
 
 int czk_cmd_circuit_info(int argc, char **argv) {
   static const char *usage = "usage: czk circuit-info KIND --sector-size S [--json]\n"
-                             "  KIND: winning-post, window-post, porep (one partition). Runs the circuit's real synthesis in a counting mode\n"
+                             "  KIND: winning-post, window-post, porep, snap (one partition). Runs the circuit's real synthesis in a counting mode\n"
                              "  (no matrices kept): constraints, inputs, aux, non-zeros of A/B/C, densities, domain.\n";
   const char *size = NULL, *kind = NULL;
   bool json = false;
@@ -82,6 +82,7 @@ int czk_cmd_circuit_info(int argc, char **argv) {
   }
   if (optind != argc - 1) return fprintf(stderr, "%s", usage), 2;
   kind = argv[optind];
+  if (strcmp(kind, "snap") == 0) return czk__cmd_circuit_info_snap(size, json);
   const czk_post_info *info = NULL;
   const czk_porep_info *pinfo = NULL;
   if (strcmp(kind, "porep") == 0) {
@@ -267,9 +268,11 @@ static int gen_vanilla_porep(int argc, char **argv) {
 
 /* ------------------------------------------------------------------------------------------------ gen-vanilla */
 int czk_cmd_gen_vanilla(int argc, char **argv) {
+  if (czk__first_positional_is(argc, argv, "snap")) return czk__cmd_gen_vanilla_snap(argc, argv);
   static const char *usage =
       "usage: czk gen-vanilla KIND --sector-size S --out DIR [options]\n"
-      "  KIND: winning-post, window-post (below), porep (czk gen-vanilla porep --help). Writes DIR/vanilla-<i>.bin (bincode FallbackPoStSectorProof, as Curio sends\n"
+      "  KIND: winning-post, window-post (below), porep (czk gen-vanilla porep --help), snap (czk gen-vanilla snap --help).\n"
+      "  Writes DIR/vanilla-<i>.bin (bincode FallbackPoStSectorProof, as Curio sends\n"
       "  them) and DIR/request.json (the SubmitProof fields; `czk prove --request`, `czk verify --request`).\n"
       "  --sectors N          window-post: sectors in the partition (default 1, at most the proof's sector count)\n"
       "  --seed X             replica data, comm_c and randomness derive from X (default 1)\n"
@@ -392,7 +395,7 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
 
 /* ------------------------------------------------------------------------------------------------ setup */
 int czk__cmd_setup_kind(int argc, char **argv) {
-  static const char *usage = "usage: czk setup --kind winning-post|window-post|porep --sector-size S --out DIR\n"
+  static const char *usage = "usage: czk setup --kind winning-post|window-post|porep|snap --sector-size S --out DIR\n"
                              "  A Groth16 key pair of our own (fresh OS randomness) for a Filecoin circuit, written as\n"
                              "  DIR/<v28 name>.params and .vk (the names the published parameters have).\n";
   const char *kind = NULL, *size = NULL, *out = NULL;
@@ -408,6 +411,7 @@ int czk__cmd_setup_kind(int argc, char **argv) {
     else return fprintf(stderr, "%s", usage), 2;
   }
   if (optind != argc || !out) return fprintf(stderr, "%s", usage), 2;
+  if (kind && strcmp(kind, "snap") == 0) return czk__cmd_setup_snap(size, out);
   const czk_post_info *info = NULL;
   const czk_porep_info *pinfo = NULL;
   uint64_t bytes = 0;
@@ -522,9 +526,10 @@ out:
 int czk__cmd_verify_request(int argc, char **argv) {
   static const char *usage =
       "usage: czk verify --request DIR/request.json --proof proof.bin --params DIR\n"
-      "  Verifies a PoSt or PoRep proof standalone with public inputs recomputed from the request (PoSt: randomness,\n"
-      "  sector ids and comm_r of its \"sectors\", partition, registered proof; PoRep: the C1 output after its native\n"
-      "  checks, miner and sector); the .vk is found by its v28 name in --params.\n";
+      "  Verifies a PoSt, PoRep or SnapDeals proof standalone with public inputs recomputed from the request (PoSt:\n"
+      "  randomness, sector ids and comm_r of its \"sectors\", partition, registered proof; PoRep: the C1 output after\n"
+      "  its native checks, miner and sector; SnapDeals: every partition proof after its native checks, the three\n"
+      "  commitments); the .vk is found by its v28 name in --params.\n";
   const char *req = NULL, *proof = NULL, *params = NULL;
   static const struct option lo[] = {{"request", 1, 0, 'r'}, {"proof", 1, 0, 'p'}, {"params", 1, 0, 'd'},
                                      {"help", 0, 0, 'h'},    {0, 0, 0, 0}};
@@ -543,6 +548,11 @@ int czk__cmd_verify_request(int argc, char **argv) {
   if (czk__fc_request_load(req, &r, err, sizeof err) != 0) return fprintf(stderr, "czk verify: %s\n", err), 1;
   if (r.proof_kind == 1) {
     int prc = verify_porep(&r, req, proof, params);
+    czk__fc_request_free(&r);
+    return prc;
+  }
+  if (r.proof_kind == 2) {
+    int prc = czk__verify_snap(&r, req, proof, params);
     czk__fc_request_free(&r);
     return prc;
   }

@@ -71,6 +71,11 @@ czk_status czk__daemon_register_kinds(czk_engine *e, const czk__config *cfg) {
     CZK_TRY(czk_kind_porep_new(&g_kinds[g_nkinds], sizes[i], cfg->param_dir, NULL));
     CZK_TRY(add_kind(e, &g_kinds[g_nkinds]));
   }
+  /* Filecoin SnapDeals: one kind per sector size, keys by their v28 names in param_dir */
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0] && g_nkinds < MAX_KINDS; i++) {
+    CZK_TRY(czk_kind_snap_new(&g_kinds[g_nkinds], sizes[i], cfg->param_dir, NULL));
+    CZK_TRY(add_kind(e, &g_kinds[g_nkinds]));
+  }
   DIR *d = opendir(cfg->keys_dir);
   if (!d) return CZK_OK; /* no keys directory yet: synthetic keys create it on first use */
   struct dirent *de;

@@ -118,6 +118,17 @@ int czk__fc_request_load(const char *path, czk__fc_request *r, char *err, size_t
     fail(err, err_len, "\"randomness\" missing or not 64 hex digits", path);
     goto out;
   }
+  if (json_object_object_get_ex(root, "comm_r_old", &x) || r->proof_kind == 2) {
+    static const char *keys[3] = {"comm_r_old", "comm_d_new", "comm_r_new"};
+    uint8_t *dst[3] = {r->comm_r_old, r->comm_d_new, r->comm_r_new};
+    for (int i = 0; i < 3; i++)
+      if (!json_object_object_get_ex(root, keys[i], &x) || !json_object_is_type(x, json_type_string) ||
+          czk__unhex32(dst[i], json_object_get_string(x)) != 0) {
+        snprintf(err, err_len, "%s: \"%s\" missing or not 64 hex digits", path, keys[i]);
+        goto out;
+      }
+    r->has_comms = true;
+  }
   if (json_object_object_get_ex(root, "sectors", &arr)) {
     if (!json_object_is_type(arr, json_type_array)) {
       fail(err, err_len, "\"sectors\" is not an array", path);
@@ -213,7 +224,16 @@ int czk__fc_request_write(const char *dir, const czk__fc_request *r, const char 
     goto done;
   }
   czk__hex32(hex, r->randomness);
-  fprintf(f, "  \"randomness\": \"%s\",\n  \"partition_index\": %u,\n  \"sectors\": [", hex, r->partition_index);
+  fprintf(f, "  \"randomness\": \"%s\",\n  \"partition_index\": %u,\n", hex, r->partition_index);
+  if (r->has_comms) {
+    czk__hex32(hex, r->comm_r_old);
+    fprintf(f, "  \"comm_r_old\": \"%s\",\n", hex);
+    czk__hex32(hex, r->comm_d_new);
+    fprintf(f, "  \"comm_d_new\": \"%s\",\n", hex);
+    czk__hex32(hex, r->comm_r_new);
+    fprintf(f, "  \"comm_r_new\": \"%s\",\n", hex);
+  }
+  fprintf(f, "  \"sectors\": [");
   for (size_t i = 0; i < r->n_sectors; i++) {
     czk__hex32(hex, r->comm_r[i]);
     fprintf(f, "%s\n    {\"sector_id\": %llu, \"comm_r\": \"%s\"}", i ? "," : "", (unsigned long long)r->sector_ids[i],

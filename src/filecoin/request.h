@@ -8,10 +8,13 @@
  *    "vanilla_proofs": ["vanilla-0.bin", ...]}                          (files, relative to request.json's folder)
  * A PoRep request has "sector_number" and "vanilla_proof": "c1.json" (the envelope or the bare C1 output) instead of
  * randomness and vanilla_proofs.
+ * A SnapDeals request (proof_kind 2) has "comm_r_old", "comm_d_new", "comm_r_new" (hex 32 B, the raw request fields)
+ * and "vanilla_proofs": one PartitionProof file per partition, in partition order.
  */
 #ifndef CZK_FILECOIN_REQUEST_H
 #define CZK_FILECOIN_REQUEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +34,8 @@ typedef struct czk__fc_request {
   uint8_t *vanilla_one;   /* PoRep: "vanilla_proof" (a file: the envelope or the C1 output), NULL when absent */
   size_t vanilla_one_len;
   const char *vanilla_one_name; /* czk__fc_request_write: the "vanilla_proof" file name (PoRep); NULL for PoSt */
+  bool has_comms; /* SnapDeals: "comm_r_old", "comm_d_new", "comm_r_new" */
+  uint8_t comm_r_old[32], comm_d_new[32], comm_r_new[32];
 } czk__fc_request;
 
 /* Reads path and every vanilla proof file it names. 0 on success; else a reason in err. */

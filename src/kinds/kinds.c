@@ -4,6 +4,7 @@
 
 #include "czk/kinds.h"
 #include "czk/porep.h"
+#include "czk/snap.h"
 
 static bool valid_circuit_id(const uint8_t *p, size_t n) {
   if (n < 1 || n > 64 || p[0] == '.') return false;
@@ -36,7 +37,20 @@ czk_status czk_kind_name_for(const czk_kind_request *r, unsigned default_synthet
     snprintf(name, name_len, "porep-c2-%s", info->size_name);
     return CZK_OK;
   }
-  case CZK_PROOF_KIND_SNAP_DEALS_UPDATE: snprintf(name, name_len, "snap-update"); return CZK_OK;
+  case CZK_PROOF_KIND_SNAP_DEALS_UPDATE: {
+    const czk_snap_info *info = czk_snap_info_by_wire(r->registered_proof);
+    if (!info) {
+      snprintf(err, err_len, "registered_proof %llu is not an update proof (0-4)", (unsigned long long)r->registered_proof);
+      return CZK_ERR_INVALID_ARG;
+    }
+    if (r->sector_size && r->sector_size != info->sector_size) {
+      snprintf(err, err_len, "sector_size %llu disagrees with registered_proof %llu (%s)",
+               (unsigned long long)r->sector_size, (unsigned long long)r->registered_proof, info->name);
+      return CZK_ERR_INVALID_ARG;
+    }
+    snprintf(name, name_len, "snap-update-%s", info->size_name);
+    return CZK_OK;
+  }
   case CZK_PROOF_KIND_WINDOW_POST_PARTITION:
   case CZK_PROOF_KIND_WINNING_POST: {
     bool win = r->proof_kind == CZK_PROOF_KIND_WINNING_POST;

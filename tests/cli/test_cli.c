@@ -10,6 +10,7 @@
  *   setup/prove/verify : synthetic 2^4 circuit: keys, proof and public inputs written, `czk verify` prints OK; a
  *                        flipped proof byte, a changed public input, another witness's public inputs and a truncated
  *                        proof all exit 1.
+ *   snap               : circuit-info 2 KiB, gen-vanilla snap files and request.json, bad arguments, verify refusals
  *   filecoin           : circuit-info counts (2 KiB Window, 32 GiB Winning), gen-vanilla files and request.json, bad
  *                        arguments, verify --request without a key or with a malformed request.
  * Every run also checks that stderr holds no sanitizer report (an ASan/UBSan abort exits non-zero too, which must not
@@ -463,6 +464,69 @@ static void test_filecoin(void) {
   CHECK_MSG(r.rc == 1 && strstr(r.err, "registered_proof"), "verify bad request: %d %s", r.rc, r.err);
 }
 
+/* czk circuit-info / gen-vanilla / verify --request (Filecoin SnapDeals): the spec's 2 KiB counts in text and JSON;
+ * gen-vanilla writes one PartitionProof per partition (2 KiB dense, 8 MiB sparse: 4 of 43,864 bytes) and a
+ * request.json with the three commitments; bad arguments and a missing key are refused with a reason. The daemon
+ * path is test_snap_daemon. */
+static void test_snap(void) {
+  run_result r;
+  RUN(&r, NULL, "circuit-info", "snap", "--sector-size", "2KiB");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "1,705,039 (with the 5 input constraints: 1,705,044)") &&
+                strstr(r.out, "aux variables        1,703,569") && strstr(r.out, "FFT domain           2^21") &&
+                strstr(r.out, "fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194.params"),
+            "circuit-info snap 2KiB: %d %s %s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "circuit-info", "snap", "--sector-size", "2KiB", "--json");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "\"constraints\":1705039,") && strstr(r.out, "\"public_inputs\":5,") &&
+                strstr(r.out, "\"circuit_id\":\"snap-2k\""),
+            "circuit-info snap --json: %d %s %s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "circuit-info", "snap", "--sector-size", "4KiB");
+  expect_fail(&r, 2, "no registered update proof for sector size 4KiB", "circuit-info snap 4KiB");
+  char dir[128], req[160], p0[160], vk[128];
+  path_in(dir, sizeof dir, "snap2k");
+  RUN(&r, NULL, "gen-vanilla", "snap", "--sector-size", "2KiB", "--seed", "3", "--out", dir);
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "1 StackedDrg2KiBV1 partition proof(s) of 15064 bytes (dense, 2KiB)"),
+            "gen-vanilla snap: %d %s %s", r.rc, r.out, r.err);
+  snprintf(req, sizeof req, "%s/request.json", dir);
+  snprintf(p0, sizeof p0, "%s/partition-0.bin", dir);
+  struct stat sb;
+  CHECK(stat(p0, &sb) == 0 && sb.st_size == 15064);
+  char *j = read_text(req);
+  CHECK_MSG(j && strstr(j, "\"proof_kind\": 2,") && strstr(j, "\"registered_proof\": 0,") &&
+                strstr(j, "\"comm_r_old\": \"") && strstr(j, "\"comm_d_new\": \"") && strstr(j, "\"comm_r_new\": \"") &&
+                strstr(j, "\"vanilla_proofs\": [\"partition-0.bin\"]"),
+            "snap request.json: %s", j ? j : "(missing)");
+  free(j);
+  char dir2[128];
+  path_in(dir2, sizeof dir2, "snap8m");
+  RUN(&r, NULL, "gen-vanilla", "--sparse", "snap", "--sector-size", "8MiB", "--out", dir2);
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "4 StackedDrg8MiBV1 partition proof(s) of 43864 bytes (sparse, 8MiB)"),
+            "gen-vanilla snap 8MiB: %d %s %s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "gen-vanilla", "snap", "--sector-size", "512MiB", "--dense", "--out", dir2);
+  expect_fail(&r, 2, "--dense builds sectors up to 8MiB", "gen-vanilla snap dense 512MiB");
+  RUN(&r, NULL, "gen-vanilla", "snap", "--sector-size", "3KiB", "--out", dir2);
+  expect_fail(&r, 2, "no registered update proof", "gen-vanilla snap 3KiB");
+  RUN(&r, NULL, "gen-vanilla", "snap", "--sector-size", "2KiB", "--seed", "x1", "--out", dir2);
+  expect_fail(&r, 2, "bad number", "gen-vanilla snap seed");
+  /* verify --request: no key; a damaged partition proof; a request without the commitments */
+  path_in(vk, sizeof vk, "no-params");
+  RUN(&r, NULL, "verify", "--request", req, "--proof", p0, "--params", vk);
+  CHECK_MSG(r.rc == 1 && strstr(r.err, ".vk") && strstr(r.err, "fb9e095b"), "verify snap without a key: %d %s", r.rc,
+            r.err);
+  char *pb = read_text(p0);
+  if (pb) {
+    pb[0x184] ^= 1; /* challenge 0, proof_r_old, level 0, sibling 0 */
+    write_file(p0, pb, 15064);
+    RUN(&r, NULL, "verify", "--request", req, "--proof", p0, "--params", vk);
+    CHECK_MSG(r.rc == 1 && strstr(r.err, "partition 0: challenge 0") && strstr(r.err, "proof_r_old path"),
+              "verify snap damaged: %d %s", r.rc, r.err);
+    free(pb);
+  }
+  const char *bad = "{\"proof_kind\": 2, \"registered_proof\": 0, \"vanilla_proofs\": []}";
+  write_file(req, bad, strlen(bad));
+  RUN(&r, NULL, "verify", "--request", req, "--proof", p0, "--params", vk);
+  CHECK_MSG(r.rc == 1 && strstr(r.err, "\"comm_r_old\" missing"), "verify snap no comms: %d %s", r.rc, r.err);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_cli <path of the czk executable>\n");
@@ -480,6 +544,7 @@ int main(int argc, char **argv) {
   test_prove_verify();
   test_bench_backend();
   test_filecoin();
+  test_snap();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
   if (system(cmd) != 0) fprintf(stderr, "test_cli: could not remove %s\n", g_dir);

@@ -232,6 +232,48 @@ static void test_evaluator(void) {
   }
 }
 
+/* A continuing evaluator reads the variables an earlier evaluator wrote below aux_base, allocates from aux_base on,
+ * writes its own rows; references past what exists and a base past the capacity are refused. */
+static void test_evaluator_continue(void) {
+  czk_fr aux[8], abc[3][4], three, five, v;
+  czk_fr_from_u64(&three, 3);
+  czk_fr_from_u64(&five, 5);
+  czk_cs_eval_out o = {.aux = aux, .aux_cap = 3, .a = abc[0], .b = abc[1], .c = abc[2], .rows_cap = 1};
+  czk_cs *cs;
+  czk_var x, y, z, u;
+  CHECK(czk_cs_evaluator_new(&cs, &o) == CZK_OK);
+  CHECK(czk_cs_alloc(cs, &x, &three) == CZK_OK && czk_cs_alloc(cs, &y, &five) == CZK_OK);
+  czk_fr_mul(&v, &three, &five);
+  CHECK(czk_cs_alloc(cs, &z, &v) == CZK_OK);
+  czk_lc a, b, c;
+  czk_lc_init(&a), czk_lc_init(&b), czk_lc_init(&c);
+  czk_lc_add_var(&a, x), czk_lc_add_var(&b, y), czk_lc_add_var(&c, z);
+  CHECK(czk_cs_enforce(cs, "xy", &a, &b, &c) == CZK_OK);
+  czk_cs_free(cs);
+  /* the continuation: u = x + y at aux 3, row 1: (x + y) * ONE = u, reading the earlier aux and ONE */
+  czk_fr in[1] = {czk_fr_one_v};
+  czk_cs_eval_at at = {in, aux, abc[0], abc[1], abc[2], 1, 3, 1, 0, 1, 2};
+  CHECK(czk_cs_evaluator_continue(&cs, &at) == CZK_OK);
+  czk_fr_add(&v, &three, &five);
+  CHECK(czk_cs_alloc(cs, &u, &v) == CZK_OK && u == 3 && czk_cs_num_aux(cs) == 4);
+  czk_lc_clear(&a), czk_lc_clear(&b), czk_lc_clear(&c);
+  czk_lc_add_var(&a, x), czk_lc_add_var(&a, y), czk_lc_add_var(&b, CZK_VAR_ONE), czk_lc_add_var(&c, u);
+  CHECK(czk_cs_enforce(cs, "sum", &a, &b, &c) == CZK_OK);
+  CHECK(czk_fr_eq(&aux[3], &v) && czk_fr_eq(&abc[0][1], &v) && czk_fr_is_one(&abc[1][1]) && czk_fr_eq(&abc[2][1], &v));
+  CHECK_EQ_INT(czk_cs_num_constraints(cs), 2);
+  /* aux 4 does not exist yet; the aux cap is reached after one */
+  czk_lc_clear(&a);
+  czk_lc_add_var(&a, 4);
+  CHECK(czk_cs_enforce(cs, "unknown", &a, &b, &c) == CZK_ERR_INVALID_ARG);
+  czk_cs_free(cs);
+  CHECK(czk_cs_evaluator_continue(&cs, &at) == CZK_OK);
+  CHECK(czk_cs_alloc(cs, &u, &v) == CZK_OK && czk_cs_alloc(cs, &u, &v) == CZK_ERR_LIMIT);
+  czk_cs_free(cs);
+  at.inputs = NULL;
+  CHECK(czk_cs_evaluator_continue(&cs, &at) == CZK_ERR_INVALID_ARG && cs == NULL);
+  czk_lc_free(&a), czk_lc_free(&b), czk_lc_free(&c);
+}
+
 static void test_synthetic(void) {
   for (unsigned k = 4; k <= 10; k++) {
     czk_r1cs *r;
@@ -366,6 +408,7 @@ int main(void) {
   test_hand();
   test_counter();
   test_evaluator();
+  test_evaluator_continue();
   test_synthetic();
   test_file();
   return czk_test_done("test_cs");

@@ -15,6 +15,7 @@
 #include "czk/backend.h"
 #include "czk/groth16.h"
 #include "czk/kinds.h"
+#include "czk/snap.h"
 #include "czk_test.h"
 
 static void test_names(void) {
@@ -27,7 +28,9 @@ static void test_names(void) {
     uint64_t registered, size;
   } fc[] = {{1, "porep-c2-8MiB", 6, 8ull << 20},
             {1, "porep-c2-32GiB", 18, 0},
-            {2, "snap-update", 0, 0},
+            {2, "snap-update-2KiB", 0, 0},
+            {2, "snap-update-32GiB", 3, 32ull << 30},
+            {2, "snap-update-64GiB", 4, 0},
             {3, "window-post-2KiB", 10, 2048},
             {3, "window-post-32GiB", 8, 0},
             {3, "window-post-64GiB", 14, 64ull << 30},
@@ -50,7 +53,9 @@ static void test_names(void) {
              {3, 15, 0, "registered_proof 15"},
              {3, 13, 2048, "disagrees with registered_proof 13"},
              {1, 20, 0, "not a seal proof"},
-             {1, 6, 2048, "disagrees with registered_proof 6"}};
+             {1, 6, 2048, "disagrees with registered_proof 6"},
+             {2, 5, 0, "not an update proof"},
+             {2, 1, 2048, "disagrees with registered_proof 1"}};
   for (size_t i = 0; i < sizeof badpost / sizeof badpost[0]; i++) {
     r.proof_kind = badpost[i].kind;
     r.registered_proof = badpost[i].registered;
@@ -295,9 +300,110 @@ static void test_porep_kind(void) {
   free(c1);
 }
 
+/* The snap-update kinds: the reservation's domain is the circuit's at every size; the 2 KiB and 8 MiB kinds on
+ * generated updates as Curio sends them (one PartitionProof per partition and the three raw commitments): parse
+ * (every native check, the public inputs), the adapter's synthesis of a partition (its rows hold; its inputs are the
+ * recomputed ones, else it is refused); bad requests refused with a reason naming the field, partition or challenge. */
+static void test_snap_kind(void) {
+  for (uint64_t wire = 0; wire < CZK_SNAP_N_PROOFS; wire++) {
+    const czk_snap_info *info = czk_snap_info_by_wire(wire);
+    czk_cs_counts n;
+    if (wire == 2 || wire == 4) continue; /* same rule as 8 MiB / 32 GiB; counted under test_snap_full */
+    CHECK(czk_snap_counts(info, &n) == CZK_OK && n.log_domain == czk_kind_snap_log_domain(info->sector_size));
+  }
+  for (uint64_t wire = 0; wire <= 1; wire++) {
+    const czk_snap_info *info = czk_snap_info_by_wire(wire);
+    czk_snap_gen_input in = {.mode = CZK_SNAP_GEN_SPARSE, .seed = 9};
+    czk_snap_update u;
+    CHECK(czk_snap_generate(info, &in, &u) == CZK_OK);
+    size_t vs = czk_snap_partition_size(info);
+    uint8_t *bytes = malloc(vs * u.n_parts);
+    czk_bytes vp[16];
+    for (uint32_t k = 0; k < u.n_parts; k++) {
+      CHECK(czk_snap_partition_write(info, &u.parts[k], bytes + k * vs, vs) == CZK_OK);
+      vp[k] = (czk_bytes){bytes + k * vs, vs};
+    }
+    czk_engine_kind kd;
+    CHECK(czk_kind_snap_new(&kd, info->sector_size, g_dir, NULL) == CZK_OK);
+    CHECK(strcmp(kd.name, wire ? "snap-update-8MiB" : "snap-update-2KiB") == 0 &&
+          strcmp(kd.key_id, wire ? "snap-8m" : "snap-2k") == 0 && kd.max_partitions == 16);
+    char why[320];
+    czk_kind_request r;
+    memset(&r, 0, sizeof r);
+    r.proof_kind = CZK_PROOF_KIND_SNAP_DEALS_UPDATE;
+    r.registered_proof = wire;
+    r.sector_size = info->sector_size;
+    r.vanilla_proofs = vp;
+    r.n_vanilla_proofs = u.n_parts;
+    r.comm_r_old = (czk_bytes){u.comms.comm_r_old, 32};
+    r.comm_d_new = (czk_bytes){u.comms.comm_d_new, 32};
+    r.comm_r_new = (czk_bytes){u.comms.comm_r_new, 32};
+    r.error = why;
+    r.error_len = sizeof why;
+    void *parsed = NULL, *synth = NULL;
+    uint32_t nparts = 0;
+    CHECK_MSG(kd.parse(kd.user, (const uint8_t *)&r, sizeof r, &parsed, &nparts) == CZK_OK, "%s", why);
+    CHECK(nparts == info->partitions);
+    if (parsed && wire == 0) { /* 8 MiB: 10,007,503 rows are synthesized by the daemon test's sizes only */
+      uint32_t part = nparts - 1;
+      CHECK(kd.synthesize(kd.user, parsed, part, NULL, &synth) == CZK_OK);
+      czk_groth16_assignment *as = synth;
+      if (as) {
+        CHECK(as->n_rows == 1705039 + 5 && as->n_domain == (1u << 21) && as->w.n_inputs == 5);
+        CHECK(czk_r1cs_first_unsatisfied(as->a, as->b, as->c, as->n_rows) == SIZE_MAX);
+        kd.synth_free(kd.user, synth);
+      }
+    }
+    if (parsed) kd.parsed_free(kd.user, parsed);
+    /* refusals */
+    uint8_t bad_comm[32], flipped[32];
+    memset(bad_comm, 0xff, 32);
+    memcpy(flipped, u.comms.comm_r_new, 32);
+    flipped[0] ^= 1;
+    struct {
+      uint64_t wire, size;
+      size_t n;
+      czk_bytes old, dnew, rnew;
+      size_t trunc; /* bytes cut from the last partition proof */
+      const char *why;
+    } bad[] = {
+        {wire + 1, 0, u.n_parts, r.comm_r_old, r.comm_d_new, r.comm_r_new, 0, "is not the"},
+        {wire, 4096, u.n_parts, r.comm_r_old, r.comm_d_new, r.comm_r_new, 0, "disagrees with registered_proof"},
+        {wire, 0, u.n_parts, (czk_bytes){u.comms.comm_r_old, 31}, r.comm_d_new, r.comm_r_new, 0,
+         "comm_r_old has 31 bytes"},
+        {wire, 0, u.n_parts, r.comm_r_old, (czk_bytes){bad_comm, 32}, r.comm_r_new, 0, "comm_d_new is not a canonical"},
+        {wire, 0, u.n_parts, r.comm_r_old, r.comm_d_new, (czk_bytes){flipped, 32}, 0, "differs from comm_r_new"},
+        {wire, 0, u.n_parts + 1, r.comm_r_old, r.comm_d_new, r.comm_r_new, 0, "one per partition"},
+        {wire, 0, u.n_parts, r.comm_r_old, r.comm_d_new, r.comm_r_new, 100, "truncated"},
+    };
+    czk_bytes vp2[17];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+      memcpy(vp2, vp, sizeof vp);
+      vp2[16] = vp[0];
+      if (bad[i].n > u.n_parts) vp2[u.n_parts] = vp[0];
+      vp2[u.n_parts - 1].len -= bad[i].trunc;
+      r.registered_proof = bad[i].wire;
+      r.sector_size = bad[i].size;
+      r.vanilla_proofs = vp2;
+      r.n_vanilla_proofs = bad[i].n;
+      r.comm_r_old = bad[i].old, r.comm_d_new = bad[i].dnew, r.comm_r_new = bad[i].rnew;
+      why[0] = 0;
+      parsed = NULL;
+      CHECK(kd.parse(kd.user, (const uint8_t *)&r, sizeof r, &parsed, &nparts) != CZK_OK && parsed == NULL);
+      CHECK_MSG(strstr(why, bad[i].why) != NULL, "case %zu: %s (wanted %s)", i, why, bad[i].why);
+      if (bad[i].trunc)
+        CHECK_MSG(strstr(why, "partition") != NULL, "%s", why);
+    }
+    czk_kind_free(&kd);
+    free(bytes);
+    czk_snap_update_free(&u);
+  }
+}
+
 int main(void) {
   test_names();
   test_porep_kind();
+  test_snap_kind();
   test_post_counts();
   snprintf(g_dir, sizeof g_dir, "/tmp/czk_tkinds_%d", (int)getpid());
   test_two_keys_one_device(1);
