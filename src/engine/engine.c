@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/clock.h"
 #include "czk/log.h"
@@ -638,6 +639,18 @@ static void engine_free(czk_engine *e) {
   free(e);
 }
 
+/* Job ids never repeat across restarts of a daemon (an AwaitProof of a pre-restart id must be NOT_FOUND, never another
+ * job's proof): the first id is the wall clock in microseconds at creation, then ids are consecutive (they are also
+ * the dispatch sequence). A later run starts above every id an earlier one issued unless that run issued more than
+ * one job per microsecond of its life or the wall clock stepped back across the restart. Below 2^53 (until the year
+ * 2255), so /status JSON numbers hold them exactly. */
+static uint64_t first_job_id(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 1;
+  uint64_t us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+  return us ? us : 1;
+}
+
 czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) {
   if (!out || !cfg_in) return CZK_ERR_INVALID_ARG;
   *out = NULL;
@@ -654,7 +667,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
   e->cfg = cfg;
   e->cfg.devices = NULL;
   e->t_start = czk__clock_now_ns();
-  e->next_seq = 1;
+  e->next_seq = first_job_id();
   pthread_mutex_init(&e->mu, NULL);
   pthread_mutex_init(&e->gq_mu, NULL);
   pthread_mutex_init(&e->fq_mu, NULL);

@@ -149,6 +149,26 @@ test('SIGINT with --drain-grace 100ms: the daemon exits in time and the long job
   c.close();
 });
 
+test('job ids are not reused after SIGKILL and restart: a pre-crash id is NOT_FOUND', async () => {
+  const d1 = await startDaemon([]);
+  const c1 = clientFor(d1.addr);
+  const a = await call(c1, 'Prove', { submit: synth(12, 'seed=21') });
+  assert.equal(a.result.status, 'COMPLETED', a.result.error_message);
+  c1.close();
+  d1.p.kill('SIGKILL');
+  await d1.exited;
+  const d2 = await startDaemon([]);
+  const c2 = clientFor(d2.addr);
+  const b = await call(c2, 'Prove', { submit: synth(12, 'seed=22') });
+  assert.equal(b.result.status, 'COMPLETED', b.result.error_message);
+  assert.notEqual(b.result.job_id, a.result.job_id);
+  await assert.rejects(call(c2, 'AwaitProof', { job_id: a.result.job_id, timeout_ms: 10 }),
+    (e) => e.code === grpc.status.NOT_FOUND);
+  c2.close();
+  d2.p.kill('SIGTERM');
+  assert.equal((await d2.exited).code, 0, d2.err);
+});
+
 test('invalid configuration is rejected at start with the key and the reason (exit code 2)', () => {
   const cases = [
     [['--memory-budget', 'lots'], /memory_budget: 'lots' is not a size/],

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/clock.h"
 #include "czk/engine.h"
@@ -379,6 +380,41 @@ static void test_requests(void) {
   czk__fake_destroy(&f);
 }
 
+/* Job ids never repeat across restarts (issue 22, defect 7): after a restart (a new engine), the id of a job of the
+ * previous run is unknown (NOT_FOUND), never another job's; ids start at the wall clock in microseconds. */
+static void test_ids_across_restarts(void) {
+  czk_fake f;
+  czk__fake_init(&f, 4);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t us0 = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+  uint64_t old_id = 0, new_id = 0;
+  czk_engine_result r;
+  czk_engine *e = make_engine(&f, 1 << 20, 1, 0, 1, NULL, 0);
+  czk_fake_job j = fjob(1, 1, 0, 0);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &old_id) == CZK_OK);
+  CHECK(czk_engine_await(e, old_id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK_MSG(old_id >= us0 && old_id < (1ull << 53), "job id %llu is not from the wall clock (%llu us)",
+            (unsigned long long)old_id, (unsigned long long)us0);
+  check_idle(e, &f, "ids before restart");
+  czk_engine_destroy(e);
+  /* "restart": the new engine proves another job first, then the old id is asked for */
+  e = make_engine(&f, 1 << 20, 1, 0, 1, NULL, 0);
+  j = fjob(2, 1, 0, 0);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &new_id) == CZK_OK);
+  CHECK(czk_engine_await(e, new_id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK_MSG(new_id > old_id, "id %llu after restart not above %llu", (unsigned long long)new_id,
+            (unsigned long long)old_id);
+  CHECK(czk_engine_await(e, old_id, 0, &r) == CZK_ERR_NOT_FOUND && r.proof == NULL);
+  czk_engine_result_free(&r);
+  CHECK(czk_engine_cancel(e, old_id, NULL) == CZK_ERR_NOT_FOUND);
+  check_idle(e, &f, "ids after restart");
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
 /* 5. shutdown with work in flight: waiters wake, intake stops, nothing leaks, no thread left */
 typedef struct waiter_arg {
   czk_engine *e;
@@ -729,6 +765,7 @@ int main(int argc, char **argv) {
   test_ordering();
   test_critical_takeover();
   test_requests();
+  test_ids_across_restarts();
   test_keys();
   test_device_keys(1);
   test_device_keys(2);
