@@ -62,8 +62,12 @@ czk_status czk__config_load_file(czk__config *c, const char *path, char *err, si
 /* Parse --key value / --key=value flags from argv[first..argc); unknown flags are errors. --config FILE is applied
  * first wherever it appears. Non-flag arguments are errors. */
 czk_status czk__config_parse_args(czk__config *c, int argc, char **argv, int first, char *err, size_t errlen);
-/* Fill computed defaults (listen path, keys dir, memory budget) and validate cross-key constraints. */
+/* Fill computed defaults (listen path, keys dir, memory budget) and validate cross-key constraints. Without
+ * XDG_RUNTIME_DIR the socket goes to /tmp/czk-$UID, checked by czk__config_private_dir. */
 czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen);
+/* Create `dir` (mode 0700) or accept an existing one only when it is a directory itself (lstat: a symbolic link is
+ * refused), owned by the effective user and not writable by group or others; else CZK_ERR_CONFIG and why in err. */
+czk_status czk__config_private_dir(const char *dir, char *err, size_t errlen);
 /* Print every key as a config file (with the help text as comments). */
 void czk__config_dump(const czk__config *c, FILE *out);
 /* Print the flags with help (for --help). */

@@ -8,7 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, existsSync, mkdirSync, chownSync, chmodSync,
+  symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -194,6 +195,36 @@ test('invalid configuration is rejected at start with the key and the reason (ex
   const r2 = run(['daemon', '--config', bad]);
   assert.equal(r2.status, 2, r2.stderr);
   assert.match(r2.stderr, /bad\.conf:1: drain_grace: '10x' is not a duration/);
+});
+
+test('without XDG_RUNTIME_DIR, a /tmp/czk-$UID that another user owns or others can write is refused', {
+  skip: process.getuid() !== 0 || !existsSync('/usr/bin/setpriv') ? 'needs root and setpriv (runs czk as another uid)' : false,
+}, () => {
+  const uid = 40000 + (process.pid % 20000); // a user of our own, so the real /tmp/czk-$UID of anyone is untouched
+  const priv = join('/tmp', `czk-${uid}`);
+  rmSync(priv, { recursive: true, force: true });
+  const env = { ...process.env, HOME: dir };
+  delete env.XDG_RUNTIME_DIR;
+  const as = (args) => spawnSync('/usr/bin/setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', CZK,
+    'daemon', '--keys-dir', dir, ...args], { env, encoding: 'utf8', timeout: 60000 });
+  try {
+    mkdirSync(priv, { mode: 0o755 }); // made first by root
+    let r = as([]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`listen: ${priv} is owned by uid 0, not by this user`));
+    chownSync(priv, uid, uid);
+    chmodSync(priv, 0o777);
+    r = as([]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`listen: ${priv} is writable by group or others`));
+    rmSync(priv, { recursive: true, force: true });
+    symlinkSync(dir, priv);
+    r = as([]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /is not a directory \(a symbolic link\)/);
+  } finally {
+    rmSync(priv, { recursive: true, force: true });
+  }
 });
 
 test('--dump-config output loads again with --config and serves', async () => {
