@@ -9,9 +9,9 @@
  * at once; running partitions see job->stop at the next stage boundary.
  * Ordering: both heaps order by (priority desc, job seq asc, partition asc); keys are unique because (seq, part) is.
  * Dispatcher: waits (on e->disp_cv, under e->mu) for a free synthesis slot and a non-empty queue, then tries to reserve
- * the head; when it does not fit it evicts unused keys (LRU) or waits; every budget release, queue push, slot return
- * and cancellation signals disp_cv under e->mu, so a wakeup cannot be lost and a new higher-priority head is the one
- * reserved next. */
+ * the head; when it does not fit it evicts unused keys (LRU, other than the head's own) if that makes it fit, else
+ * waits; every budget release, queue push, slot return, cancellation and key left unused (keys_idle_gen) signals
+ * disp_cv under e->mu, so a wakeup cannot be lost and a new higher-priority head is the one reserved next. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,7 +295,8 @@ static void *dispatcher_main(void *arg) {
     }
     epart *p = e->sheap[0];
     uint64_t now = czk__clock_now_ns();
-    czk_status st = czk__key_dispatch_reserve(e, p->job->kind, p);
+    uint64_t need = 0, idle_gen = e->keys_idle_gen;
+    czk_status st = czk__key_dispatch_reserve(e, p->job->kind, p, &need);
     if (st == CZK_OK) {
       heap_remove(e->sheap, &e->sheap_n, p);
       atomic_fetch_sub(&e->g_synth_queue, 1);
@@ -334,11 +335,14 @@ static void *dispatcher_main(void *arg) {
       pthread_mutex_lock(&e->mu);
       continue;
     }
-    /* does not fit now: free unused keys first, else wait for a release or a queue change */
+    /* does not fit now: evict unused keys (LRU, never the head's own) when that makes it fit, else wait for a
+     * budget release, a key becoming unused (keys_idle_gen: checked after relocking, so a key released while we
+     * were unlocked is not missed) or a queue change */
+    const char *keep = p->job->kind->k.key_id; /* kinds live as long as the engine */
     pthread_mutex_unlock(&e->mu);
-    bool evicted = czk__key_evict_lru(e);
+    bool evicted = czk__key_evict_lru(e, keep, need);
     pthread_mutex_lock(&e->mu);
-    if (evicted) continue;
+    if (evicted || e->keys_idle_gen != idle_gen) continue;
     if (e->sheap_n && e->sheap[0] == p && !p->t_wait0) p->t_wait0 = now;
     if (!atomic_load(&e->g_disp_budget_wait)) {
       atomic_store(&e->g_disp_budget_wait, true);
