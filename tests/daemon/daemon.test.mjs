@@ -86,6 +86,10 @@ test('Prove returns a verified proof; Submit + Await; duplicate request ids atta
   const w = await call(client, 'AwaitProof', { job_id: a.job_id, timeout_ms: 0 });
   assert.equal(w.status, 'COMPLETED');
   assert.equal(w.proof.length, 192);
+  // no vanilla_proof at all (the field absent on the wire): one partition of seed 1 (UBSan aborted here: issue 22 #9)
+  const n = await call(client, 'Prove', { submit: { proof_kind: 'CZK_SYNTHETIC', sector_size: String(1 << 8) } });
+  assert.equal(n.result.status, 'COMPLETED', n.result.error_message);
+  assert.equal(n.result.proof.length, 192);
 });
 
 test('Await honours timeout_ms; Cancel cancels; cancel of a finished job is FAILED_PRECONDITION', async () => {
