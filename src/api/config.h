@@ -33,7 +33,7 @@
   X(UINT, threads, "0", "threads of the shared CPU pool (0 = all online CPUs)")                                      \
   X(DUR, result_ttl, "600s", "how long finished results are kept for AwaitProof")                                    \
   X(BOOL, self_verify, "true", "verify every partition proof before returning it")                                   \
-  X(SIZE, max_message_size, "256MiB", "largest gRPC message accepted or sent")                                       \
+  X(SIZE, max_message_size, "128MiB", "largest SubmitProof/Prove message (other requests: 64 KiB) or reply")         \
   X(UINT, max_calls, "256", "concurrent gRPC calls served")                                                          \
   X(DUR, drain_grace, "30s", "on SIGTERM/SIGINT, how long in-flight work may finish before it is cancelled")        \
   X(STR, log_level, "info", "trace, debug, info, warn, error or off")                                                 \

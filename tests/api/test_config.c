@@ -42,7 +42,7 @@ int main(void) {
   czk__config c;
   char err[512];
   CHECK(czk__config_init(&c) == CZK_OK);
-  CHECK(c.gpu_workers_per_device == 2 && c.self_verify && c.max_message_size == 256ull << 20);
+  CHECK(c.gpu_workers_per_device == 2 && c.self_verify && c.max_message_size == 128ull << 20);
   CHECK(c.result_ttl == 600000 && strcmp(c.gpus, "all") == 0);
 
   /* flags, both spellings, override a file */
