@@ -106,6 +106,58 @@ static void db_init(decode_budget *d, size_t msg_len) {
   d->cap = (msg_len > (SIZE_MAX - (64u << 10)) / 2 ? SIZE_MAX : 2 * msg_len + (64u << 10));
 }
 
+static bool wire_varint(const uint8_t *p, size_t len, size_t *o, uint64_t *v) {
+  *v = 0;
+  for (unsigned sh = 0; sh < 64 && *o < len; sh += 7) {
+    uint8_t b = p[(*o)++];
+    *v |= (uint64_t)(b & 0x7f) << sh;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+/* A string field holding a NUL byte: protobuf-c's char* would end there, so "a\0b" and "a\0c" would be one request
+ * id (two jobs attached to one). Walks the wire format of desc and of its nested messages (no allocation); false with
+ * the field's name on a NUL. Malformed wire data is left to the unpacker to refuse. */
+static bool strings_clean(const ProtobufCMessageDescriptor *desc, const uint8_t *p, size_t len, int depth,
+                          const char **field) {
+  size_t o = 0;
+  while (o < len) {
+    uint64_t key, v;
+    if (!wire_varint(p, len, &o, &key)) return true;
+    switch (key & 7) {
+    case 0:
+      if (!wire_varint(p, len, &o, &v)) return true;
+      break;
+    case 1:
+      if (len - o < 8) return true;
+      o += 8;
+      break;
+    case 5:
+      if (len - o < 4) return true;
+      o += 4;
+      break;
+    case 2: {
+      if (!wire_varint(p, len, &o, &v) || v > len - o) return true;
+      const ProtobufCFieldDescriptor *f =
+          key >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(key >> 3)) : NULL;
+      if (f && f->type == PROTOBUF_C_TYPE_STRING && memchr(p + o, 0, (size_t)v)) {
+        *field = f->name;
+        return false;
+      }
+      if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && depth < 8 &&
+          !strings_clean(f->descriptor, p + o, (size_t)v, depth + 1, field))
+        return false;
+      o += (size_t)v;
+      break;
+    }
+    default:
+      return true;
+    }
+  }
+  return true;
+}
+
 /* Unpack req as `desc` within its limits; NULL with the gRPC code in *code and the reason in *err. */
 static ProtobufCMessage *decode(const ProtobufCMessageDescriptor *desc, decode_budget *d, const uint8_t *req,
                                 size_t req_len, size_t limit, int *code, char **err) {
@@ -113,6 +165,12 @@ static ProtobufCMessage *decode(const ProtobufCMessageDescriptor *desc, decode_b
   if (req_len > limit) {
     *err = errf("%s of %zu bytes is over the %zu-byte limit of this method", name, req_len, limit);
     *code = CZK_GRPC_RESOURCE_EXHAUSTED;
+    return NULL;
+  }
+  const char *field = NULL;
+  if (!strings_clean(desc, req, req_len, 0, &field)) {
+    *err = errf("%s: %s contains a NUL byte", name, field);
+    *code = CZK_GRPC_INVALID_ARGUMENT;
     return NULL;
   }
   db_init(d, req_len);

@@ -208,6 +208,10 @@ static void test_absent_bytes(void) {
   CHECK(czk_engine_submit(e, name, CZK_PRIORITY_NORMAL, NULL, (const uint8_t *)&r, sizeof r, &info) == CZK_OK);
   CHECK(info.partitions == 1);
   await_verify(e, info.job_id, 6, 1, 1);
+  /* a NUL byte in the job spec is refused, not read as the end of the spec (issue 22 defect 11) */
+  static const char nul_spec[] = "partitions=1\0partitions=9";
+  r.vanilla_proof = (czk_bytes){(const uint8_t *)nul_spec, sizeof nul_spec - 1};
+  CHECK(czk_engine_submit(e, name, CZK_PRIORITY_NORMAL, NULL, (const uint8_t *)&r, sizeof r, &info) == CZK_ERR_FORMAT);
   czk_engine_destroy(e);
   czk_kind_free(&k6);
   czk_bytes none = {NULL, 0};
