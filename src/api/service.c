@@ -258,7 +258,21 @@ static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk
 /* Await and fill an AwaitProofResponse (proof buffer stays owned by res). */
 static int do_await(czk__service *s, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res,
                     Cuzk__V1__AwaitProofResponse *out, char *job_str, char **err) {
-  czk_status st = czk_engine_await(s->engine, job_id, timeout_ms, res);
+  /* wait in slices of at most 200 ms, so that a client that went away frees its call slot (issue 22 defect 8) */
+  uint64_t deadline = timeout_ms ? czk__clock_now_ns() + timeout_ms * CZK_NS_PER_MS : 0;
+  czk_status st;
+  for (;;) {
+    uint64_t slice = 200, now = czk__clock_now_ns();
+    if (deadline) slice = deadline > now ? (deadline - now + CZK_NS_PER_MS - 1) / CZK_NS_PER_MS : 1;
+    if (slice > 200) slice = 200;
+    st = czk_engine_await(s->engine, job_id, slice, res);
+    if (st != CZK_ERR_TIMEOUT || (deadline && czk__clock_now_ns() >= deadline)) break;
+    if (czk__rpc_client_gone()) {
+      *err = errf("job %s: the client went away", job_str);
+      return CZK_GRPC_CANCELLED;
+    }
+    czk_engine_result_free(res);
+  }
   if (st == CZK_ERR_NOT_FOUND) {
     *err = errf("job %s not found (unknown, or its result was pruned)", job_str);
     return CZK_GRPC_NOT_FOUND;

@@ -170,6 +170,24 @@ test('job ids are not reused after SIGKILL and restart: a pre-crash id is NOT_FO
   assert.equal((await d2.exited).code, 0, d2.err);
 });
 
+test('callers that go away free their call slots: --max-calls 4, four AwaitProof callers disconnect, GetStatus is served', async () => {
+  const d = await startDaemon(['--max-calls', '4', '--drain-grace', '100ms']);
+  const c = clientFor(d.addr);
+  const sub = await call(c, 'SubmitProof', synth(12, 'partitions=48 seed=31', 'LOW')); // tens of seconds
+  // four waiters that give up after 300 ms (their deadline cancels the call: the client is gone)
+  const waits = [0, 1, 2, 3].map(() => call(c, 'AwaitProof', { job_id: sub.job_id, timeout_ms: 0 },
+    { deadline: Date.now() + 300 }).then(() => 'answered', (e) => e.code));
+  assert.deepEqual(await Promise.all(waits), Array(4).fill(grpc.status.DEADLINE_EXCEEDED));
+  const t0 = Date.now();
+  const s = await call(c, 'GetStatus', {}, { deadline: Date.now() + 3000 });
+  assert.ok(Array.isArray(s.queues), 'GetStatus answered');
+  await call(c, 'CancelProof', { job_id: sub.job_id }, { deadline: Date.now() + 3000 });
+  if (process.env.CZK_TEST_VERBOSE) console.log('GetStatus after departed callers:', Date.now() - t0, 'ms');
+  c.close();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+});
+
 test('invalid configuration is rejected at start with the key and the reason (exit code 2)', () => {
   const cases = [
     [['--memory-budget', 'lots'], /memory_budget: 'lots' is not a size/],
