@@ -4,8 +4,9 @@
  * (czk_budget_release); a second release is refused, counted (release_errors) and changes nothing. Invariants:
  * used <= limit at every instant (peak records the maximum); used == sum of live parts; made - released = live
  * reservations. Fairness: czk_budget_reserve waits FIFO (tickets); czk_budget_try_reserve never barges ahead of a
- * waiting reserver. A notify callback runs after every release, outside the budget lock, so a caller that waits on its
- * own condition (the engine dispatcher) gets no lost wakeups. */
+ * waiting reserver. A notify callback runs after every release and whenever a blocking reserver leaves the line (a
+ * try_reserve refused because of it may succeed then), outside the budget lock, so a caller that waits on its own
+ * condition (the engine dispatcher) gets no lost wakeups. */
 #ifndef CZK_BUDGET_H
 #define CZK_BUDGET_H
 

@@ -167,7 +167,8 @@ CZK_API czk_status czk_engine_register_kind(czk_engine *e, const czk_engine_kind
 
 /* ---- jobs --------------------------------------------------------------------------------------------------------- */
 typedef struct czk_engine_submit_info {
-  uint64_t job_id;
+  uint64_t job_id;         /* never 0; unique across restarts (starts at the wall clock in microseconds at engine
+                              creation, then consecutive), below 2^53 */
   bool attached;           /* request_id was in flight (or completed successfully): joined that job */
   uint32_t partitions;
   uint32_t queue_position; /* partitions queued ahead of this job's first partition at submit time */

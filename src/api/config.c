@@ -268,6 +268,33 @@ static uint64_t physical_memory(void) {
   return (uint64_t)pages * (uint64_t)psz;
 }
 
+czk_status czk__config_private_dir(const char *dir, char *err, size_t errlen) {
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+    snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+    return CZK_ERR_CONFIG;
+  }
+  struct stat st;
+  if (lstat(dir, &st) != 0) {
+    snprintf(err, errlen, "cannot stat %s: %s", dir, strerror(errno));
+    return CZK_ERR_CONFIG;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "%s exists and is not a directory (%s)", dir, S_ISLNK(st.st_mode) ? "a symbolic link" : "a file");
+    return CZK_ERR_CONFIG;
+  }
+  if (st.st_uid != geteuid()) {
+    snprintf(err, errlen, "%s is owned by uid %u, not by this user (uid %u): another user could replace the socket",
+             dir, (unsigned)st.st_uid, (unsigned)geteuid());
+    return CZK_ERR_CONFIG;
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    snprintf(err, errlen, "%s is writable by group or others (mode %03o): another user could replace the socket", dir,
+             (unsigned)(st.st_mode & 0777));
+    return CZK_ERR_CONFIG;
+  }
+  return CZK_OK;
+}
+
 czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
   char buf[4096];
   if (!c->listen || !*c->listen) {
@@ -275,10 +302,10 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
     if (rt && *rt && access(rt, W_OK) == 0) {
       snprintf(buf, sizeof buf, "unix:%s/czk.sock", rt);
     } else {
-      char dir[256];
+      char dir[256], why[384];
       snprintf(dir, sizeof dir, "/tmp/czk-%u", (unsigned)getuid());
-      if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "listen: cannot create %s: %s", dir, strerror(errno));
+      if (czk__config_private_dir(dir, why, sizeof why) != CZK_OK) {
+        snprintf(err, errlen, "listen: %s (set XDG_RUNTIME_DIR or --listen)", why);
         return CZK_ERR_CONFIG;
       }
       snprintf(buf, sizeof buf, "unix:%s/czk.sock", dir);
@@ -290,7 +317,15 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
     const char *dh = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (dh && *dh) snprintf(buf, sizeof buf, "%s/czk/keys", dh);
     else if (home && *home) snprintf(buf, sizeof buf, "%s/.local/share/czk/keys", home);
-    else snprintf(buf, sizeof buf, "/tmp/czk-%u/keys", (unsigned)getuid());
+    else {
+      char dir[256], why[384];
+      snprintf(dir, sizeof dir, "/tmp/czk-%u", (unsigned)getuid());
+      if (czk__config_private_dir(dir, why, sizeof why) != CZK_OK) {
+        snprintf(err, errlen, "keys_dir: %s (set HOME, XDG_DATA_HOME or --keys-dir)", why);
+        return CZK_ERR_CONFIG;
+      }
+      snprintf(buf, sizeof buf, "%s/keys", dir);
+    }
     free(c->keys_dir);
     c->keys_dir = strdup(buf);
   }

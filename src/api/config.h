@@ -33,7 +33,7 @@
   X(UINT, threads, "0", "threads of the shared CPU pool (0 = all online CPUs)")                                      \
   X(DUR, result_ttl, "600s", "how long finished results are kept for AwaitProof")                                    \
   X(BOOL, self_verify, "true", "verify every partition proof before returning it")                                   \
-  X(SIZE, max_message_size, "256MiB", "largest gRPC message accepted or sent")                                       \
+  X(SIZE, max_message_size, "128MiB", "largest SubmitProof/Prove message (other requests: 64 KiB) or reply")         \
   X(UINT, max_calls, "256", "concurrent gRPC calls served")                                                          \
   X(DUR, drain_grace, "30s", "on SIGTERM/SIGINT, how long in-flight work may finish before it is cancelled")        \
   X(STR, log_level, "info", "trace, debug, info, warn, error or off")                                                 \
@@ -62,8 +62,12 @@ czk_status czk__config_load_file(czk__config *c, const char *path, char *err, si
 /* Parse --key value / --key=value flags from argv[first..argc); unknown flags are errors. --config FILE is applied
  * first wherever it appears. Non-flag arguments are errors. */
 czk_status czk__config_parse_args(czk__config *c, int argc, char **argv, int first, char *err, size_t errlen);
-/* Fill computed defaults (listen path, keys dir, memory budget) and validate cross-key constraints. */
+/* Fill computed defaults (listen path, keys dir, memory budget) and validate cross-key constraints. Without
+ * XDG_RUNTIME_DIR the socket goes to /tmp/czk-$UID, checked by czk__config_private_dir. */
 czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen);
+/* Create `dir` (mode 0700) or accept an existing one only when it is a directory itself (lstat: a symbolic link is
+ * refused), owned by the effective user and not writable by group or others; else CZK_ERR_CONFIG and why in err. */
+czk_status czk__config_private_dir(const char *dir, char *err, size_t errlen);
 /* Print every key as a config file (with the help text as comments). */
 void czk__config_dump(const czk__config *c, FILE *out);
 /* Print the flags with help (for --help). */

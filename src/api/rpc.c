@@ -2,7 +2,8 @@
  *
  * Call lifecycle (server): the accept thread posts grpc_server_request_call with a fresh per-call pluck queue as the
  * call's queue; when the call arrives it starts a detached-count thread that (1) receives the message, (2) runs the
- * handler, (3) sends initial metadata + message + status and waits for the close, then frees the call and its queue.
+ * handler (after starting the close batch, so that the handler can ask czk__rpc_client_gone whether its client is still
+ * there), (3) sends initial metadata + message + status and waits for the close, then frees the call and its queue.
  * A counter under a mutex tracks live call threads so stop() can wait for them. */
 #include "api/rpc.h"
 
@@ -44,7 +45,28 @@ typedef struct rpc_call {
   grpc_call_details details;
   grpc_metadata_array md;
   grpc_completion_queue *cq;
+  int close_tag;       /* its address tags the RECV_CLOSE_ON_SERVER batch, started before the handler runs */
+  bool close_started;  /* that batch was started */
+  bool close_done;     /* ... and completed (plucked) */
+  int cancelled;       /* set by gRPC when it completes: the client cancelled or went away */
 } rpc_call;
+
+/* The call whose handler runs on this thread (czk__rpc_client_gone). */
+static _Thread_local rpc_call *tl_call;
+
+bool czk__rpc_client_gone(void) {
+  rpc_call *c = tl_call;
+  if (!c || !c->close_started) return false;
+  if (!c->close_done) {
+    /* a pluck that does not wait: the close batch completes only when the call ends (we have sent no status yet, so
+     * only a cancellation, a client deadline or a dropped connection can end it) */
+    grpc_event ev = grpc_completion_queue_pluck(c->cq, &c->close_tag, gpr_now(GPR_CLOCK_MONOTONIC), NULL);
+    if (ev.type != GRPC_OP_COMPLETE) return false;
+    c->close_done = true;
+    if (!ev.success) c->cancelled = 1;
+  }
+  return c->cancelled != 0;
+}
 
 static void *const k_shutdown_tag = (void *)&k_shutdown_tag;
 
@@ -152,7 +174,15 @@ static void *call_thread(void *arg) {
   } else if (bb_read(req_bb, &req, &req_len) != 0) {
     code = CZK_GRPC_RESOURCE_EXHAUSTED;
   } else {
+    /* learn of the client going away while the handler runs (a blocked AwaitProof must not keep its call slot) */
+    grpc_op cop;
+    memset(&cop, 0, sizeof cop);
+    cop.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+    cop.data.recv_close_on_server.cancelled = &c->cancelled;
+    c->close_started = grpc_call_start_batch(c->call, &cop, 1, &c->close_tag, NULL) == GRPC_CALL_OK;
+    tl_call = c;
     code = srv->handler(srv->user, method, req, req_len, &resp, &resp_len, &err);
+    tl_call = NULL;
   }
   if (req_bb) grpc_byte_buffer_destroy(req_bb);
   free(req);
@@ -172,9 +202,13 @@ static void *call_thread(void *arg) {
   ops[nops].data.send_status_from_server.status = (grpc_status_code)code;
   ops[nops++].data.send_status_from_server.status_details = &details;
   int cancelled = 0;
-  ops[nops].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
-  ops[nops++].data.recv_close_on_server.cancelled = &cancelled;
+  if (!c->close_started) {
+    ops[nops].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+    ops[nops++].data.recv_close_on_server.cancelled = &cancelled;
+  }
   run_batch(c->call, c->cq, ops, nops);
+  if (c->close_started && !c->close_done) /* completes now that the status went out (or the call was cancelled) */
+    grpc_completion_queue_pluck(c->cq, &c->close_tag, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
   grpc_slice_unref(details);
   if (resp_bb) grpc_byte_buffer_destroy(resp_bb);
   free(resp);

@@ -9,6 +9,7 @@
 #ifndef CZK_API_RPC_H
 #define CZK_API_RPC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,11 @@ typedef struct czk__rpc_server czk__rpc_server;
  * max_message_bytes bounds both directions. */
 czk_status czk__rpc_server_start(czk__rpc_server **out, const char *listen, size_t max_message_bytes,
                                 unsigned max_calls, czk__rpc_handler handler, void *user);
+/* From inside a handler: true when the call's client has gone away (cancelled, its deadline passed, the connection
+ * dropped). A handler that blocks (AwaitProof) polls it and returns, so that a departed caller does not keep one of
+ * the max_calls slots until its job ends. Does not wait; false outside a handler. */
+bool czk__rpc_client_gone(void);
+
 /* Stop accepting, cancel in-flight calls, join every thread, free. */
 void czk__rpc_server_stop(czk__rpc_server *s);
 

@@ -6,6 +6,7 @@
 #include "api/service.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ void czk__service_init(czk__service *s, czk_engine *engine, unsigned default_syn
   memset(s, 0, sizeof *s);
   s->engine = engine;
   s->default_synthetic_k = default_synthetic_k;
+  s->max_submit_bytes = CZK_API_SUBMIT_MESSAGE;
   czk__api_metrics_init(&s->metrics);
 }
 
@@ -66,6 +68,121 @@ static int pack(const ProtobufCMessage *m, uint8_t **out, size_t *len) {
   *out = p;
   *len = n;
   return CZK_GRPC_OK;
+}
+
+/* ---- bounded decoding -------------------------------------------------------------------------------------------
+ * protobuf-c allocates per field (an unknown field costs a ~40-byte record plus a copy of its bytes; a repeated bytes
+ * entry a 16-byte slot plus its bytes), so a message of many tiny fields decodes into ~46x its size. Every unpack
+ * runs on a counting allocator that refuses to hand out more than 2 x the message + 64 KiB (each allocation counted
+ * with 16 bytes of allocator overhead): a legitimate request (a few big bytes fields) needs about 1 x. Before that,
+ * a message over its method's limit (max_submit_bytes for SubmitProof and Prove, CZK_API_SMALL_MESSAGE for the
+ * others) is refused unread. */
+typedef struct decode_budget {
+  ProtobufCAllocator a;
+  size_t used, cap;
+  bool exceeded;
+} decode_budget;
+
+static void *db_alloc(void *ctx, size_t size) {
+  decode_budget *d = ctx;
+  size_t cost = size + 16;
+  if (cost < size || d->used + cost > d->cap || d->used + cost < d->used) {
+    d->exceeded = true;
+    return NULL;
+  }
+  void *p = malloc(size ? size : 1);
+  if (p) d->used += cost;
+  return p;
+}
+static void db_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
+}
+static void db_init(decode_budget *d, size_t msg_len) {
+  memset(d, 0, sizeof *d);
+  d->a.alloc = db_alloc;
+  d->a.free = db_free;
+  d->a.allocator_data = d;
+  d->cap = (msg_len > (SIZE_MAX - (64u << 10)) / 2 ? SIZE_MAX : 2 * msg_len + (64u << 10));
+}
+
+static bool wire_varint(const uint8_t *p, size_t len, size_t *o, uint64_t *v) {
+  *v = 0;
+  for (unsigned sh = 0; sh < 64 && *o < len; sh += 7) {
+    uint8_t b = p[(*o)++];
+    *v |= (uint64_t)(b & 0x7f) << sh;
+    if (!(b & 0x80)) return true;
+  }
+  return false;
+}
+
+/* A string field holding a NUL byte: protobuf-c's char* would end there, so "a\0b" and "a\0c" would be one request
+ * id (two jobs attached to one). Walks the wire format of desc and of its nested messages (no allocation); false with
+ * the field's name on a NUL. Malformed wire data is left to the unpacker to refuse. */
+static bool strings_clean(const ProtobufCMessageDescriptor *desc, const uint8_t *p, size_t len, int depth,
+                          const char **field) {
+  size_t o = 0;
+  while (o < len) {
+    uint64_t key, v;
+    if (!wire_varint(p, len, &o, &key)) return true;
+    switch (key & 7) {
+    case 0:
+      if (!wire_varint(p, len, &o, &v)) return true;
+      break;
+    case 1:
+      if (len - o < 8) return true;
+      o += 8;
+      break;
+    case 5:
+      if (len - o < 4) return true;
+      o += 4;
+      break;
+    case 2: {
+      if (!wire_varint(p, len, &o, &v) || v > len - o) return true;
+      const ProtobufCFieldDescriptor *f =
+          key >> 3 <= UINT32_MAX ? protobuf_c_message_descriptor_get_field(desc, (unsigned)(key >> 3)) : NULL;
+      if (f && f->type == PROTOBUF_C_TYPE_STRING && memchr(p + o, 0, (size_t)v)) {
+        *field = f->name;
+        return false;
+      }
+      if (f && f->type == PROTOBUF_C_TYPE_MESSAGE && depth < 8 &&
+          !strings_clean(f->descriptor, p + o, (size_t)v, depth + 1, field))
+        return false;
+      o += (size_t)v;
+      break;
+    }
+    default:
+      return true;
+    }
+  }
+  return true;
+}
+
+/* Unpack req as `desc` within its limits; NULL with the gRPC code in *code and the reason in *err. */
+static ProtobufCMessage *decode(const ProtobufCMessageDescriptor *desc, decode_budget *d, const uint8_t *req,
+                                size_t req_len, size_t limit, int *code, char **err) {
+  const char *name = desc->short_name;
+  if (req_len > limit) {
+    *err = errf("%s of %zu bytes is over the %zu-byte limit of this method", name, req_len, limit);
+    *code = CZK_GRPC_RESOURCE_EXHAUSTED;
+    return NULL;
+  }
+  const char *field = NULL;
+  if (!strings_clean(desc, req, req_len, 0, &field)) {
+    *err = errf("%s: %s contains a NUL byte", name, field);
+    *code = CZK_GRPC_INVALID_ARGUMENT;
+    return NULL;
+  }
+  db_init(d, req_len);
+  ProtobufCMessage *m = protobuf_c_message_unpack(desc, &d->a, req_len, req);
+  if (!m && d->exceeded) {
+    *err = errf("%s of %zu bytes would take more than %zu bytes to decode (too many fields)", name, req_len, d->cap);
+    *code = CZK_GRPC_RESOURCE_EXHAUSTED;
+  } else if (!m) {
+    *err = errf("malformed %s", name);
+    *code = CZK_GRPC_INVALID_ARGUMENT;
+  }
+  return m;
 }
 
 static bool parse_job_id(const char *s, uint64_t *id) {
@@ -141,7 +258,21 @@ static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk
 /* Await and fill an AwaitProofResponse (proof buffer stays owned by res). */
 static int do_await(czk__service *s, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res,
                     Cuzk__V1__AwaitProofResponse *out, char *job_str, char **err) {
-  czk_status st = czk_engine_await(s->engine, job_id, timeout_ms, res);
+  /* wait in slices of at most 200 ms, so that a client that went away frees its call slot (issue 22 defect 8) */
+  uint64_t deadline = timeout_ms ? czk__clock_now_ns() + timeout_ms * CZK_NS_PER_MS : 0;
+  czk_status st;
+  for (;;) {
+    uint64_t slice = 200, now = czk__clock_now_ns();
+    if (deadline) slice = deadline > now ? (deadline - now + CZK_NS_PER_MS - 1) / CZK_NS_PER_MS : 1;
+    if (slice > 200) slice = 200;
+    st = czk_engine_await(s->engine, job_id, slice, res);
+    if (st != CZK_ERR_TIMEOUT || (deadline && czk__clock_now_ns() >= deadline)) break;
+    if (czk__rpc_client_gone()) {
+      *err = errf("job %s: the client went away", job_str);
+      return CZK_GRPC_CANCELLED;
+    }
+    czk_engine_result_free(res);
+  }
   if (st == CZK_ERR_NOT_FOUND) {
     *err = errf("job %s not found (unknown, or its result was pruned)", job_str);
     return CZK_GRPC_NOT_FOUND;
@@ -170,14 +301,14 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
                   char **err) {
   switch (m) {
   case M_SUBMIT: {
-    Cuzk__V1__SubmitProofRequest *r = cuzk__v1__submit_proof_request__unpack(NULL, req_len, req);
-    if (!r) {
-      *err = errf("malformed SubmitProofRequest");
-      return CZK_GRPC_INVALID_ARGUMENT;
-    }
+    decode_budget db;
+    int code;
+    Cuzk__V1__SubmitProofRequest *r = (Cuzk__V1__SubmitProofRequest *)decode(
+        &cuzk__v1__submit_proof_request__descriptor, &db, req, req_len, s->max_submit_bytes, &code, err);
+    if (!r) return code;
     czk_engine_submit_info info;
     czk_priority prio;
-    int code = do_submit(s, r, &info, &prio, err);
+    code = do_submit(s, r, &info, &prio, err);
     if (code == CZK_GRPC_OK) {
       char id[24];
       snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);
@@ -187,17 +318,16 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
       out.assigned_gpu = "";
       code = pack(&out.base, resp, resp_len);
     }
-    cuzk__v1__submit_proof_request__free_unpacked(r, NULL);
+    cuzk__v1__submit_proof_request__free_unpacked(r, &db.a);
     return code;
   }
   case M_AWAIT: {
-    Cuzk__V1__AwaitProofRequest *r = cuzk__v1__await_proof_request__unpack(NULL, req_len, req);
-    if (!r) {
-      *err = errf("malformed AwaitProofRequest");
-      return CZK_GRPC_INVALID_ARGUMENT;
-    }
-    uint64_t id;
+    decode_budget db;
     int code;
+    Cuzk__V1__AwaitProofRequest *r = (Cuzk__V1__AwaitProofRequest *)decode(
+        &cuzk__v1__await_proof_request__descriptor, &db, req, req_len, CZK_API_SMALL_MESSAGE, &code, err);
+    if (!r) return code;
+    uint64_t id;
     if (!parse_job_id(r->job_id, &id)) {
       *err = errf("job %s not found", r->job_id ? r->job_id : "");
       code = CZK_GRPC_NOT_FOUND;
@@ -208,16 +338,15 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
       if (code == CZK_GRPC_OK) code = pack(&out.base, resp, resp_len);
       czk_engine_result_free(&res);
     }
-    cuzk__v1__await_proof_request__free_unpacked(r, NULL);
+    cuzk__v1__await_proof_request__free_unpacked(r, &db.a);
     return code;
   }
   case M_PROVE: {
-    Cuzk__V1__ProveRequest *r = cuzk__v1__prove_request__unpack(NULL, req_len, req);
-    if (!r) {
-      *err = errf("malformed ProveRequest");
-      return CZK_GRPC_INVALID_ARGUMENT;
-    }
+    decode_budget db;
     int code;
+    Cuzk__V1__ProveRequest *r = (Cuzk__V1__ProveRequest *)decode(&cuzk__v1__prove_request__descriptor, &db, req,
+                                                                 req_len, s->max_submit_bytes, &code, err);
+    if (!r) return code;
     if (!r->submit) {
       *err = errf("ProveRequest without submit");
       code = CZK_GRPC_INVALID_ARGUMENT;
@@ -242,17 +371,16 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
         czk_engine_result_free(&res);
       }
     }
-    cuzk__v1__prove_request__free_unpacked(r, NULL);
+    cuzk__v1__prove_request__free_unpacked(r, &db.a);
     return code;
   }
   case M_CANCEL: {
-    Cuzk__V1__CancelProofRequest *r = cuzk__v1__cancel_proof_request__unpack(NULL, req_len, req);
-    if (!r) {
-      *err = errf("malformed CancelProofRequest");
-      return CZK_GRPC_INVALID_ARGUMENT;
-    }
-    uint64_t id;
+    decode_budget db;
     int code;
+    Cuzk__V1__CancelProofRequest *r = (Cuzk__V1__CancelProofRequest *)decode(
+        &cuzk__v1__cancel_proof_request__descriptor, &db, req, req_len, CZK_API_SMALL_MESSAGE, &code, err);
+    if (!r) return code;
+    uint64_t id;
     bool was_running = false;
     if (!parse_job_id(r->job_id, &id)) {
       *err = errf("job %s not found", r->job_id ? r->job_id : "");
@@ -269,7 +397,7 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
                                    : errf("job %s: %s", r->job_id, czk_status_str(st));
       }
     }
-    cuzk__v1__cancel_proof_request__free_unpacked(r, NULL);
+    cuzk__v1__cancel_proof_request__free_unpacked(r, &db.a);
     return code;
   }
   case M_STATUS: {
@@ -370,12 +498,11 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
   case M_PRELOAD:
   case M_EVICT: {
     /* PreloadSrsRequest and EvictSrsRequest have the same shape */
-    Cuzk__V1__PreloadSrsRequest *r = cuzk__v1__preload_srs_request__unpack(NULL, req_len, req);
-    if (!r) {
-      *err = errf("malformed request");
-      return CZK_GRPC_INVALID_ARGUMENT;
-    }
+    decode_budget db;
     int code;
+    Cuzk__V1__PreloadSrsRequest *r = (Cuzk__V1__PreloadSrsRequest *)decode(
+        &cuzk__v1__preload_srs_request__descriptor, &db, req, req_len, CZK_API_SMALL_MESSAGE, &code, err);
+    if (!r) return code;
     if (!r->circuit_id || !*r->circuit_id) {
       *err = errf("circuit_id is required");
       code = CZK_GRPC_INVALID_ARGUMENT;
@@ -407,7 +534,7 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
                                    : errf("evict %s: %s", r->circuit_id, czk_status_str(st));
       }
     }
-    cuzk__v1__preload_srs_request__free_unpacked(r, NULL);
+    cuzk__v1__preload_srs_request__free_unpacked(r, &db.a);
     return code;
   }
   case M_TRACE: {
@@ -459,7 +586,13 @@ int czk__service_handle(void *user, const char *method, const uint8_t *req, size
     *err = errf("unknown method %s", method);
     return CZK_GRPC_UNIMPLEMENTED;
   }
-  int code = handle(s, m, req, req_len, resp, resp_len, err);
+  int code;
+  if (m != M_SUBMIT && m != M_PROVE && req_len > CZK_API_SMALL_MESSAGE) { /* requests that are not decoded too */
+    *err = errf("request of %zu bytes is over the %u-byte limit of this method", req_len, CZK_API_SMALL_MESSAGE);
+    code = CZK_GRPC_RESOURCE_EXHAUSTED;
+  } else {
+    code = handle(s, m, req, req_len, resp, resp_len, err);
+  }
   czk__api_metrics_request(&s->metrics, m, code);
   if (code != CZK_GRPC_OK) CZK_DEBUG("api", "%s -> code %d: %s", czk__api_method_names[m], code, *err ? *err : "");
   return code;

@@ -15,10 +15,18 @@
 #include "api/render.h"
 #include "czk/engine.h"
 
+/* Request size limits: SubmitProof and Prove carry vanilla proofs (a 32 GiB PoRep C1 envelope is ~52 MB): up to
+ * max_submit_bytes (default CZK_API_SUBMIT_MESSAGE; the daemon sets its max_message_size); every other request is a
+ * few ids: up to CZK_API_SMALL_MESSAGE. Larger requests are RESOURCE_EXHAUSTED before decoding, and decoding a
+ * request may take at most 2 x its size + 64 KiB (RESOURCE_EXHAUSTED beyond: many tiny fields). */
+#define CZK_API_SUBMIT_MESSAGE (128u << 20)
+#define CZK_API_SMALL_MESSAGE (64u << 10)
+
 typedef struct czk__service {
   czk_engine *engine;
   czk__api_metrics metrics;
   unsigned default_synthetic_k;
+  size_t max_submit_bytes; /* SubmitProof / Prove request limit */
   /* Optional: true when `kind` exists but was not registered because one partition can never fit the memory budget
    * (submit then answers RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT). */
   bool (*kind_over_budget)(const char *kind);

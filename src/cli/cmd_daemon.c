@@ -121,6 +121,7 @@ int czk_cmd_daemon(int argc, char **argv) {
     goto out;
   }
   czk__service_init(&svc, engine, 10);
+  svc.max_submit_bytes = (size_t)cfg.max_message_size;
   svc.kind_over_budget = czk__daemon_kind_over_budget;
   svc_init = true;
   st = czk__rpc_server_start(&rpc, cfg.listen, cfg.max_message_size, (unsigned)cfg.max_calls, czk__service_handle, &svc);

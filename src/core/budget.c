@@ -2,8 +2,8 @@
  *
  * One mutex guards the counters. FIFO fairness: blocking reservers queue in an intrusive list (nodes on their stacks)
  * and only the head may take memory; a timed-out waiter unlinks itself; try_reserve succeeds only when the line is
- * empty. Every release
- * broadcasts the condition (waiters re-check) and then calls the notify hook outside the lock. */
+ * empty. Every release broadcasts the condition (waiters re-check) and then calls the notify hook outside the lock; so
+ * does a blocking reserver leaving the line (with or without its memory), since try_reserve may succeed then. */
 #include "czk/budget.h"
 
 #include <errno.h>
@@ -124,6 +124,14 @@ czk_status czk_budget_try_reserve(czk_budget *b, czk_reservation *r, const uint6
   return st;
 }
 
+static void notify(czk_budget *b) {
+  pthread_mutex_lock(&b->mu);
+  czk_budget_notify_fn fn = b->notify;
+  void *ctx = b->notify_ctx;
+  pthread_mutex_unlock(&b->mu);
+  if (fn) fn(ctx);
+}
+
 czk_status czk_budget_reserve(czk_budget *b, czk_reservation *r, const uint64_t *bytes, unsigned ncat,
                               uint64_t deadline_ns) {
   uint64_t total;
@@ -159,15 +167,8 @@ czk_status czk_budget_reserve(czk_budget *b, czk_reservation *r, const uint64_t 
   void *octx = b->observe_ctx;
   pthread_mutex_unlock(&b->mu);
   observe(b, ofn, octx, used);
+  notify(b); /* the line changed: a try_reserve refused because of this waiter may succeed now */
   return st;
-}
-
-static void notify(czk_budget *b) {
-  pthread_mutex_lock(&b->mu);
-  czk_budget_notify_fn fn = b->notify;
-  void *ctx = b->notify_ctx;
-  pthread_mutex_unlock(&b->mu);
-  if (fn) fn(ctx);
 }
 
 czk_status czk_budget_release(czk_budget *b, czk_reservation *r, unsigned cat, uint64_t *freed) {

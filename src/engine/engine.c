@@ -9,12 +9,13 @@
  * at once; running partitions see job->stop at the next stage boundary.
  * Ordering: both heaps order by (priority desc, job seq asc, partition asc); keys are unique because (seq, part) is.
  * Dispatcher: waits (on e->disp_cv, under e->mu) for a free synthesis slot and a non-empty queue, then tries to reserve
- * the head; when it does not fit it evicts unused keys (LRU) or waits; every budget release, queue push, slot return
- * and cancellation signals disp_cv under e->mu, so a wakeup cannot be lost and a new higher-priority head is the one
- * reserved next. */
+ * the head; when it does not fit it evicts unused keys (LRU, other than the head's own) if that makes it fit, else
+ * waits; every budget release, queue push, slot return, cancellation and key left unused (keys_idle_gen) signals
+ * disp_cv under e->mu, so a wakeup cannot be lost and a new higher-priority head is the one reserved next. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/clock.h"
 #include "czk/log.h"
@@ -294,7 +295,8 @@ static void *dispatcher_main(void *arg) {
     }
     epart *p = e->sheap[0];
     uint64_t now = czk__clock_now_ns();
-    czk_status st = czk__key_dispatch_reserve(e, p->job->kind, p);
+    uint64_t need = 0, idle_gen = e->keys_idle_gen;
+    czk_status st = czk__key_dispatch_reserve(e, p->job->kind, p, &need);
     if (st == CZK_OK) {
       heap_remove(e->sheap, &e->sheap_n, p);
       atomic_fetch_sub(&e->g_synth_queue, 1);
@@ -333,11 +335,14 @@ static void *dispatcher_main(void *arg) {
       pthread_mutex_lock(&e->mu);
       continue;
     }
-    /* does not fit now: free unused keys first, else wait for a release or a queue change */
+    /* does not fit now: evict unused keys (LRU, never the head's own) when that makes it fit, else wait for a
+     * budget release, a key becoming unused (keys_idle_gen: checked after relocking, so a key released while we
+     * were unlocked is not missed) or a queue change */
+    const char *keep = p->job->kind->k.key_id; /* kinds live as long as the engine */
     pthread_mutex_unlock(&e->mu);
-    bool evicted = czk__key_evict_lru(e);
+    bool evicted = czk__key_evict_lru(e, keep, need);
     pthread_mutex_lock(&e->mu);
-    if (evicted) continue;
+    if (evicted || e->keys_idle_gen != idle_gen) continue;
     if (e->sheap_n && e->sheap[0] == p && !p->t_wait0) p->t_wait0 = now;
     if (!atomic_load(&e->g_disp_budget_wait)) {
       atomic_store(&e->g_disp_budget_wait, true);
@@ -638,6 +643,18 @@ static void engine_free(czk_engine *e) {
   free(e);
 }
 
+/* Job ids never repeat across restarts of a daemon (an AwaitProof of a pre-restart id must be NOT_FOUND, never another
+ * job's proof): the first id is the wall clock in microseconds at creation, then ids are consecutive (they are also
+ * the dispatch sequence). A later run starts above every id an earlier one issued unless that run issued more than
+ * one job per microsecond of its life or the wall clock stepped back across the restart. Below 2^53 (until the year
+ * 2255), so /status JSON numbers hold them exactly. */
+static uint64_t first_job_id(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 1;
+  uint64_t us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+  return us ? us : 1;
+}
+
 czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) {
   if (!out || !cfg_in) return CZK_ERR_INVALID_ARG;
   *out = NULL;
@@ -654,7 +671,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
   e->cfg = cfg;
   e->cfg.devices = NULL;
   e->t_start = czk__clock_now_ns();
-  e->next_seq = 1;
+  e->next_seq = first_job_id();
   pthread_mutex_init(&e->mu, NULL);
   pthread_mutex_init(&e->gq_mu, NULL);
   pthread_mutex_init(&e->fq_mu, NULL);

@@ -164,6 +164,7 @@ struct czk_engine {
   ejob *by_id[ENGINE_HASH], *by_rid[ENGINE_HASH];
   ejob *done_head, *done_tail;
   uint64_t next_seq;
+  uint64_t keys_idle_gen; /* bumped (under mu, with disp_cv broadcast) whenever a resident key loses its last user */
   /* synth queue: binary heap of partitions */
   epart **sheap;
   size_t sheap_n, sheap_cap;
@@ -207,19 +208,22 @@ struct czk_engine {
 /* keys.c */
 /* Under e->mu (dispatcher): take a reference on kind's key for partition p. When the key is not resident, reserve
  * the partition AND the key bytes together; else only the partition. Returns CZK_OK (p->res and p->key set),
- * CZK_ERR_TIMEOUT (does not fit now) or another error. */
-czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p);
+ * CZK_ERR_TIMEOUT (does not fit now; *need = the bytes it asked for) or another error. */
+czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p, uint64_t *need);
 /* Without locks: make sure p->key is loaded (loads it when this caller is first). */
 czk_status czk__key_ensure(czk_engine *e, epart *p);
-/* Without locks: drop a reference. */
+/* Without locks: drop a reference. A resident key left unreferenced wakes the dispatcher (keys_idle_gen): its bytes
+ * may be what the head of the queue waits for. */
 void czk__key_unref(czk_engine *e, ekey *key);
 /* The key's copy on device d for one prove (keys.c): resident -> referenced; absent -> uploaded when the device's key
  * memory allows (evicting least recently used unreferenced copies there), else NULL: prove from the host copy.
  * Every non-NULL result is released once with czk__key_device_release after prove_finish. */
 void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track);
 void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
-/* Without locks: evict the least recently used unreferenced key; false when none. */
-bool czk__key_evict_lru(czk_engine *e);
+/* Without locks: evict the least recently used unreferenced resident key other than keep_id (NULL: any); false when
+ * none. need > 0: only when a reservation of `need` bytes would fit once every such key were evicted (else evicting
+ * would cost keys without letting it run: the caller waits for a release instead); need = 0: unconditionally. */
+bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need);
 /* Free every key (destroy; no references left). */
 void czk__keys_free_all(czk_engine *e);
 

@@ -65,6 +65,13 @@ void czk__fake_open_gate(czk_fake *f) {
   pthread_mutex_unlock(&f->mu);
 }
 
+void czk__fake_key_gate(czk_fake *f, bool closed) {
+  pthread_mutex_lock(&f->mu);
+  f->key_gate_closed = closed;
+  pthread_cond_broadcast(&f->cv);
+  pthread_mutex_unlock(&f->mu);
+}
+
 size_t czk__fake_log_copy(czk_fake *f, czk_fake_log **out) {
   pthread_mutex_lock(&f->mu);
   size_t n = f->nlog;
@@ -273,6 +280,9 @@ static czk_status fake_verify(void *user, void *key, const void *parsed, uint32_
 static czk_status fake_key_load(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
                                 uint64_t *bytes) {
   czk_fake *f = user;
+  pthread_mutex_lock(&f->mu);
+  while (f->key_gate_closed) pthread_cond_wait(&f->cv, &f->mu);
+  pthread_mutex_unlock(&f->mu);
   long n = atomic_fetch_add(&f->key_loads, 1) + 1;
   if (f->key_fail_every && n % f->key_fail_every == 0) return CZK_ERR_IO;
   char *k = strdup(key_id);

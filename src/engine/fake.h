@@ -58,6 +58,7 @@ typedef struct czk_fake {
   size_t nlog, log_cap;
   bool status_in_callbacks; /* call czk_engine_status_get from callbacks (proves no engine lock is held) */
   uint32_t key_fail_every;  /* fail every n-th key load (0 = never) */
+  bool key_gate_closed;     /* key loads wait until czk__fake_key_gate(f, false) (guarded by mu) */
   atomic_long live_synth, live_parsed, live_keys, live_pending;
   atomic_long synth_calls, prove_calls, verify_calls, key_loads, self_cancels;
   /* device tier (czk__fake_kind_device): copies made / freed / alive, proves that got one / the host copy */
@@ -75,6 +76,8 @@ void czk__fake_kind(czk_fake *f, czk_engine_kind *k, const char *name, const cha
 void czk__fake_kind_device(czk_engine_kind *k, uint64_t device_bytes);
 void czk__fake_set_job(czk_fake *f, uint64_t tag, uint64_t job_id);
 void czk__fake_open_gate(czk_fake *f);
+/* Close (key loads wait) or open the key-load gate. */
+void czk__fake_key_gate(czk_fake *f, bool closed);
 /* Snapshot of the synthesis log (copy; free()). */
 size_t czk__fake_log_copy(czk_fake *f, czk_fake_log **out);
 void czk__fake_expected_proof(uint64_t tag, uint32_t part, uint8_t out[CZK_FAKE_PROOF_BYTES]);

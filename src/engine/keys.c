@@ -54,11 +54,12 @@ static ekey *new_key(czk_engine *e, ekind *k) {
   return key;
 }
 
-czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p) {
+czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p, uint64_t *need) {
   uint64_t bytes[CZK_MEM_COUNT] = {0};
   bytes[CZK_MEM_ABC] = p->shape.abc_bytes;
   bytes[CZK_MEM_WITNESS] = p->shape.witness_bytes;
   bytes[CZK_MEM_SCRATCH] = p->shape.scratch_bytes;
+  *need = p->shape.abc_bytes + p->shape.witness_bytes + p->shape.scratch_bytes;
   if (!k->k.key_id) return czk_budget_try_reserve(e->budget, &p->res, bytes, CZK_MEM_COUNT);
   pthread_mutex_lock(&e->kc_mu);
   ekey *key = find_key_locked(e, k->key_id);
@@ -77,6 +78,7 @@ czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p) {
       return CZK_ERR_NOMEM;
     }
     bytes[CZK_MEM_KEY] = key->bytes;
+    *need += key->bytes;
     st = czk_budget_try_reserve(e->budget, &p->res, bytes, CZK_MEM_COUNT);
     if (st == CZK_OK) {
       (void)czk_budget_split(e->budget, &p->res, CZK_MEM_KEY, &key->res);
@@ -144,10 +146,11 @@ czk_status czk__key_ensure(czk_engine *e, epart *p) {
 }
 
 void czk__key_unref(czk_engine *e, ekey *key) {
-  bool free_it = false;
+  bool free_it = false, idle = false;
   pthread_mutex_lock(&e->kc_mu);
   key->last_use_ns = czk__clock_now_ns();
-  if (--key->refs == 0 && key->state == KS_FAILED) free_it = true; /* unlinked at failure, bytes released */
+  if (--key->refs == 0 && key->state == KS_RESIDENT) idle = true; /* evictable now */
+  else if (key->refs == 0 && key->state == KS_FAILED) free_it = true; /* unlinked at failure, bytes released */
   else if (key->refs == 0 && key->state == KS_LOADING && !key->loader_active) {
     /* nobody loaded it (every user was cancelled before synthesis): forget it and return its bytes */
     unlink_key_locked(e, key);
@@ -157,6 +160,12 @@ void czk__key_unref(czk_engine *e, ekey *key) {
   if (free_it) {
     if (czk_reservation_live(&key->res)) czk_budget_release_all(e->budget, &key->res);
     key_struct_free(key);
+  }
+  if (idle) { /* no budget release happened: the dispatcher would not hear of these bytes otherwise */
+    pthread_mutex_lock(&e->mu);
+    e->keys_idle_gen++;
+    pthread_cond_broadcast(&e->disp_cv);
+    pthread_mutex_unlock(&e->mu);
   }
 }
 
@@ -279,11 +288,20 @@ static uint64_t drop_key(czk_engine *e, ekey *key) {
   return freed;
 }
 
-bool czk__key_evict_lru(czk_engine *e) {
+bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need) {
   pthread_mutex_lock(&e->kc_mu);
   ekey *victim = NULL;
-  for (ekey *k = e->keys; k; k = k->next)
-    if (k->refs == 0 && k->state == KS_RESIDENT && (!victim || k->last_use_ns < victim->last_use_ns)) victim = k;
+  uint64_t idle = 0;
+  for (ekey *k = e->keys; k; k = k->next) {
+    if (k->refs || k->state != KS_RESIDENT || (keep_id && strcmp(k->id, keep_id) == 0)) continue;
+    for (unsigned c = 0; c < CZK_MEM_COUNT; c++) idle += k->res.bytes[c];
+    if (!victim || k->last_use_ns < victim->last_use_ns) victim = k;
+  }
+  if (victim && need) {
+    czk_budget_stats bs;
+    czk_budget_stats_get(e->budget, &bs); /* lock order: kc_mu, then the budget's */
+    if (bs.used - idle + need > bs.limit) victim = NULL; /* would not fit even without them: keep them */
+  }
   if (victim) unlink_key_locked(e, victim);
   pthread_mutex_unlock(&e->kc_mu);
   if (!victim) return false;
@@ -344,7 +362,7 @@ czk_status czk_engine_key_preload(czk_engine *e, const char *key_id, bool *alrea
     czk_reservation res;
     czk_status st;
     while ((st = czk_budget_try_reserve(e->budget, &res, bytes, CZK_MEM_COUNT)) == CZK_ERR_TIMEOUT &&
-           czk__key_evict_lru(e)) {
+           czk__key_evict_lru(e, NULL, 0)) {
     }
     if (st == CZK_ERR_TIMEOUT)
       st = czk_budget_reserve(e->budget, &res, bytes, CZK_MEM_COUNT, czk__clock_now_ns() + 60 * CZK_NS_PER_S);

@@ -6,7 +6,8 @@
  * nodes are linked (first child, next sibling) and string/number nodes point into the text. Numbers in snarkjs
  * files are decimal strings; bare JSON integers are accepted too. Field elements must be canonical (< q, < r).
  * Points follow ffjavascript's fromObject: [x, y] or [x, y, z] Jacobian (x/z^2, y/z^3), z = 0 the point at
- * infinity; G2 coordinates are [c0, c1]. Every point is checked on the curve and in the subgroup. */
+ * infinity; G2 coordinates are [c0, c1]. Every point is checked on the curve and in the subgroup. A repeated member
+ * name in an object (or an escaped one) is refused: snarkjs would read the last, a lookup here the first. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -75,6 +76,39 @@ static czk_status jstring(jdoc *d, const char **s, size_t *len) {
   return CZK_OK;
 }
 
+typedef struct jkey {
+  const char *s;
+  size_t len;
+} jkey;
+static int jkey_cmp(const void *a, const void *b) {
+  const jkey *x = a, *y = b;
+  size_t n = x->len < y->len ? x->len : y->len;
+  int c = memcmp(x->s, y->s, n);
+  return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* An object's member names must be distinct: JSON.parse (snarkjs) keeps the last of a repeated name, a first-match
+ * lookup the first, so a file with both would read as two different proofs. Escaped names are refused too (one could
+ * spell an existing name differently); snarkjs writes none. Sorted copy: O(n log n). */
+static czk_status jkeys_unique(const jdoc *d, const jnode *obj) {
+  if (obj->count < 2) return CZK_OK;
+  jkey *k = malloc(obj->count * sizeof *k);
+  if (!k) return CZK_ERR_NOMEM;
+  size_t n = 0;
+  czk_status st = CZK_OK;
+  for (int32_t i = obj->first; i >= 0; i = d->n[i].next) {
+    if (memchr(d->n[i].key, '\\', d->n[i].key_len)) st = CZK_ERR_FORMAT;
+    k[n++] = (jkey){d->n[i].key, d->n[i].key_len};
+  }
+  if (st == CZK_OK) {
+    qsort(k, n, sizeof *k, jkey_cmp);
+    for (size_t i = 1; i < n && st == CZK_OK; i++)
+      if (jkey_cmp(&k[i - 1], &k[i]) == 0) st = CZK_ERR_FORMAT;
+  }
+  free(k);
+  return st;
+}
+
 static czk_status jvalue(jdoc *d, int32_t *out, int depth) {
   if (depth > JSON_MAX_DEPTH) return CZK_ERR_LIMIT;
   jws(d);
@@ -122,6 +156,7 @@ static czk_status jvalue(jdoc *d, int32_t *out, int depth) {
       d->p++;
       break;
     }
+    if (obj) CZK_TRY(jkeys_unique(d, &d->n[me]));
   } else if (ch == '"') {
     if ((me = jnew(d, J_STR)) < 0) return CZK_ERR_NOMEM;
     const char *s;

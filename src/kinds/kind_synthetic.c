@@ -27,6 +27,7 @@ static czk_status syn_parse(void *cfg, const czk_kind_request *r, void **parsed,
   char spec[MAX_SPEC + 1];
   size_t len = r->vanilla_proof.len;
   if (len > MAX_SPEC) return CZK_ERR_LIMIT;
+  if (len && memchr(r->vanilla_proof.data, 0, len)) return CZK_ERR_FORMAT; /* not text: never cut at the NUL */
   if (len) memcpy(spec, r->vanilla_proof.data, len);
   spec[len] = 0;
   uint64_t parts = 1, seed = 1;

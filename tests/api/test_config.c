@@ -2,6 +2,7 @@
  * docs/config.md and etc/czk.conf agree with the table (they are generated from it; this catches drift). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/config.h"
@@ -41,7 +42,7 @@ int main(void) {
   czk__config c;
   char err[512];
   CHECK(czk__config_init(&c) == CZK_OK);
-  CHECK(c.gpu_workers_per_device == 2 && c.self_verify && c.max_message_size == 256ull << 20);
+  CHECK(c.gpu_workers_per_device == 2 && c.self_verify && c.max_message_size == 128ull << 20);
   CHECK(c.result_ttl == 600000 && strcmp(c.gpus, "all") == 0);
 
   /* flags, both spellings, override a file */
@@ -134,6 +135,41 @@ int main(void) {
                   "gpu_key_memory=%s accepted", bad[i]);
       czk__config_free(&c);
     }
+  }
+  /* the private socket directory (/tmp/czk-$UID without XDG_RUNTIME_DIR, issue 22 defect 6): created 0700, or
+   * accepted only when it is a real directory of ours that group and others cannot write */
+  {
+    char base[] = "/tmp/czk-test-privdir-XXXXXX", d[160], l[160];
+    CHECK(mkdtemp(base) != NULL);
+    snprintf(d, sizeof d, "%s/sock", base);
+    CHECK_MSG(czk__config_private_dir(d, err, sizeof err) == CZK_OK, "%s", err); /* created */
+    struct stat st;
+    CHECK(lstat(d, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 077) == 0);
+    CHECK_MSG(czk__config_private_dir(d, err, sizeof err) == CZK_OK, "%s", err); /* exists, ours, 0700 */
+    CHECK(chmod(d, 0777) == 0);
+    CHECK(czk__config_private_dir(d, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, d) && strstr(err, "writable"));
+    CHECK(chmod(d, 0720) == 0);
+    CHECK(czk__config_private_dir(d, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "writable"));
+    CHECK(chmod(d, 0755) == 0); /* readable is fine: the socket itself is 0600 */
+    CHECK_MSG(czk__config_private_dir(d, err, sizeof err) == CZK_OK, "%s", err);
+    if (geteuid() == 0) { /* another owner (only root can make one) */
+      CHECK(chown(d, 4242, 4242) == 0);
+      CHECK(czk__config_private_dir(d, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "owned by uid 4242"));
+      CHECK(chown(d, 0, 0) == 0);
+    }
+    /* a symbolic link to a good directory is not followed */
+    snprintf(l, sizeof l, "%s/link", base);
+    CHECK(symlink(d, l) == 0);
+    CHECK(czk__config_private_dir(l, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "symbolic link"));
+    unlink(l);
+    /* a file in its place */
+    FILE *pf = fopen(l, "w");
+    CHECK(pf != NULL);
+    if (pf) fclose(pf);
+    CHECK(czk__config_private_dir(l, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "not a directory"));
+    unlink(l);
+    rmdir(d);
+    rmdir(base);
   }
   /* docs/config.md holds the generated table; etc/czk.conf sets every key */
   const char *src = getenv("CZK_SOURCE_DIR");

@@ -11,6 +11,8 @@
 #include "api/rpc.h"
 #include "czk_test.h"
 
+static int g_gone; /* Block handlers that saw their client go away */
+
 static int handler(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
                    size_t *resp_len, char **err) {
   (void)user;
@@ -22,6 +24,16 @@ static int handler(void *user, const char *method, const uint8_t *req, size_t re
   }
   if (strcmp(method, "/t.T/Slow") == 0) {
     usleep(200 * 1000);
+    return CZK_GRPC_OK;
+  }
+  if (strcmp(method, "/t.T/Block") == 0) { /* like AwaitProof on a long job: waits until its client goes away */
+    for (int i = 0; i < 500; i++) {
+      if (czk__rpc_client_gone()) {
+        __atomic_add_fetch(&g_gone, 1, __ATOMIC_SEQ_CST);
+        return CZK_GRPC_CANCELLED;
+      }
+      usleep(10 * 1000);
+    }
     return CZK_GRPC_OK;
   }
   *err = strdup("no such method");
@@ -72,6 +84,34 @@ int main(void) {
           c2 == 0 && l2 == 2);
     free(r2);
     free(e2);
+  }
+  /* callers that go away free their call slots (issue 22 defect 8): two Block calls give up after 100 ms on a server
+   * of 2 slots; a third call is served at once (it waited 5 s for the handlers before) */
+  {
+    char bpath[96], btarget[128];
+    snprintf(bpath, sizeof bpath, "/tmp/czk-test-rpc-%d.slots", (int)getpid());
+    snprintf(btarget, sizeof btarget, "unix://%s", bpath);
+    czk__rpc_server *x = NULL;
+    CHECK(czk__rpc_server_start(&x, btarget, 1 << 20, 2, handler, NULL) == CZK_OK);
+    int c2;
+    uint8_t *r2;
+    size_t l2;
+    char *e2;
+    for (int i = 0; i < 2; i++) {
+      CHECK(czk__rpc_call(btarget, "/t.T/Block", NULL, 0, 100, 1 << 20, &c2, &r2, &l2, &e2) == CZK_OK &&
+            c2 == CZK_GRPC_DEADLINE_EXCEEDED);
+      free(r2);
+      free(e2);
+    }
+    CHECK(czk__rpc_call(btarget, "/t.T/Echo", (const uint8_t *)"hi", 2, 2000, 1 << 20, &c2, &r2, &l2, &e2) == CZK_OK);
+    CHECK_MSG(c2 == 0 && l2 == 2, "a third caller was not served (code %d): departed callers keep their slots", c2);
+    free(r2);
+    free(e2);
+    /* the Echo may have taken the first freed slot while the other handler had yet to notice */
+    for (int i = 0; i < 300 && __atomic_load_n(&g_gone, __ATOMIC_SEQ_CST) < 2; i++) usleep(10 * 1000);
+    CHECK(__atomic_load_n(&g_gone, __ATOMIC_SEQ_CST) == 2);
+    CHECK(!czk__rpc_client_gone()); /* outside a handler */
+    czk__rpc_server_stop(x);
   }
   /* a regular file is never removed; a stale socket (bound, nobody listening) is replaced */
   {

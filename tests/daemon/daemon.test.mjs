@@ -86,6 +86,10 @@ test('Prove returns a verified proof; Submit + Await; duplicate request ids atta
   const w = await call(client, 'AwaitProof', { job_id: a.job_id, timeout_ms: 0 });
   assert.equal(w.status, 'COMPLETED');
   assert.equal(w.proof.length, 192);
+  // no vanilla_proof at all (the field absent on the wire): one partition of seed 1 (UBSan aborted here: issue 22 #9)
+  const n = await call(client, 'Prove', { submit: { proof_kind: 'CZK_SYNTHETIC', sector_size: String(1 << 8) } });
+  assert.equal(n.result.status, 'COMPLETED', n.result.error_message);
+  assert.equal(n.result.proof.length, 192);
 });
 
 test('Await honours timeout_ms; Cancel cancels; cancel of a finished job is FAILED_PRECONDITION', async () => {
@@ -129,8 +133,8 @@ test('bad input over the wire gets the right status codes', async () => {
     (e) => e.code === grpc.status.RESOURCE_EXHAUSTED);
   await assert.rejects(call(client, 'SubmitProof', synth(30, 'partitions=1')),
     (e) => e.code === grpc.status.INVALID_ARGUMENT);
-  // oversize message (over 256 MiB) is refused by the transport
-  const big = Buffer.alloc((256 << 20) + 1024);
+  // oversize message (over the 128 MiB default) is refused by the transport
+  const big = Buffer.alloc((128 << 20) + 1024);
   await assert.rejects(call(client, 'SubmitProof', { ...synth(8, ''), vanilla_proof: big }),
     (e) => e.code === grpc.status.RESOURCE_EXHAUSTED);
   // garbage bytes on the wire: a raw call with an undecodable body
@@ -142,6 +146,25 @@ test('bad input over the wire gets the right status codes', async () => {
   // still serving
   const r = await call(client, 'Prove', { submit: synth(8, 'partitions=1 seed=9') });
   assert.equal(r.result.status, 'COMPLETED');
+});
+
+test('decoding is bounded: a SubmitProof of many tiny unknown fields is refused without ~46x its size in memory', async () => {
+  const hwm = () => +readFileSync(`/proc/${daemon.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/)[1] * 1024;
+  const n = 16 << 20;
+  const body = Buffer.alloc(n);
+  body[0] = 0x10; body[1] = 100; // proof_kind = CZK_SYNTHETIC, then field 15 = 0 over and over
+  for (let i = 2; i + 1 < n; i += 2) { body[i] = 15 << 3; body[i + 1] = 0; }
+  const before = hwm();
+  const raw = new grpc.Client(addr, grpc.credentials.createInsecure(), { 'grpc.max_send_message_length': 64 << 20 });
+  await assert.rejects(new Promise((res, rej) => raw.makeUnaryRequest('/cuzk.v1.ProvingEngine/SubmitProof',
+    (x) => x, (x) => x, body, (e, r) => (e ? rej(e) : res(r)))),
+  (e) => e.code === grpc.status.RESOURCE_EXHAUSTED && /too many fields/.test(e.details));
+  raw.close();
+  const grew = hwm() - before;
+  assert.ok(grew < 20 * n, `peak RSS grew by ${grew} bytes for a ${n}-byte message`);
+  // a 100 KiB job id: over the small-request limit
+  await assert.rejects(call(client, 'AwaitProof', { job_id: '7'.repeat(100 << 10), timeout_ms: 1 }),
+    (e) => e.code === grpc.status.RESOURCE_EXHAUSTED);
 });
 
 test('many concurrent clients', async () => {

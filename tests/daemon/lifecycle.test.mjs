@@ -8,7 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, existsSync, mkdirSync, chownSync, chmodSync,
+  symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -149,6 +150,44 @@ test('SIGINT with --drain-grace 100ms: the daemon exits in time and the long job
   c.close();
 });
 
+test('job ids are not reused after SIGKILL and restart: a pre-crash id is NOT_FOUND', async () => {
+  const d1 = await startDaemon([]);
+  const c1 = clientFor(d1.addr);
+  const a = await call(c1, 'Prove', { submit: synth(12, 'seed=21') });
+  assert.equal(a.result.status, 'COMPLETED', a.result.error_message);
+  c1.close();
+  d1.p.kill('SIGKILL');
+  await d1.exited;
+  const d2 = await startDaemon([]);
+  const c2 = clientFor(d2.addr);
+  const b = await call(c2, 'Prove', { submit: synth(12, 'seed=22') });
+  assert.equal(b.result.status, 'COMPLETED', b.result.error_message);
+  assert.notEqual(b.result.job_id, a.result.job_id);
+  await assert.rejects(call(c2, 'AwaitProof', { job_id: a.result.job_id, timeout_ms: 10 }),
+    (e) => e.code === grpc.status.NOT_FOUND);
+  c2.close();
+  d2.p.kill('SIGTERM');
+  assert.equal((await d2.exited).code, 0, d2.err);
+});
+
+test('callers that go away free their call slots: --max-calls 4, four AwaitProof callers disconnect, GetStatus is served', async () => {
+  const d = await startDaemon(['--max-calls', '4', '--drain-grace', '100ms']);
+  const c = clientFor(d.addr);
+  const sub = await call(c, 'SubmitProof', synth(12, 'partitions=48 seed=31', 'LOW')); // tens of seconds
+  // four waiters that give up after 300 ms (their deadline cancels the call: the client is gone)
+  const waits = [0, 1, 2, 3].map(() => call(c, 'AwaitProof', { job_id: sub.job_id, timeout_ms: 0 },
+    { deadline: Date.now() + 300 }).then(() => 'answered', (e) => e.code));
+  assert.deepEqual(await Promise.all(waits), Array(4).fill(grpc.status.DEADLINE_EXCEEDED));
+  const t0 = Date.now();
+  const s = await call(c, 'GetStatus', {}, { deadline: Date.now() + 3000 });
+  assert.ok(Array.isArray(s.queues), 'GetStatus answered');
+  await call(c, 'CancelProof', { job_id: sub.job_id }, { deadline: Date.now() + 3000 });
+  if (process.env.CZK_TEST_VERBOSE) console.log('GetStatus after departed callers:', Date.now() - t0, 'ms');
+  c.close();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+});
+
 test('invalid configuration is rejected at start with the key and the reason (exit code 2)', () => {
   const cases = [
     [['--memory-budget', 'lots'], /memory_budget: 'lots' is not a size/],
@@ -174,6 +213,36 @@ test('invalid configuration is rejected at start with the key and the reason (ex
   const r2 = run(['daemon', '--config', bad]);
   assert.equal(r2.status, 2, r2.stderr);
   assert.match(r2.stderr, /bad\.conf:1: drain_grace: '10x' is not a duration/);
+});
+
+test('without XDG_RUNTIME_DIR, a /tmp/czk-$UID that another user owns or others can write is refused', {
+  skip: process.getuid() !== 0 || !existsSync('/usr/bin/setpriv') ? 'needs root and setpriv (runs czk as another uid)' : false,
+}, () => {
+  const uid = 40000 + (process.pid % 20000); // a user of our own, so the real /tmp/czk-$UID of anyone is untouched
+  const priv = join('/tmp', `czk-${uid}`);
+  rmSync(priv, { recursive: true, force: true });
+  const env = { ...process.env, HOME: dir };
+  delete env.XDG_RUNTIME_DIR;
+  const as = (args) => spawnSync('/usr/bin/setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', CZK,
+    'daemon', '--keys-dir', dir, ...args], { env, encoding: 'utf8', timeout: 60000 });
+  try {
+    mkdirSync(priv, { mode: 0o755 }); // made first by root
+    let r = as([]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`listen: ${priv} is owned by uid 0, not by this user`));
+    chownSync(priv, uid, uid);
+    chmodSync(priv, 0o777);
+    r = as([]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`listen: ${priv} is writable by group or others`));
+    rmSync(priv, { recursive: true, force: true });
+    symlinkSync(dir, priv);
+    r = as([]);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /is not a directory \(a symbolic link\)/);
+  } finally {
+    rmSync(priv, { recursive: true, force: true });
+  }
 });
 
 test('--dump-config output loads again with --config and serves', async () => {

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/clock.h"
 #include "czk/engine.h"
@@ -379,6 +380,41 @@ static void test_requests(void) {
   czk__fake_destroy(&f);
 }
 
+/* Job ids never repeat across restarts (issue 22, defect 7): after a restart (a new engine), the id of a job of the
+ * previous run is unknown (NOT_FOUND), never another job's; ids start at the wall clock in microseconds. */
+static void test_ids_across_restarts(void) {
+  czk_fake f;
+  czk__fake_init(&f, 4);
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t us0 = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+  uint64_t old_id = 0, new_id = 0;
+  czk_engine_result r;
+  czk_engine *e = make_engine(&f, 1 << 20, 1, 0, 1, NULL, 0);
+  czk_fake_job j = fjob(1, 1, 0, 0);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &old_id) == CZK_OK);
+  CHECK(czk_engine_await(e, old_id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK_MSG(old_id >= us0 && old_id < (1ull << 53), "job id %llu is not from the wall clock (%llu us)",
+            (unsigned long long)old_id, (unsigned long long)us0);
+  check_idle(e, &f, "ids before restart");
+  czk_engine_destroy(e);
+  /* "restart": the new engine proves another job first, then the old id is asked for */
+  e = make_engine(&f, 1 << 20, 1, 0, 1, NULL, 0);
+  j = fjob(2, 1, 0, 0);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &new_id) == CZK_OK);
+  CHECK(czk_engine_await(e, new_id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK_MSG(new_id > old_id, "id %llu after restart not above %llu", (unsigned long long)new_id,
+            (unsigned long long)old_id);
+  CHECK(czk_engine_await(e, old_id, 0, &r) == CZK_ERR_NOT_FOUND && r.proof == NULL);
+  czk_engine_result_free(&r);
+  CHECK(czk_engine_cancel(e, old_id, NULL) == CZK_ERR_NOT_FOUND);
+  check_idle(e, &f, "ids after restart");
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
 /* 5. shutdown with work in flight: waiters wake, intake stops, nothing leaks, no thread left */
 typedef struct waiter_arg {
   czk_engine *e;
@@ -498,6 +534,101 @@ static void test_keys(void) {
   remove(path);
   czk_engine_destroy(e);
   CHECK(atomic_load(&f.live_keys) == 0);
+  czk__fake_destroy(&f);
+}
+
+/* 6b. idle keys give way to a waiting job (issue 22, defect 2): the dispatcher's head does not fit while a preload
+ * holds its key; when the preload ends the key is resident and unreferenced, and the head (which fits once that key
+ * is evicted) must run: nothing else would ever wake the dispatcher. And the converse: an idle key is kept while
+ * evicting it would not make the head fit (the head waits for a running partition instead). */
+typedef struct preload_arg {
+  czk_engine *e;
+  const char *key;
+  czk_status st;
+} preload_arg;
+static void *preload_main(void *a) {
+  preload_arg *p = a;
+  bool already;
+  uint64_t ms;
+  p->st = czk_engine_key_preload(p->e, p->key, &already, &ms);
+  return NULL;
+}
+static bool key_loading(czk_engine *e, void *ctx) {
+  czk_engine_status *s;
+  if (czk_engine_status_get(e, &s) != CZK_OK) return false;
+  bool found = false;
+  for (uint32_t i = 0; i < s->nkeys; i++) found |= strcmp(s->keys[i].key_id, (const char *)ctx) == 0 && s->keys[i].loading;
+  czk_engine_status_free(s);
+  return found;
+}
+static bool key_resident(czk_engine *e, const char *id) {
+  czk_engine_status *s;
+  CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+  bool found = false;
+  for (uint32_t i = 0; i < s->nkeys; i++) found |= strcmp(s->keys[i].key_id, id) == 0 && !s->keys[i].loading;
+  czk_engine_status_free(s);
+  return found;
+}
+static void test_idle_keys_give_way(void) {
+  czk_fake f;
+  czk__fake_init(&f, 16);
+  /* 2000 bytes; kind "fake" uses key-a (1000 bytes), kind "fake-b" key-b (1000); their partitions take 500 */
+  czk_engine *e = make_engine(&f, 2000, 2, 1, 2, "key-a", 1000);
+  czk_engine_kind kd;
+  czk__fake_kind(&f, &kd, "fake-b", "key-b", 1000, k_shape);
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
+  /* a preload of key-b (1000) stays in its loader; a job of key-a (1000 + 500) does not fit beside it */
+  czk__fake_key_gate(&f, true);
+  preload_arg pa = {e, "key-b", CZK_ERR_INTERNAL};
+  pthread_t th;
+  pthread_create(&th, NULL, preload_main, &pa);
+  wait_for(key_loading, e, (void *)"key-b");
+  uint64_t id;
+  czk_fake_job j = fjob(1, 1, 0, 0);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+  wait_for(dispatcher_blocked, e, NULL);
+  czk__fake_key_gate(&f, false); /* the preload ends: key-b resident, unreferenced */
+  pthread_join(th, NULL);
+  CHECK(pa.st == CZK_OK);
+  czk_engine_result r;
+  CHECK_MSG(czk_engine_await(e, id, 3000 * SLOW, &r) == CZK_OK, "the job waits for budget an idle key holds: %s",
+            r.error);
+  czk_engine_result_free(&r);
+  CHECK(!key_resident(e, "key-b") && key_resident(e, "key-a"));
+  check_idle(e, &f, "idle key evicted for the head");
+
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+
+  /* 3000 bytes; key-b preloaded and idle; a gated partition of key-a runs (1000 + 500): used 2500. A 1800-byte
+   * partition of key-a would not fit even with key-b gone (2500 - 1000 + 1800 > 3000): key-b stays while it waits.
+   * When the gated one ends (2000 used: both keys idle), evicting key-b makes it fit; key-a, its own key, stays. */
+  czk__fake_init(&f, 16);
+  e = make_engine(&f, 3000, 2, 1, 2, "key-a", 1000);
+  czk__fake_kind(&f, &kd, "fake-b", "key-b", 1000, k_shape);
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
+  czk__fake_kind(&f, &kd, "fake-big", "key-a", 1000,
+                 (czk_engine_shape){.abc_bytes = 1000, .witness_bytes = 400, .scratch_bytes = 400});
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
+  CHECK(czk_engine_key_preload(e, "key-b", NULL, NULL) == CZK_OK);
+  czk_fake_job g = fjob(2, 1, 0, 0);
+  g.gate = 1;
+  uint64_t gid = 0, bid = 0;
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &g, &gid) == CZK_OK);
+  void *ctx[2] = {&f, (void *)(uintptr_t)1};
+  wait_for(synth_calls_at_least, e, ctx); /* at the gate, holding key-a and 500 */
+  czk_fake_job b = fjob(3, 1, 0, 0);
+  CHECK(submit(e, &f, "fake-big", CZK_PRIORITY_NORMAL, NULL, &b, &bid) == CZK_OK);
+  wait_for(dispatcher_blocked, e, NULL);
+  CHECK_MSG(key_resident(e, "key-b"), "an idle key was evicted although the head could not fit without it");
+  czk__fake_open_gate(&f);
+  CHECK(czk_engine_await(e, gid, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK_MSG(czk_engine_await(e, bid, 3000 * SLOW, &r) == CZK_OK, "big job: %s", r.error);
+  czk_engine_result_free(&r);
+  CHECK(!key_resident(e, "key-b") && key_resident(e, "key-a"));
+  check_idle(e, &f, "idle key kept until it helps");
+  czk_engine_destroy(e);
   czk__fake_destroy(&f);
 }
 
@@ -729,7 +860,9 @@ int main(int argc, char **argv) {
   test_ordering();
   test_critical_takeover();
   test_requests();
+  test_ids_across_restarts();
   test_keys();
+  test_idle_keys_give_way();
   test_device_keys(1);
   test_device_keys(2);
   test_shutdown(false);

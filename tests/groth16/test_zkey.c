@@ -636,6 +636,41 @@ static void test_zkey_prove(czk_test_rng *g) {
       vj = vk_json(&vk, "bls12381", NPUB + 1);
       CHECK_EQ_INT(czk_snarkjs_vk_parse(&pvk, vj), CZK_ERR_SIZE_MISMATCH);
       free(vj);
+      /* a repeated member name is refused (issue 22 defect 10): snarkjs reads the last "curve", czk read the first */
+      vj = vk_json(&vk, "bls12381", -1);
+      {
+        size_t vl = strlen(vj);
+        char *dup = malloc(vl + 64);
+        snprintf(dup, vl + 64, "{\"curve\": \"bn128\", %s", vj + 1);
+        CHECK_EQ_INT(czk_snarkjs_vk_parse(&pvk, dup), CZK_ERR_FORMAT);
+        snprintf(dup, vl + 64, "{\"curve\": \"bls12381\", %s", vj + 1); /* even with the same value */
+        CHECK_EQ_INT(czk_snarkjs_vk_parse(&pvk, dup), CZK_ERR_FORMAT);
+        snprintf(dup, vl + 64, "{\"curv\\u0065\": \"bn128\", %s", vj + 1); /* "curve" spelled with an escape */
+        CHECK_EQ_INT(czk_snarkjs_vk_parse(&pvk, dup), CZK_ERR_FORMAT);
+        free(dup);
+      }
+      free(vj);
+      {
+        /* proof.json with a second "pi_a" (the proof's pi_c): refused, where czk and snarkjs disagreed */
+        char dp[128];
+        snprintf(dp, sizeof dp, "/tmp/czk_test_dup_%d.json", (int)getpid());
+        czk_groth16_proof other = proof;
+        other.a = proof.c;
+        CHECK_EQ_INT(czk_snarkjs_proof_write(dp, &other), CZK_OK);
+        char *t = slurp(dp);
+        const char *pc = t ? strstr(t, "\"pi_c\"") : NULL;
+        CHECK(pc != NULL);
+        if (t && pc) {
+          FILE *f = fopen(dp, "w");
+          /* {"pi_a": <a>, ... "pi_c": <c>, "pi_a": <c> ...} */
+          const char *end = strchr(pc, ']');
+          fprintf(f, "%.*s\"pi_a\"%.*s, %s", (int)(pc - t), t, (int)(end + 1 - (pc + 6)), pc + 6, pc);
+          fclose(f);
+          CHECK_EQ_INT(czk_snarkjs_proof_read(&rp, dp), CZK_ERR_FORMAT);
+        }
+        free(t);
+        unlink(dp);
+      }
       vj = vk_json(&vk, "bls12381", -1);
       vj[strlen(vj) - 1] = 0; /* drop the closing brace */
       CHECK_EQ_INT(czk_snarkjs_vk_parse(&pvk, vj), CZK_ERR_FORMAT);

@@ -194,6 +194,37 @@ static void test_two_keys_one_device(uint64_t key_mem) {
   czk_backend_free(cpu);
 }
 
+/* Requests whose bytes fields are absent ({NULL, 0}, as protobuf-c decodes a missing field): a synthetic request
+ * without vanilla_proof is one partition of seed 1 (issue 22 defect 9: memcpy from NULL, an abort under UBSan); a
+ * circom request with an empty circuit id is refused. */
+static void test_absent_bytes(void) {
+  czk_engine_kind k6;
+  CHECK(czk_kind_synthetic_new(&k6, 6, g_dir, NULL) == CZK_OK);
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 512ull << 20;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  CHECK(czk_engine_register_kind(e, &k6) == CZK_OK);
+  czk_kind_request r = {.proof_kind = CZK_PROOF_KIND_SYNTHETIC, .sector_size = 1u << 6};
+  char name[96], err[200];
+  CHECK(czk_kind_name_for(&r, 0, name, sizeof name, err, sizeof err) == CZK_OK && strcmp(name, "synthetic-k6") == 0);
+  czk_engine_submit_info info = {0};
+  CHECK(czk_engine_submit(e, name, CZK_PRIORITY_NORMAL, NULL, (const uint8_t *)&r, sizeof r, &info) == CZK_OK);
+  CHECK(info.partitions == 1);
+  await_verify(e, info.job_id, 6, 1, 1);
+  /* a NUL byte in the job spec is refused, not read as the end of the spec (issue 22 defect 11) */
+  static const char nul_spec[] = "partitions=1\0partitions=9";
+  r.vanilla_proof = (czk_bytes){(const uint8_t *)nul_spec, sizeof nul_spec - 1};
+  CHECK(czk_engine_submit(e, name, CZK_PRIORITY_NORMAL, NULL, (const uint8_t *)&r, sizeof r, &info) == CZK_ERR_FORMAT);
+  czk_engine_destroy(e);
+  czk_kind_free(&k6);
+  czk_bytes none = {NULL, 0};
+  czk_kind_request c = {.proof_kind = CZK_PROOF_KIND_CIRCOM, .vanilla_proofs = &none, .n_vanilla_proofs = 1};
+  CHECK(czk_kind_name_for(&c, 0, name, sizeof name, err, sizeof err) == CZK_ERR_INVALID_ARG &&
+        strstr(err, "must name the circuit"));
+}
+
 /* The PoSt kinds' counts (one slot scaled, used for reservations) equal a counting synthesis of the whole circuit and
  * the outline the key is made from. */
 static void test_post_counts(void) {
@@ -408,6 +439,7 @@ int main(void) {
   snprintf(g_dir, sizeof g_dir, "/tmp/czk_tkinds_%d", (int)getpid());
   test_two_keys_one_device(1);
   test_two_keys_one_device(0);
+  test_absent_bytes();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
   if (system(cmd) != 0) fprintf(stderr, "test_kinds: could not remove %s\n", g_dir);
