@@ -837,7 +837,7 @@ czk_status EC_FN(fixed_base_new_vartime)(EC_FB **out, const EC_JAC *base, unsign
   t->w = window_bits;
   t->nw = 255 / window_bits + 1;
   t->half = (size_t)1 << (window_bits - 1);
-  t->table = malloc(t->nw * t->half * sizeof *t->table);
+  t->table = czk_alloc_big(t->nw * t->half * sizeof *t->table); /* w = 16: 48 MiB (G1), 96 MiB (G2) */
   EC_JAC *bj = malloc(t->nw * sizeof *bj);
   EC_AFF *ba = malloc(t->nw * sizeof *ba);
   EC_FE *pre = malloc((t->half > 1 ? t->half / 2 : 1) * sizeof *pre);
