@@ -436,7 +436,9 @@ static void TS(test_fixed_base_batch)(czk_test_rng *g, const unsigned *ws, int n
     const uint64_t hw = (uint64_t)1 << (w - 1);
     const uint64_t small[] = {hw - 1, hw, hw + 1, 2 * hw - 1, 2 * hw, 2 * hw + 1, 3 * hw, 3 * hw + 1};
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) czk_fr_from_u64(&k[n++], small[i]);
-    for (unsigned bit = w; bit < 255; bit += 3 * w) { /* 2^(wj) and 2^(wj) - 1 (a carry through every window) */
+    /* 2^(wj) and 2^(wj) - 1 (a carry through every window), for windows j spread over the scalar */
+    const unsigned step = 3 * w < 23 ? (23 + w - 1) / w * w : 3 * w;
+    for (unsigned bit = w; bit < 255 && n + 2 <= NS - 8; bit += step) {
       memset(raw, 0, sizeof raw);
       raw[bit / 64] = (uint64_t)1 << (bit % 64);
       CHECK(czk_fr_from_raw(&k[n++], raw) == CZK_OK);
@@ -447,6 +449,7 @@ static void TS(test_fixed_base_batch)(czk_test_rng *g, const unsigned *ws, int n
     memset(raw, 0, sizeof raw);
     raw[3] = (uint64_t)1 << 62; /* 2^254, the top bit of a canonical scalar */
     CHECK(czk_fr_from_raw(&k[n++], raw) == CZK_OK);
+    CHECK(n <= NS - 4);
     while (n < NS) rand_fr(&k[n++], g);
     T_AFF out[NS], want;
     CHECK(G(fixed_base_mul_batch_vartime)(out, fb, k, NS) == CZK_OK);
