@@ -391,6 +391,37 @@ static void test_setup_seeded(void) {
   /* a tampered toxic waste gives other points: the check above can fail */
   czk_fr_add(&tw[0], &tw[0], &czk_fr_one_v);
   CHECK(check_seeded_key(sh, tw, g_params, g_vk) > 0);
+  /* more points than one pool chunk (4096) and one curve batch (1024): h_i = tau^i (tau^n - 1) / delta sampled around
+   * the chunk boundaries of a 2^13 key */
+  {
+    czk_r1cs *big;
+    const unsigned kb = 13;
+    CHECK(czk_synthetic_shape(&big, kb) == CZK_OK);
+    CHECK(czk__groth16_setup_seeded(big, g_params, g_vk, p3, tw) == CZK_OK);
+    CHECK(czk_groth16_pk_open(&pk, g_params) == CZK_OK);
+    if (pk) {
+      czk_groth16_pk_queries q;
+      czk_groth16_pk_sizes s;
+      CHECK(czk_groth16_pk_prepare(pk, p3) == CZK_OK && czk_groth16_pk_get_queries(pk, &q) == CZK_OK);
+      czk_groth16_pk_get_sizes(pk, &s);
+      CHECK_EQ_INT(s.n_h, ((size_t)1 << kb) - 1);
+      czk_fr zb, di, c;
+      czk_fr_set_one(&zb);
+      for (size_t j = 0; j < ((size_t)1 << kb); j++) czk_fr_mul(&zb, &zb, &tw[0]);
+      czk_fr_sub(&zb, &zb, &czk_fr_one_v);
+      czk_fr_inv(&di, &tw[4]);
+      czk_fr_mul(&c, &zb, &di);
+      size_t bad = 0, checked = 0;
+      for (size_t i = 0; i < s.n_h; i++) {
+        bool probe = i % 331 == 0 || (i % 1024 >= 1022 || i % 1024 <= 1) || i + 2 >= s.n_h;
+        if (probe) bad += !g1_is_mul(&q.h[i], &c), checked++;
+        czk_fr_mul(&c, &c, &tw[0]);
+      }
+      CHECK_MSG(bad == 0, "%zu of %zu sampled h points differ", bad, checked);
+      czk_groth16_pk_close(pk);
+    }
+    czk_r1cs_free(big);
+  }
   /* an outline (no matrices) is refused */
   czk_r1cs *outline = NULL;
   CHECK(czk_r1cs_outline_new(&outline, 2, 3, 4) == CZK_OK);
