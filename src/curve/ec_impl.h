@@ -816,9 +816,12 @@ czk_status EC_FN(fixed_base_mul_batch_vartime)(EC_AFF *out, const EC_FB *t, cons
       affine_batch_add_impl(acc, q, 1, m, pre);
     }
   }
-  /* the digits are the scalars (secret in setup) */
+  /* the digits are the scalars (secret in setup); q holds the last window's +-table entries (its digits) and pre
+   * products of differences with partial sums */
   explicit_bzero(kr, sizeof kr);
   explicit_bzero(dig, ch * nw * sizeof *dig);
+  explicit_bzero(q, ch * sizeof *q);
+  explicit_bzero(pre, ch * sizeof *pre);
   free(dig), free(q), free(pre);
   return CZK_OK;
 }
