@@ -21,7 +21,12 @@ typedef struct {
   czk_g1_xyzz x1;
   czk_g2_xyzz x2;
   czk_fr k;
-  czk_g1_fixed_base *fb1;
+  czk_g1_fixed_base *fb1, *fb12; /* constant-time tables, w = 8 and 12 (setup's former window for many points) */
+  czk_g1_fixed_base *fb16_1; /* w = 16 variable-time tables (setup's), built only when a batch row runs */
+  czk_g2_fixed_base *fb16_2;
+  czk_fr *kb;          /* BATCH scalars */
+  czk_g1_affine *ob1; /* BATCH outputs */
+  czk_g2_affine *ob2;
   uint8_t c1[48], c2[96];
   czk_g1_affine pp[4];
   czk_g2_affine qq[4];
@@ -73,6 +78,19 @@ static void b_g1_fixed_base(bench_state *s, long n) {
     s->k.l[0] ^= s->acc1.x.l[0] & 0xff; /* vary the scalar (stays < r: only low bits change) */
   }
 }
+/* setup's path: n points as batches of BATCH scalars through the w = 16 tables (time per point) */
+#define BATCH 1024
+static void b_g1_fixed_base_batch(bench_state *s, long n) {
+  for (long i = 0; i < n; i += BATCH)
+    s->sink += czk_g1_fixed_base_mul_batch_vartime(s->ob1, s->fb16_1, s->kb, n - i < BATCH ? (size_t)(n - i) : BATCH);
+}
+static void b_g2_fixed_base_batch(bench_state *s, long n) {
+  for (long i = 0; i < n; i += BATCH)
+    s->sink += czk_g2_fixed_base_mul_batch_vartime(s->ob2, s->fb16_2, s->kb, n - i < BATCH ? (size_t)(n - i) : BATCH);
+}
+static void b_g1_fixed_base12(bench_state *s, long n) {
+  for (long i = 0; i < n; i++) czk_g1_fixed_base_mul(&s->acc1, s->fb12, &s->k);
+}
 static void b_g1_in_subgroup(bench_state *s, long n) {
   for (long i = 0; i < n; i++) s->sink += czk_g1_in_subgroup(&s->p1);
 }
@@ -120,6 +138,9 @@ static const bench_row k_rows[] = {
     {"g2_mul (ct)", b_g2_mul, 0},
     {"g2_mul_vartime", b_g2_mul_vartime, 0},
     {"g1_fixed_base_mul (w=8)", b_g1_fixed_base, 0},
+    {"g1_fixed_base_mul (w=12)", b_g1_fixed_base12, 0},
+    {"g1_fixed_base_batch (w=16)", b_g1_fixed_base_batch, 0},
+    {"g2_fixed_base_batch (w=16)", b_g2_fixed_base_batch, 0},
     {"g1_in_subgroup", b_g1_in_subgroup, 0},
     {"g2_in_subgroup", b_g2_in_subgroup, 0},
     {"g1_uncompress", b_g1_uncompress, 0},
@@ -165,7 +186,8 @@ static int init_state(bench_state *s) {
     czk_g2_to_affine(&s->qq[i], &b);
   }
   czk_fp12_set_one(&s->f);
-  if (czk_g1_fixed_base_new(&s->fb1, &g1, 8) != CZK_OK) return -1;
+  if (czk_g1_fixed_base_new(&s->fb1, &g1, 8) != CZK_OK || czk_g1_fixed_base_new(&s->fb12, &g1, 12) != CZK_OK)
+    return -1;
   return 0;
 }
 
@@ -196,9 +218,32 @@ int czk_bench_curve(int argc, char **argv) {
     fprintf(stderr, "czk bench curve: out of memory\n");
     return 1;
   }
+  bool batch_rows = false;
+  for (size_t r = 0; r < sizeof k_rows / sizeof k_rows[0]; r++)
+    if (strstr(k_rows[r].name, "batch") && (!only || strstr(k_rows[r].name, only))) batch_rows = true;
+  if (batch_rows) { /* setup's w = 16 tables (~0.7 s) */
+    czk_g1 g1;
+    czk_g2 g2;
+    czk_g1_generator(&g1);
+    czk_g2_generator(&g2);
+    s.kb = malloc(BATCH * sizeof *s.kb);
+    s.ob1 = malloc(BATCH * sizeof *s.ob1);
+    s.ob2 = malloc(BATCH * sizeof *s.ob2);
+    if (!s.kb || !s.ob1 || !s.ob2 || czk_g1_fixed_base_new_vartime(&s.fb16_1, &g1, 16) != CZK_OK ||
+        czk_g2_fixed_base_new_vartime(&s.fb16_2, &g2, 16) != CZK_OK) {
+      fprintf(stderr, "czk bench curve: out of memory\n");
+      return 1;
+    }
+    for (int i = 0; i < BATCH; i++) { /* pseudo-random full-size scalars */
+      uint8_t b[64];
+      for (int j = 0; j < 64; j++) b[j] = (uint8_t)((i + 1) * 131 + j * 29 + (i * j >> 3));
+      czk_fr_from_bytes_wide_le(&s.kb[i], b, 64);
+    }
+  }
   printf("%-26s %12s %12s %10s %10s\n", "op", "us/op(cpu)", "us/op(wall)", "iters", "blst(us)");
   for (size_t r = 0; r < sizeof k_rows / sizeof k_rows[0]; r++) {
     if (only && !strstr(k_rows[r].name, only)) continue;
+    if (strstr(k_rows[r].name, "batch") && !s.fb16_1) continue;
     row_run run = {k_rows[r].fn, &s};
     long total;
     double t, w;
@@ -210,6 +255,10 @@ int czk_bench_curve(int argc, char **argv) {
     fflush(stdout);
   }
   czk_g1_fixed_base_free(s.fb1);
+  czk_g1_fixed_base_free(s.fb12);
+  czk_g1_fixed_base_free(s.fb16_1);
+  czk_g2_fixed_base_free(s.fb16_2);
+  free(s.kb), free(s.ob1), free(s.ob2);
   volatile uint64_t sink = s.sink ^ s.acc1.x.l[0] ^ s.acc2.x.c0.l[0] ^ s.x1.x.l[0] ^ s.x2.x.c0.l[0] ^ s.f.c0.c0.c0.l[0];
   (void)sink;
   return 0;

@@ -99,7 +99,9 @@ CZK_API czk_status czk_groth16_params_write(const char *path, const czk_groth16_
 /* ------------------------------------------------------------------------------------------------ setup */
 /* Keys for a circuit shape with fresh toxic waste (tau, alpha, beta, gamma, delta from czk_fr_random, wiped after
  * use); writes params_path (.params) and vk_path (.vk, may be NULL). Multi-threaded on the pool (NULL = default).
- * Cost: n_h + n_l + n_a + n_b_g1 fixed-base G1 multiplications, n_b_g2 in G2, O(nnz) field ops. */
+ * Cost: n_h + n_l + n_a + n_b_g1 fixed-base G1 multiplications, n_b_g2 in G2 (batched, variable time: ~16 affine
+ * additions per point; see setup.c for why that is acceptable for the toxic waste), O(nnz) field ops. A 2^22 key
+ * (PoRep 2 KiB, ~10.2M G1 + 0.7M G2 points) takes 27-51 s on 2 cores (docs/benchmarks.md). Outlines: CZK_ERR_STATE. */
 CZK_API czk_status czk_groth16_setup(const czk_r1cs *shape, const char *params_path, const char *vk_path,
                                      czk_pool *pool);
 

@@ -35,7 +35,9 @@
  * Scalar multiplication: constant-time signed fixed window (w = 5, 52 digits in [-16, 16], 255 doublings + 52
  * additions, table of 16 Jacobian points scanned in full for each lookup); variable-time width-5 wNAF over an affine
  * table of odd multiples; fixed-base: a table of 2^(w-1) affine multiples d 2^(wj) B per window j, so one
- * multiplication is floor(255/w)+1 mixed additions and no doubling, with constant-time (full-scan) lookups.
+ * multiplication is floor(255/w)+1 mixed additions and no doubling, with constant-time (full-scan) lookups;
+ * fixed_base_mul_batch_vartime uses the same table for many scalars at once: direct lookups and batched affine
+ * additions (one inversion per window pass over a chunk of accumulators, see affine_batch_add_impl).
  * mul_vartime (Fr scalars, subgroup points) is written in g1.c / g2.c on top of multi_mul_wnaf_vartime: the scalar is
  * split in base |x| and the endomorphism (sigma on G1, psi on G2) supplies the other bases (GLV / GLS). */
 
@@ -680,4 +682,188 @@ void EC_FN(fixed_base_free)(EC_FB *t) {
   if (!t) return;
   free(t->table);
   free(t);
+}
+
+/* ------------------------------------------------------------------------------------------------ batched affine */
+/* What acc += q needs: nothing (q = O), a copy (acc = O), infinity (acc = -q), a chord (x differ) or a tangent
+ * (acc = q). Computed twice per entry by the batch addition (forward, then backward before acc changes). */
+enum { EC_BA_SKIP, EC_BA_COPY, EC_BA_ZERO, EC_BA_ADD, EC_BA_DBL };
+static inline int ba_op(const EC_AFF *a, const EC_AFF *q) {
+  if (EC_FN(affine_is_infinity)(q)) return EC_BA_SKIP;
+  if (EC_FN(affine_is_infinity)(a)) return EC_BA_COPY;
+  if (!FE(eq)(&a->x, &q->x)) return EC_BA_ADD;
+  if (FE(eq)(&a->y, &q->y) && !FE(is_zero)(&a->y)) return EC_BA_DBL;
+  return EC_BA_ZERO; /* a = -q (or a point of order 2, which neither group has) */
+}
+
+/* acc[i] += q[i qs] with one inversion (Montgomery's trick; pre[i] holds the product of the earlier denominators;
+ * qs = 1: a point per entry, qs = 0: one point added to every entry).
+ *   chord:   lambda = (yq - ya) / (xq - xa);  tangent: lambda = 3 xa^2 / (2 ya)
+ *   x3 = lambda^2 - xa - xq,  y3 = lambda (xa - x3) - ya
+ * Cost per chord 5M + 1S (1M forward, 2M backward for the inverse, 1M lambda, 1S x3, 1M y3), +1S per tangent. */
+static void affine_batch_add_impl(EC_AFF *acc, const EC_AFF *q, size_t qs, size_t n, EC_FE *pre) {
+  EC_FE prod, den, num, inv, lam, t;
+  fe_one(&prod);
+  bool any = false;
+  for (size_t i = 0; i < n; i++) {
+    int op = ba_op(&acc[i], &q[i * qs]);
+    if (op == EC_BA_ADD) {
+      FE(sub)(&den, &q[i * qs].x, &acc[i].x);
+    } else if (op == EC_BA_DBL) {
+      FE(dbl)(&den, &acc[i].y);
+    } else {
+      continue;
+    }
+    pre[i] = prod;
+    FE(mul)(&prod, &prod, &den);
+    any = true;
+  }
+  if (any) FE(inv_vartime)(&prod, &prod); /* 1 / (product of every denominator) */
+  for (size_t i = n; i-- > 0;) {
+    EC_AFF *a = &acc[i];
+    const EC_AFF *b = &q[i * qs];
+    switch (ba_op(a, b)) {
+    case EC_BA_SKIP:
+      continue;
+    case EC_BA_COPY:
+      *a = *b;
+      continue;
+    case EC_BA_ZERO:
+      memset(a, 0, sizeof *a);
+      continue;
+    case EC_BA_ADD:
+      FE(sub)(&den, &b->x, &a->x);
+      FE(sub)(&num, &b->y, &a->y);
+      break;
+    default: /* EC_BA_DBL */
+      FE(dbl)(&den, &a->y);
+      FE(sqr)(&num, &a->x);
+      fe_mul3(&num, &num);
+      break;
+    }
+    FE(mul)(&inv, &prod, &pre[i]); /* 1 / den_i */
+    FE(mul)(&prod, &prod, &den);   /* 1 / (product of the denominators before i) */
+    FE(mul)(&lam, &num, &inv);
+    FE(sqr)(&t, &lam);
+    FE(sub)(&t, &t, &a->x);
+    FE(sub)(&t, &t, &b->x); /* x3 */
+    FE(sub)(&num, &a->x, &t);
+    FE(mul)(&num, &num, &lam);
+    FE(sub)(&a->y, &num, &a->y);
+    a->x = t;
+  }
+}
+
+czk_status EC_FN(affine_batch_add_vartime)(EC_AFF *acc, const EC_AFF *q, size_t n, EC_FE *scratch) {
+  if (n == 0) return CZK_OK;
+  if (!acc || !q) return CZK_ERR_INVALID_ARG;
+  EC_FE *pre = scratch ? scratch : malloc(n * sizeof *pre);
+  if (!pre) return CZK_ERR_NOMEM;
+  affine_batch_add_impl(acc, q, 1, n, pre);
+  if (!scratch) free(pre);
+  return CZK_OK;
+}
+
+/* Batched fixed-base multiplication (variable time). Scalars are recoded into the same signed digits as
+ * fixed_base_mul (d_j in [-(2^(w-1)-1), 2^(w-1)], sum d_j 2^(wj) = k), then a chunk of EC_FB_CHUNK accumulators
+ * advances window by window: acc_i += sign(d_ij) table[j][|d_ij| - 1], all additions of one window sharing one
+ * inversion. Per point: nw batched affine additions (~6M each) and no doublings; the table row of one window
+ * (2^(w-1) points) is the working set of a window pass. The partial sums of different windows never coincide for a
+ * canonical scalar (|sum_{i<j} d_i 2^(wi)| < 2^(wj) <= |d_j| 2^(wj) < r), but the addition handles them anyway. */
+#define EC_FB_CHUNK 1024
+
+czk_status EC_FN(fixed_base_mul_batch_vartime)(EC_AFF *out, const EC_FB *t, const czk_fr *k, size_t n) {
+  if (n == 0) return CZK_OK;
+  if (!out || !t || !k) return CZK_ERR_INVALID_ARG;
+  const size_t ch = n < EC_FB_CHUNK ? n : EC_FB_CHUNK;
+  const unsigned w = t->w, nw = t->nw;
+  const uint64_t half = t->half;
+  int32_t *dig = malloc(ch * nw * sizeof *dig); /* dig[j * ch + i]: digit j of scalar i of the chunk */
+  EC_AFF *q = malloc(ch * sizeof *q);
+  EC_FE *pre = malloc(ch * sizeof *pre);
+  if (!dig || !q || !pre) {
+    free(dig), free(q), free(pre);
+    return CZK_ERR_NOMEM;
+  }
+  uint64_t kr[4];
+  for (size_t b = 0; b < n; b += ch) {
+    const size_t m = n - b < ch ? n - b : ch;
+    EC_AFF *acc = out + b;
+    for (size_t i = 0; i < m; i++) {
+      czk_fr_to_raw(kr, &k[b + i]);
+      uint64_t carry = 0;
+      for (unsigned j = 0; j < nw; j++) {
+        uint64_t v = scalar_window(kr, 4, (size_t)j * w, w) + carry;
+        carry = v > half;
+        dig[(size_t)j * ch + i] = (int32_t)((int64_t)v - (int64_t)(carry << w));
+      }
+      memset(&acc[i], 0, sizeof acc[i]);
+    }
+    for (unsigned j = 0; j < nw; j++) {
+      const EC_AFF *row = t->table + (size_t)j * half;
+      const int32_t *dj = dig + (size_t)j * ch;
+      for (size_t i = 0; i < m; i++) {
+        int32_t d = dj[i];
+        if (d > 0) {
+          q[i] = row[d - 1];
+        } else if (d < 0) {
+          q[i].x = row[-d - 1].x;
+          FE(neg)(&q[i].y, &row[-d - 1].y);
+        } else {
+          memset(&q[i], 0, sizeof q[i]);
+        }
+      }
+      affine_batch_add_impl(acc, q, 1, m, pre);
+    }
+  }
+  /* the digits are the scalars (secret in setup); q holds the last window's +-table entries (its digits) and pre
+   * products of differences with partial sums */
+  explicit_bzero(kr, sizeof kr);
+  explicit_bzero(dig, ch * nw * sizeof *dig);
+  explicit_bzero(q, ch * sizeof *q);
+  explicit_bzero(pre, ch * sizeof *pre);
+  free(dig), free(q), free(pre);
+  return CZK_OK;
+}
+
+/* The same table as fixed_base_new, built in variable time for a public base: the window bases 2^(wj) B by doublings
+ * (one inversion for all), then each row by doubling its length: entries [len, 2 len) = entries [0, len) + len B_j,
+ * one batched affine addition per level and row (~6M per entry instead of a complete Jacobian addition and a
+ * constant-time normalization). */
+czk_status EC_FN(fixed_base_new_vartime)(EC_FB **out, const EC_JAC *base, unsigned window_bits) {
+  if (!out || !base) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  if (window_bits == 0) window_bits = EC_FB_DEFAULT_W;
+  if (window_bits > 16) return CZK_ERR_INVALID_ARG;
+  EC_FB *t = calloc(1, sizeof *t);
+  if (!t) return CZK_ERR_NOMEM;
+  t->w = window_bits;
+  t->nw = 255 / window_bits + 1;
+  t->half = (size_t)1 << (window_bits - 1);
+  t->table = czk_alloc_big(t->nw * t->half * sizeof *t->table); /* w = 16: 48 MiB (G1), 96 MiB (G2) */
+  EC_JAC *bj = malloc(t->nw * sizeof *bj);
+  EC_AFF *ba = malloc(t->nw * sizeof *ba);
+  EC_FE *pre = malloc((t->half > 1 ? t->half / 2 : 1) * sizeof *pre);
+  if (!t->table || !bj || !ba || !pre) {
+    free(bj), free(ba), free(pre);
+    EC_FN(fixed_base_free)(t);
+    return CZK_ERR_NOMEM;
+  }
+  bj[0] = *base;
+  for (unsigned j = 1; j < t->nw; j++) {
+    bj[j] = bj[j - 1];
+    for (unsigned b = 0; b < window_bits; b++) EC_FN(dbl)(&bj[j], &bj[j]);
+  }
+  batch_to_affine_impl(ba, bj, t->nw, true);
+  for (unsigned j = 0; j < t->nw; j++) {
+    EC_AFF *row = t->table + (size_t)j * t->half; /* row[m - 1] = m B_j */
+    row[0] = ba[j];
+    for (size_t len = 1; len < t->half; len *= 2) {
+      memcpy(row + len, row, len * sizeof *row);
+      affine_batch_add_impl(row + len, &row[len - 1], 0, len, pre);
+    }
+  }
+  free(bj), free(ba), free(pre);
+  *out = t;
+  return CZK_OK;
 }

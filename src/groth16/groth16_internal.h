@@ -59,4 +59,12 @@ czk_status czk__key_new(czk_groth16_key **out, const czk_groth16_vk *vk, czk_h_k
                         size_t n_aux, const void *const q[CZK__NQ], const size_t nq[CZK__NQ], uint32_t *idx_a,
                         size_t n_idx_a, uint32_t *idx_b, size_t n_idx_b);
 
+/* czk_groth16_params_write encoding the points on the pool (NULL = default). */
+czk_status czk__groth16_params_write(const char *path, const czk_groth16_vk *vk, const czk_groth16_pk_queries *q,
+                                     const czk_groth16_pk_sizes *s, czk_pool *pool);
+/* czk_groth16_setup with the toxic waste given: tw = {tau, alpha, beta, gamma, delta} (tests: reproducible keys whose
+ * every point can be recomputed). The caller owns and wipes tw. */
+czk_status czk__groth16_setup_seeded(const czk_r1cs *shape, const char *params_path, const char *vk_path,
+                                     czk_pool *pool, const czk_fr tw[5]);
+
 #endif

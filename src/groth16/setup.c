@@ -1,23 +1,46 @@
 /* setup.c: Groth16 keys for circuits we own (bellperson layout), from fresh toxic waste.
  *
  * Domain n = 2^k (shape->log_domain), omega = bellman's primitive n-th root. Lagrange basis at tau:
- *   L_j(tau) = (tau^n - 1) omega^j / (n (tau - omega^j))         (one batch inversion; = bellman's iFFT of tau^i)
+ *   L_j(tau) = (tau^n - 1) omega^j / (n (tau - omega^j))         (batch inversions; = bellman's iFFT of tau^i)
  * Per variable i: A_i = sum_j A[j][i] L_j, likewise B_i, C_i (one pass over each CSR: nnz mul+add).
  *   vk:  alpha G1, beta G1, beta G2, gamma G2, delta G1, delta G2, ic_i = (beta A_i + alpha B_i + C_i)/gamma G1
  *   h_i = tau^i (tau^n - 1)/delta G1 (i < n-1); l_j = (beta A_j + alpha B_j + C_j)/delta G1 (aux j);
  *   a = A_i G1 (all inputs, aux with A-density); b_g1/b_g2 = B_i G1/G2 (inputs, then aux, with B-density).
- * Point count: n-1 + n_aux + n_a + n_b G1 and n_b G2 fixed-base multiplications (windowed tables, constant-time),
- * chunked over the pool, each chunk normalized with one batch inversion.
- * Every secret scalar (tau, alpha, beta, gamma, delta, their derived arrays) is wiped before returning. */
+ *
+ * Point count: N1 = n-1 + n_aux + n_a + n_b G1 and n_b G2 multiples of the generators. All G1 queries share one
+ * fixed-base table of the generator (window w chosen for N1, at most 16 bits: 16 windows of 2^15 affine points,
+ * 48 MiB; built in variable time, the generator is public), G2 has its own; the multiplications run in pool chunks through czk_g{1,2}_fixed_base_mul_batch_vartime: per point one batched
+ * affine addition per window (~6 field multiplications each, one inversion per window and chunk of 1024), no
+ * doublings, direct table lookups -- ~16 x 6M per G1 point at w = 16 instead of 22 constant-time additions with a
+ * 2048-entry table scan each. That path is variable time in the scalars, which derive from the toxic waste: the
+ * waste is generated, used and wiped inside this one call on the local machine, so only a co-resident timing
+ * observer during setup could learn from it; bellperson's generate_random_parameters makes the same trade
+ * (variable-time wNAF fixed-base exponentiation). The six vk points use the constant-time czk_g{1,2}_mul.
+ * Every secret scalar (tau, alpha, beta, gamma, delta, their derived arrays) is wiped before any I/O. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
+#include "czk/log.h"
 #include "groth16/groth16_internal.h"
 
-#define CHUNK 512
+#define FB_GRAIN 4096 /* scalars per pool chunk (4 batches of the curve layer's 1024) */
 
 static void wipe(void *p, size_t n) {
   if (p) explicit_bzero(p, n);
+}
+
+/* Window for a fixed-base table serving n multiplications: minimizes windows(w) * (n + 2^(w-1)), the batched
+ * additions plus the table's (built with the same batched additions), w <= 16. */
+static unsigned window_for(size_t n) {
+  unsigned best = 1;
+  double best_cost = 0;
+  for (unsigned w = 1; w <= 16; w++) {
+    double cost = (double)(255 / w + 1) * ((double)n + (double)((size_t)1 << (w - 1)));
+    if (w == 1 || cost < best_cost) best = w, best_cost = cost;
+  }
+  return best;
 }
 
 typedef struct fb_ctx {
@@ -30,44 +53,23 @@ typedef struct fb_ctx {
 
 static void fb_chunk(void *vctx, size_t begin, size_t end) {
   fb_ctx *c = vctx;
-  for (size_t b = begin; b < end; b += CHUNK) {
-    size_t e = end - b < CHUNK ? end : b + CHUNK;
-    if (c->t1) {
-      czk_g1 tmp[CHUNK];
-      for (size_t i = b; i < e; i++) czk_g1_fixed_base_mul(&tmp[i - b], c->t1, &c->k[i]);
-      if (czk_g1_batch_to_affine((czk_g1_affine *)c->out + b, tmp, e - b) != CZK_OK) c->status = CZK_ERR_NOMEM;
-    } else {
-      czk_g2 tmp[CHUNK];
-      for (size_t i = b; i < e; i++) czk_g2_fixed_base_mul(&tmp[i - b], c->t2, &c->k[i]);
-      if (czk_g2_batch_to_affine((czk_g2_affine *)c->out + b, tmp, e - b) != CZK_OK) c->status = CZK_ERR_NOMEM;
-    }
-  }
+  czk_status st = c->t1 ? czk_g1_fixed_base_mul_batch_vartime((czk_g1_affine *)c->out + begin, c->t1, c->k + begin,
+                                                               end - begin)
+                        : czk_g2_fixed_base_mul_batch_vartime((czk_g2_affine *)c->out + begin, c->t2, c->k + begin,
+                                                               end - begin);
+  if (st != CZK_OK) atomic_store(&c->status, (int)st);
 }
 
-static unsigned window_for(size_t n) { return n < 64 ? 4 : n < 4096 ? 8 : 12; }
-
-static czk_status fb_g1(czk_g1_affine *out, const czk_fr *k, size_t n, czk_pool *pool) {
-  if (n == 0) return CZK_OK;
-  czk_g1 g;
-  czk_g1_generator(&g);
-  czk_g1_fixed_base *t;
-  CZK_TRY(czk_g1_fixed_base_new(&t, &g, window_for(n)));
-  fb_ctx c = {t, NULL, k, out, 0};
-  czk_pool_parallel_for(pool, n, CHUNK, fb_chunk, &c);
-  czk_g1_fixed_base_free(t);
-  return (czk_status)c.status;
+static czk_status fb_g1(czk_g1_affine *out, const czk_g1_fixed_base *t, const czk_fr *k, size_t n, czk_pool *pool) {
+  fb_ctx c = {t, NULL, k, out, CZK_OK};
+  czk_pool_parallel_for(pool, n, FB_GRAIN, fb_chunk, &c);
+  return (czk_status)atomic_load(&c.status);
 }
 
-static czk_status fb_g2(czk_g2_affine *out, const czk_fr *k, size_t n, czk_pool *pool) {
-  if (n == 0) return CZK_OK;
-  czk_g2 g;
-  czk_g2_generator(&g);
-  czk_g2_fixed_base *t;
-  CZK_TRY(czk_g2_fixed_base_new(&t, &g, window_for(n)));
-  fb_ctx c = {NULL, t, k, out, 0};
-  czk_pool_parallel_for(pool, n, CHUNK, fb_chunk, &c);
-  czk_g2_fixed_base_free(t);
-  return (czk_status)c.status;
+static czk_status fb_g2(czk_g2_affine *out, const czk_g2_fixed_base *t, const czk_fr *k, size_t n, czk_pool *pool) {
+  fb_ctx c = {NULL, t, k, out, CZK_OK};
+  czk_pool_parallel_for(pool, n, FB_GRAIN, fb_chunk, &c);
+  return (czk_status)atomic_load(&c.status);
 }
 
 static czk_status any_infinity_g1(const czk_g1_affine *p, size_t n) {
@@ -76,69 +78,142 @@ static czk_status any_infinity_g1(const czk_g1_affine *p, size_t n) {
   return CZK_OK;
 }
 
-/* X[col] += val * L[row] over one CSR. */
-static void accumulate(czk_fr *X, const czk_csr *m, uint32_t rows, const czk_fr *L) {
+/* L[j] = omega^j (tau^n - 1) / (n (tau - omega^j)) over pool chunks: each chunk starts at omega^begin, inverts its
+ * denominators with one batch inversion (scratch: sc, the same range) and scales. */
+typedef struct lagrange_ctx {
+  czk_fr *L, *sc;
+  const czk_fr *tau, *omega, *scale; /* scale = (tau^n - 1) / n */
+  _Atomic int status;
+} lagrange_ctx;
+
+static void lagrange_chunk(void *vctx, size_t begin, size_t end) {
+  lagrange_ctx *c = vctx;
+  czk_fr w;
+  uint64_t e = begin;
+  czk_fr_pow_vartime(&w, c->omega, &e, 1); /* public exponent */
+  for (size_t j = begin; j < end; j++) {
+    czk_fr_sub(&c->sc[j], c->tau, &w);
+    c->L[j] = w;
+    czk_fr_mul(&w, &w, c->omega);
+  }
+  /* tau is random: tau = omega^j has probability n / r; batch_inv maps 0 to 0 and setup then fails the infinity
+   * check on a zero query rather than producing a wrong key silently */
+  czk_fr *scratch = malloc((end - begin) * sizeof *scratch);
+  if (!scratch) {
+    atomic_store(&c->status, (int)CZK_ERR_NOMEM);
+    return;
+  }
+  czk_fr_batch_inv(c->sc + begin, c->sc + begin, end - begin, scratch);
+  for (size_t j = begin; j < end; j++) {
+    czk_fr_mul(&c->L[j], &c->L[j], &c->sc[j]);
+    czk_fr_mul(&c->L[j], &c->L[j], c->scale);
+  }
+  wipe(scratch, (end - begin) * sizeof *scratch);
+  free(scratch);
+}
+
+/* X_q[col] += val * L[row] over CSR q (A, B, C): one pool item per matrix (their outputs are disjoint). */
+typedef struct acc_ctx {
+  czk_fr *X; /* 3 nv */
+  size_t nv;
+  const czk_csr *m[3];
+  uint32_t rows;
+  const czk_fr *L;
+} acc_ctx;
+
+static void accumulate(void *vctx, size_t begin, size_t end) {
+  acc_ctx *c = vctx;
   czk_fr t;
-  for (uint32_t j = 0; j < rows; j++)
-    for (uint64_t k = m->row_ptr[j]; k < m->row_ptr[j + 1]; k++) {
-      czk_fr_mul(&t, &m->val[k], &L[j]);
-      czk_fr_add(&X[m->col[k]], &X[m->col[k]], &t);
-    }
+  for (size_t q = begin; q < end; q++) {
+    czk_fr *X = c->X + q * c->nv;
+    const czk_csr *m = c->m[q];
+    for (uint32_t j = 0; j < c->rows; j++)
+      for (uint64_t k = m->row_ptr[j]; k < m->row_ptr[j + 1]; k++) {
+        czk_fr_mul(&t, &m->val[k], &c->L[j]);
+        czk_fr_add(&X[m->col[k]], &X[m->col[k]], &t);
+      }
+  }
   explicit_bzero(&t, sizeof t);
 }
 
-czk_status czk_groth16_setup(const czk_r1cs *sh, const char *params_path, const char *vk_path, czk_pool *pool) {
-  if (!sh || !params_path || sh->log_domain > 28) return CZK_ERR_INVALID_ARG;
+/* sc[i] = c tau^i, i < n (pool chunks start at c tau^begin; the exponent is public) */
+typedef struct pow_ctx {
+  czk_fr *sc;
+  const czk_fr *c, *tau;
+} pow_ctx;
+
+static void powers_chunk(void *vctx, size_t begin, size_t end) {
+  pow_ctx *p = vctx;
+  czk_fr t;
+  uint64_t e = begin;
+  czk_fr_pow_vartime(&t, p->tau, &e, 1);
+  czk_fr_mul(&t, &t, p->c);
+  for (size_t i = begin; i < end; i++) {
+    p->sc[i] = t;
+    czk_fr_mul(&t, &t, p->tau);
+  }
+  explicit_bzero(&t, sizeof t);
+}
+
+czk_status czk__groth16_setup_seeded(const czk_r1cs *sh, const char *params_path, const char *vk_path, czk_pool *pool,
+                                     const czk_fr tw[5]) {
+  if (!sh || !params_path || !tw || sh->log_domain > 28) return CZK_ERR_INVALID_ARG;
+  if (sh->outline) return CZK_ERR_STATE;
   const size_t n = (size_t)1 << sh->log_domain, ni = sh->n_inputs, na = sh->n_aux, nv = ni + na;
   const size_t n_a = ni + sh->a_aux_count, n_b = (size_t)sh->b_input_count + sh->b_aux_count;
+  const size_t nsc = n > nv ? n : nv;
+  double ts[8] = {0};
+  ts[0] = czk__now_s();
   czk_status st = CZK_OK;
-  /* toxic waste and derived secrets */
-  czk_fr tw[5]; /* tau, alpha, beta, gamma, delta */
-  czk_fr zt, t, gi, di;
-  czk_fr *L = calloc(n, sizeof *L), *X = calloc(3 * nv, sizeof *X);
-  czk_fr *sc = malloc((n > nv ? n : nv) * sizeof *sc);
+  czk_fr zt, t, gi, di; /* secrets derived from the toxic waste */
+  const czk_fr *tau = &tw[0], *alpha = &tw[1], *beta = &tw[2], *gamma = &tw[3], *delta = &tw[4];
+  /* large arrays on transparent huge pages where the kernel offers them (fewer page faults and TLB misses) */
+  czk_fr *L = czk_alloc_big(n * sizeof *L), *X = czk_alloc_big(3 * nv * sizeof *X);
+  czk_fr *sc = czk_alloc_big(nsc * sizeof *sc);
+  if (X) memset(X, 0, 3 * nv * sizeof *X);
   czk_groth16_vk vk;
   memset(&vk, 0, sizeof vk);
-  czk_g1_affine *h = malloc(n * sizeof *h), *l = malloc((na ? na : 1) * sizeof *l);
-  czk_g1_affine *a = malloc(n_a * sizeof *a), *b1 = malloc((n_b ? n_b : 1) * sizeof *b1);
-  czk_g2_affine *b2 = malloc((n_b ? n_b : 1) * sizeof *b2);
+  czk_g1_affine *h = czk_alloc_big(n * sizeof *h), *l = czk_alloc_big((na ? na : 1) * sizeof *l);
+  czk_g1_affine *a = czk_alloc_big(n_a * sizeof *a), *b1 = czk_alloc_big((n_b ? n_b : 1) * sizeof *b1);
+  czk_g2_affine *b2 = czk_alloc_big((n_b ? n_b : 1) * sizeof *b2);
   vk.ic = malloc(ni * sizeof *vk.ic);
   vk.n_ic = ni;
+  czk_g1_fixed_base *t1 = NULL;
+  czk_g2_fixed_base *t2 = NULL;
   if (!L || !X || !sc || !h || !l || !a || !b1 || !b2 || !vk.ic) st = CZK_ERR_NOMEM;
-  for (int i = 0; i < 5 && st == CZK_OK; i++) st = czk_fr_random(&tw[i]);
-  const czk_fr *tau = &tw[0], *alpha = &tw[1], *beta = &tw[2], *gamma = &tw[3], *delta = &tw[4];
   if (st == CZK_OK) {
     /* zt = tau^n - 1 (square k times) */
     zt = *tau;
     for (unsigned i = 0; i < sh->log_domain; i++) czk_fr_sqr(&zt, &zt);
     czk_fr_sub(&zt, &zt, &czk_fr_one_v);
-    czk_fr omega, w;
+    czk_fr omega, ninv;
     st = czk_fr_root_of_unity(&omega, sh->log_domain, CZK_ROOTS_BELLMAN);
-    czk_fr_set_one(&w);
-    for (size_t j = 0; j < n && st == CZK_OK; j++) { /* sc[j] = tau - omega^j, L[j] = omega^j */
-      czk_fr_sub(&sc[j], tau, &w);
-      L[j] = w;
-      czk_fr_mul(&w, &w, &omega);
-    }
-    if (st == CZK_OK) st = czk_fr_batch_inv(sc, sc, n, NULL);
-    if (st == CZK_OK) {
-      czk_fr ninv;
-      czk_fr_from_u64(&ninv, n);
-      czk_fr_inv(&ninv, &ninv);
-      czk_fr_mul(&t, &zt, &ninv); /* (tau^n - 1) / n */
-      for (size_t j = 0; j < n; j++) {
-        czk_fr_mul(&L[j], &L[j], &sc[j]);
-        czk_fr_mul(&L[j], &L[j], &t);
-      }
-    }
+    czk_fr_from_u64(&ninv, n);
+    czk_fr_inv(&ninv, &ninv);
+    czk_fr_mul(&t, &zt, &ninv); /* (tau^n - 1) / n */
+    lagrange_ctx lc = {L, sc, tau, &omega, &t, CZK_OK};
+    if (st == CZK_OK) czk_pool_parallel_for(pool, n, 1 << 14, lagrange_chunk, &lc);
+    if (st == CZK_OK) st = (czk_status)atomic_load(&lc.status);
   }
+  ts[1] = czk__now_s();
   czk_fr *XA = X, *XB = X + nv, *XC = X + 2 * nv;
   if (st == CZK_OK) {
-    accumulate(XA, &sh->a, sh->n_constraints, L);
-    accumulate(XB, &sh->b, sh->n_constraints, L);
-    accumulate(XC, &sh->c, sh->n_constraints, L);
+    acc_ctx ac = {X, nv, {&sh->a, &sh->b, &sh->c}, sh->n_constraints, L};
+    czk_pool_parallel_for(pool, 3, 1, accumulate, &ac);
     czk_fr_inv(&gi, gamma);
     czk_fr_inv(&di, delta);
+  }
+  ts[2] = czk__now_s();
+  if (st == CZK_OK) { /* the generator tables, one per group, shared by every query */
+    czk_g1 g1;
+    czk_g2 g2;
+    czk_g1_generator(&g1);
+    czk_g2_generator(&g2);
+    st = czk_g1_fixed_base_new_vartime(&t1, &g1, window_for(n - 1 + na + n_a + n_b));
+    if (st == CZK_OK && n_b) st = czk_g2_fixed_base_new_vartime(&t2, &g2, window_for(n_b));
+  }
+  ts[3] = czk__now_s();
+  if (st == CZK_OK) {
     /* ic (inputs, / gamma) and l (aux, / delta): beta A + alpha B + C */
     for (size_t i = 0; i < nv; i++) {
       czk_fr u;
@@ -149,32 +224,33 @@ czk_status czk_groth16_setup(const czk_r1cs *sh, const char *params_path, const 
       czk_fr_mul(&sc[i], &sc[i], i < ni ? &gi : &di);
       explicit_bzero(&u, sizeof u);
     }
-    st = fb_g1(vk.ic, sc, ni, pool);
-    if (st == CZK_OK) st = fb_g1(l, sc + ni, na, pool);
+    st = fb_g1(vk.ic, t1, sc, ni, pool);
+    if (st == CZK_OK) st = fb_g1(l, t1, sc + ni, na, pool);
   }
   if (st == CZK_OK) { /* a: inputs, then aux with A-density */
     size_t m = 0;
     for (size_t i = 0; i < nv; i++)
       if (i < ni || czk_density_get(sh->a_aux_density, i - ni)) sc[m++] = XA[i];
-    st = fb_g1(a, sc, m, pool);
+    st = fb_g1(a, t1, sc, m, pool);
   }
   if (st == CZK_OK) { /* b: inputs with B-density, then aux with B-density */
     size_t m = 0;
     for (size_t i = 0; i < nv; i++)
       if (i < ni ? czk_density_get(sh->b_input_density, i) : czk_density_get(sh->b_aux_density, i - ni))
         sc[m++] = XB[i];
-    st = fb_g1(b1, sc, m, pool);
-    if (st == CZK_OK) st = fb_g2(b2, sc, m, pool);
+    st = fb_g1(b1, t1, sc, m, pool);
+    ts[4] = czk__now_s();
+    if (st == CZK_OK) st = fb_g2(b2, t2, sc, m, pool);
+    ts[5] = czk__now_s();
   }
   if (st == CZK_OK) { /* h_i = tau^i (tau^n - 1) / delta */
     czk_fr_mul(&t, &zt, &di);
-    for (size_t i = 0; i + 1 < n; i++) {
-      sc[i] = t;
-      czk_fr_mul(&t, &t, tau);
-    }
-    st = fb_g1(h, sc, n - 1, pool);
+    pow_ctx pc = {sc, &t, tau};
+    czk_pool_parallel_for(pool, n - 1, 1 << 16, powers_chunk, &pc);
+    st = fb_g1(h, t1, sc, n - 1, pool);
   }
-  if (st == CZK_OK) { /* the vk */
+  ts[6] = czk__now_s();
+  if (st == CZK_OK) { /* the vk (constant-time multiplications) */
     czk_g1 g1, p1;
     czk_g2 g2, p2;
     czk_g1_generator(&g1);
@@ -187,12 +263,13 @@ czk_status czk_groth16_setup(const czk_r1cs *sh, const char *params_path, const 
     czk_g2_mul(&p2, &g2, delta), czk_g2_to_affine(&vk.delta_g2, &p2);
   }
   /* wipe every secret before any I/O */
-  wipe(tw, sizeof tw);
   wipe(&zt, sizeof zt), wipe(&t, sizeof t), wipe(&gi, sizeof gi), wipe(&di, sizeof di);
   wipe(L, L ? n * sizeof *L : 0);
   wipe(X, X ? 3 * nv * sizeof *X : 0);
-  wipe(sc, sc ? (n > nv ? n : nv) * sizeof *sc : 0);
+  wipe(sc, sc ? nsc * sizeof *sc : 0);
   free(L), free(X), free(sc);
+  czk_g1_fixed_base_free(t1);
+  czk_g2_fixed_base_free(t2);
   /* A query point at infinity (a zero polynomial evaluation) would be filtered by bellperson; negligible here. */
   if (st == CZK_OK) st = any_infinity_g1(h, n - 1);
   if (st == CZK_OK) st = any_infinity_g1(a, n_a);
@@ -201,10 +278,26 @@ czk_status czk_groth16_setup(const czk_r1cs *sh, const char *params_path, const 
   if (st == CZK_OK) {
     czk_groth16_pk_queries q = {h, l, a, b1, b2};
     czk_groth16_pk_sizes s = {n - 1, na, n_a, n_b, n_b};
-    st = czk_groth16_params_write(params_path, &vk, &q, &s);
+    st = czk__groth16_params_write(params_path, &vk, &q, &s, pool);
   }
   if (st == CZK_OK && vk_path) st = czk_groth16_vk_write(&vk, vk_path);
+  ts[7] = czk__now_s();
   free(h), free(l), free(a), free(b1), free(b2);
   czk_groth16_vk_free(&vk);
+  if (st == CZK_OK) /* stage times: at info level for keys worth waiting for */
+    CZK_LOG(sh->log_domain >= 16 ? CZK_LOG_INFO : CZK_LOG_DEBUG, "groth16",
+             "setup 2^%u (%zu G1 + %zu G2 points): lagrange %.2f s, accumulate %.2f s, tables %.2f s, "
+             "ic/l/a/b_g1 %.2f s, b_g2 %.2f s, h %.2f s, vk + write %.2f s",
+             sh->log_domain, n - 1 + na + n_a + n_b, n_b, ts[1] - ts[0], ts[2] - ts[1], ts[3] - ts[2],
+             ts[4] - ts[3], ts[5] - ts[4], ts[6] - ts[5], ts[7] - ts[6]);
+  return st;
+}
+
+czk_status czk_groth16_setup(const czk_r1cs *sh, const char *params_path, const char *vk_path, czk_pool *pool) {
+  czk_fr tw[5]; /* toxic waste: tau, alpha, beta, gamma, delta */
+  czk_status st = CZK_OK;
+  for (int i = 0; i < 5 && st == CZK_OK; i++) st = czk_fr_random(&tw[i]);
+  if (st == CZK_OK) st = czk__groth16_setup_seeded(sh, params_path, vk_path, pool, tw);
+  wipe(tw, sizeof tw);
   return st;
 }

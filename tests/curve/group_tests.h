@@ -362,6 +362,164 @@ static void TS(test_batch_affine)(czk_test_rng *g) {
   CHECK(G(affine_eq)(&a[0], &b));
 }
 
+/* Batched affine additions against the complete Jacobian addition, every special case in one batch. */
+static void TS(test_affine_batch_add)(czk_test_rng *g) {
+  enum { N = 24 };
+  T_AFF acc[N], q[N], want[N];
+  T_JAC pj, qj, sj;
+  for (int i = 0; i < N; i++) {
+    TS(rand_point)(&pj, g);
+    TS(rand_point)(&qj, g);
+    G(to_affine)(&acc[i], &pj);
+    G(to_affine)(&q[i], &qj);
+  }
+  memset(&acc[1], 0, sizeof acc[1]);           /* O + q */
+  memset(&q[2], 0, sizeof q[2]);               /* acc + O */
+  memset(&acc[3], 0, sizeof acc[3]);           /* O + O */
+  memset(&q[3], 0, sizeof q[3]);
+  q[4] = acc[4];                               /* tangent */
+  G(affine_neg)(&q[5], &acc[5]);               /* acc + (-acc) = O */
+  q[9] = acc[9];                               /* a second tangent between chords */
+  G(affine_neg)(&q[N - 1], &acc[N - 1]);       /* cases at both ends of the batch */
+  memset(&acc[0], 0, sizeof acc[0]);
+  for (int i = 0; i < N; i++) {
+    G(from_affine)(&pj, &acc[i]);
+    G(from_affine)(&qj, &q[i]);
+    G(add)(&sj, &pj, &qj);
+    G(to_affine)(&want[i], &sj);
+  }
+  T_AFF got[N];
+  memcpy(got, acc, sizeof got);
+  CHECK(G(affine_batch_add_vartime)(got, q, N, NULL) == CZK_OK);
+  for (int i = 0; i < N; i++) CHECK_MSG(G(affine_eq)(&got[i], &want[i]), "batch add entry %d", i);
+  CHECK(G(affine_is_infinity)(&got[5]) && G(affine_is_infinity)(&got[3]) && G(affine_is_infinity)(&got[N - 1]));
+  T_FE scratch[N];
+  memcpy(got, acc, sizeof got);
+  CHECK(G(affine_batch_add_vartime)(got, q, N, scratch) == CZK_OK);
+  for (int i = 0; i < N; i++) CHECK(G(affine_eq)(&got[i], &want[i]));
+  /* a batch with nothing to invert (only copies and infinities), n = 0, bad arguments */
+  memcpy(got, acc, 6 * sizeof got[0]);
+  CHECK(G(affine_batch_add_vartime)(got + 1, q + 1, 2, NULL) == CZK_OK);
+  CHECK(G(affine_eq)(&got[1], &want[1]) && G(affine_eq)(&got[2], &want[2]));
+  CHECK(G(affine_batch_add_vartime)(got, q, 0, NULL) == CZK_OK);
+  CHECK(G(affine_batch_add_vartime)(NULL, q, 1, NULL) == CZK_ERR_INVALID_ARG);
+}
+
+/* The batched variable-time fixed-base multiplication equals the plain constant-time multiplication: edge scalars
+ * (0, 1, 2, r-1, r-2, (r-1)/2, digit boundaries 2^(w-1), 2^(w-1)+1, 2^w-1, 2^w, 2^(wj), long carry runs) and random
+ * ones for each window size in ws, and a run k0, k0+1, ... of n_run scalars (more than one chunk of the batch, across
+ * r-1 -> 0 -> 1) checked by repeated addition of the base. */
+static void TS(test_fixed_base_batch)(czk_test_rng *g, const unsigned *ws, int nws, size_t n_run) {
+  enum { NS = 64 };
+  T_JAC base, t;
+  for (int wi = 0; wi < nws; wi++) {
+    const unsigned w = ws[wi];
+    if (wi % 2) G(generator)(&base);
+    else TS(rand_point)(&base, g);
+    T_CAT(czk_, TG, _fixed_base) *fb = NULL, *fbc = NULL; /* the variable-time table, the constant-time one */
+    CHECK(G(fixed_base_new_vartime)(&fb, &base, w) == CZK_OK);
+    if (!fb) return;
+    if (w <= 13) CHECK(G(fixed_base_new)(&fbc, &base, w) == CZK_OK);
+    czk_fr k[NS];
+    int n = 0;
+    uint64_t raw[4];
+    czk_fr_set_zero(&k[n++]);
+    czk_fr_set_one(&k[n++]);
+    czk_fr_from_u64(&k[n++], 2);
+    czk_fr_neg(&k[n], &k[1]), n++;    /* r - 1 */
+    czk_fr_neg(&k[n], &k[2]), n++;    /* r - 2 */
+    raw[0] = czk_fr_modulus[0] >> 1 | czk_fr_modulus[1] << 63; /* (r - 1) / 2 */
+    raw[1] = czk_fr_modulus[1] >> 1 | czk_fr_modulus[2] << 63;
+    raw[2] = czk_fr_modulus[2] >> 1 | czk_fr_modulus[3] << 63;
+    raw[3] = czk_fr_modulus[3] >> 1;
+    CHECK(czk_fr_from_raw(&k[n++], raw) == CZK_OK);
+    const uint64_t hw = (uint64_t)1 << (w - 1);
+    const uint64_t small[] = {hw - 1, hw, hw + 1, 2 * hw - 1, 2 * hw, 2 * hw + 1, 3 * hw, 3 * hw + 1};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) czk_fr_from_u64(&k[n++], small[i]);
+    /* 2^(wj) and 2^(wj) - 1 (a carry through every window), for windows j spread over the scalar */
+    const unsigned step = 3 * w < 23 ? (23 + w - 1) / w * w : 3 * w;
+    for (unsigned bit = w; bit < 255 && n + 2 <= NS - 8; bit += step) {
+      memset(raw, 0, sizeof raw);
+      raw[bit / 64] = (uint64_t)1 << (bit % 64);
+      CHECK(czk_fr_from_raw(&k[n++], raw) == CZK_OK);
+      czk_fr_sub(&k[n], &k[n - 1], &k[1]), n++;
+    }
+    const uint64_t pat[4] = {~(uint64_t)0, ~(uint64_t)0, 0, 0x0fffffffffffffffULL};
+    CHECK(czk_fr_from_raw(&k[n++], pat) == CZK_OK);
+    memset(raw, 0, sizeof raw);
+    raw[3] = (uint64_t)1 << 62; /* 2^254, the top bit of a canonical scalar */
+    CHECK(czk_fr_from_raw(&k[n++], raw) == CZK_OK);
+    CHECK(n <= NS - 4);
+    while (n < NS) rand_fr(&k[n++], g);
+    T_AFF out[NS], want;
+    CHECK(G(fixed_base_mul_batch_vartime)(out, fb, k, NS) == CZK_OK);
+    for (int i = 0; i < NS; i++) {
+      G(mul)(&t, &base, &k[i]);
+      G(to_affine)(&want, &t);
+      CHECK_MSG(G(affine_eq)(&out[i], &want), "w %u scalar %d", w, i);
+    }
+    CHECK(G(affine_is_infinity)(&out[0]));
+    if (fbc) { /* both tables hold the same points */
+      T_AFF outc[NS];
+      CHECK(G(fixed_base_mul_batch_vartime)(outc, fbc, k, NS) == CZK_OK);
+      CHECK(memcmp(outc, out, sizeof out) == 0);
+    }
+    for (int i = 0; i < NS; i += 7) { /* the constant-time path over the variable-time table */
+      G(fixed_base_mul)(&t, fb, &k[i]);
+      G(to_affine)(&want, &t);
+      CHECK(G(affine_eq)(&out[i], &want));
+    }
+    /* the same scalars one at a time (chunks of one) */
+    for (int i = 0; i < 8; i++) {
+      T_AFF one;
+      CHECK(G(fixed_base_mul_batch_vartime)(&one, fb, &k[i], 1) == CZK_OK);
+      CHECK(G(affine_eq)(&one, &out[i]));
+    }
+    if (n_run && wi == 0) {
+      T_AFF *run = malloc(n_run * sizeof *run);
+      czk_fr *kr = malloc(n_run * sizeof *kr);
+      CHECK(run && kr);
+      if (run && kr) {
+        czk_fr_from_u64(&kr[0], 500); /* k0 = r - 500 */
+        czk_fr_neg(&kr[0], &kr[0]);
+        for (size_t i = 1; i < n_run; i++) czk_fr_add(&kr[i], &kr[i - 1], &k[1]);
+        CHECK(G(fixed_base_mul_batch_vartime)(run, fb, kr, n_run) == CZK_OK);
+        G(mul)(&t, &base, &kr[0]);
+        size_t bad = 0;
+        for (size_t i = 0; i < n_run; i++) {
+          G(to_affine)(&want, &t);
+          if (!G(affine_eq)(&run[i], &want)) bad++;
+          G(add)(&t, &t, &base);
+        }
+        CHECK_MSG(bad == 0, "w %u: %zu of %zu run points differ", w, bad, n_run);
+        CHECK(G(affine_is_infinity)(&run[500]));
+      }
+      free(run);
+      free(kr);
+    }
+    CHECK(G(fixed_base_mul_batch_vartime)(out, fb, k, 0) == CZK_OK);
+    CHECK(G(fixed_base_mul_batch_vartime)(NULL, fb, k, 1) == CZK_ERR_INVALID_ARG);
+    G(fixed_base_free)(fb);
+    G(fixed_base_free)(fbc);
+  }
+  /* a table of the point at infinity: every multiple is infinity */
+  T_CAT(czk_, TG, _fixed_base) *fi = NULL;
+  T_JAC inf;
+  G(set_infinity)(&inf);
+  CHECK(G(fixed_base_new_vartime)(&fi, &inf, 17) == CZK_ERR_INVALID_ARG && fi == NULL);
+  CHECK(G(fixed_base_new_vartime)(&fi, &inf, 4) == CZK_OK);
+  if (fi) {
+    czk_fr k[3];
+    T_AFF o[3];
+    rand_fr(&k[0], g);
+    czk_fr_set_one(&k[1]);
+    czk_fr_neg(&k[2], &k[1]);
+    CHECK(G(fixed_base_mul_batch_vartime)(o, fi, k, 3) == CZK_OK);
+    CHECK(G(affine_is_infinity)(&o[0]) && G(affine_is_infinity)(&o[1]) && G(affine_is_infinity)(&o[2]));
+  }
+  G(fixed_base_free)(fi);
+}
+
 static void TS(test_subgroup)(czk_test_rng *g, int iters) {
   T_JAC inf;
   G(set_infinity)(&inf);

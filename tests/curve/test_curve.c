@@ -690,6 +690,14 @@ int main(void) {
   g2_test_scalar_mul(&rng, 3);
   g1_test_batch_affine(&rng);
   g2_test_batch_affine(&rng);
+  g1_test_affine_batch_add(&rng);
+  g2_test_affine_batch_add(&rng);
+  {
+    static const unsigned w1[] = {16, 1, 2, 5, 8, 12, 13};
+    static const unsigned w2[] = {7, 1, 4, 9, 16};
+    g1_test_fixed_base_batch(&rng, w1, 7, 2600);
+    g2_test_fixed_base_batch(&rng, w2, 5, 1100);
+  }
   g1_test_subgroup(&rng, 8);
   g2_test_subgroup(&rng, 4);
   test_codec_g1(&rng);

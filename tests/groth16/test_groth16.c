@@ -8,6 +8,7 @@
 
 #include "circuits/synthetic.h"
 #include "czk/groth16.h"
+#include "czk/pool.h"
 #include "czk_test.h"
 #include "groth16/groth16_internal.h"
 
@@ -179,6 +180,260 @@ static void test_roundtrip(unsigned k) {
   czk_r1cs_free(sh);
 }
 
+/* ------------------------------------------------------------------------------------------------ seeded setup */
+static bool g1_is_mul(const czk_g1_affine *p, const czk_fr *k) { /* p == k G1, by the constant-time mul */
+  czk_g1 g, t;
+  czk_g1_affine ta;
+  czk_g1_generator(&g);
+  czk_g1_mul(&t, &g, k);
+  czk_g1_to_affine(&ta, &t);
+  return czk_g1_affine_eq(p, &ta);
+}
+static bool g2_is_mul(const czk_g2_affine *p, const czk_fr *k) {
+  czk_g2 g, t;
+  czk_g2_affine ta;
+  czk_g2_generator(&g);
+  czk_g2_mul(&t, &g, k);
+  czk_g2_to_affine(&ta, &t);
+  return czk_g2_affine_eq(p, &ta);
+}
+
+/* The key of czk__groth16_setup_seeded(tw) against an independent recomputation: Lagrange values by the product
+ * formula L_j(tau) = prod_{m != j} (tau - w^m) / (w^j - w^m), A_i/B_i/C_i from the CSR, every query point as k G by
+ * plain constant-time scalar multiplication. Returns the number of differing points. */
+static size_t check_seeded_key(const czk_r1cs *sh, const czk_fr tw[5], const char *params, const char *vkp) {
+  const size_t n = (size_t)1 << sh->log_domain, ni = sh->n_inputs, nv = ni + sh->n_aux;
+  const czk_fr *tau = &tw[0], *alpha = &tw[1], *beta = &tw[2], *gamma = &tw[3], *delta = &tw[4];
+  czk_fr *w = malloc(n * sizeof *w), *L = malloc(n * sizeof *L), *X = calloc(3 * nv, sizeof *X);
+  czk_fr omega, num, den, t;
+  CHECK(czk_fr_root_of_unity(&omega, sh->log_domain, CZK_ROOTS_BELLMAN) == CZK_OK);
+  czk_fr_set_one(&w[0]);
+  for (size_t j = 1; j < n; j++) czk_fr_mul(&w[j], &w[j - 1], &omega);
+  for (size_t j = 0; j < n; j++) {
+    czk_fr_set_one(&num);
+    czk_fr_set_one(&den);
+    for (size_t m = 0; m < n; m++) {
+      if (m == j) continue;
+      czk_fr_sub(&t, tau, &w[m]);
+      czk_fr_mul(&num, &num, &t);
+      czk_fr_sub(&t, &w[j], &w[m]);
+      czk_fr_mul(&den, &den, &t);
+    }
+    czk_fr_inv(&den, &den);
+    czk_fr_mul(&L[j], &num, &den);
+  }
+  const czk_csr *mats[3] = {&sh->a, &sh->b, &sh->c};
+  for (int q = 0; q < 3; q++)
+    for (uint32_t j = 0; j < sh->n_constraints; j++)
+      for (uint64_t e = mats[q]->row_ptr[j]; e < mats[q]->row_ptr[j + 1]; e++) {
+        czk_fr_mul(&t, &mats[q]->val[e], &L[j]);
+        czk_fr_add(&X[q * nv + mats[q]->col[e]], &X[q * nv + mats[q]->col[e]], &t);
+      }
+  czk_fr gi, di, zt;
+  czk_fr_inv(&gi, gamma);
+  czk_fr_inv(&di, delta);
+  czk_fr_set_one(&zt);
+  for (size_t j = 0; j < n; j++) czk_fr_mul(&zt, &zt, tau);
+  czk_fr_sub(&zt, &zt, &czk_fr_one_v); /* tau^n - 1 */
+  size_t bad = 0;
+  czk_groth16_pk *pk = NULL;
+  czk_groth16_vk vk;
+  CHECK(czk_groth16_pk_open(&pk, params) == CZK_OK);
+  CHECK(czk_groth16_vk_read(&vk, vkp, false) == CZK_OK);
+  if (pk) {
+    CHECK(vk_eq(&vk, czk_groth16_pk_vk(pk)));
+    CHECK(czk_groth16_pk_prepare(pk, NULL) == CZK_OK);
+    czk_groth16_pk_queries q;
+    czk_groth16_pk_sizes s;
+    CHECK(czk_groth16_pk_get_queries(pk, &q) == CZK_OK);
+    czk_groth16_pk_get_sizes(pk, &s);
+    bad += !g1_is_mul(&vk.alpha_g1, alpha) + !g1_is_mul(&vk.beta_g1, beta) + !g2_is_mul(&vk.beta_g2, beta);
+    bad += !g2_is_mul(&vk.gamma_g2, gamma) + !g1_is_mul(&vk.delta_g1, delta) + !g2_is_mul(&vk.delta_g2, delta);
+    size_t ia = 0, ib = 0;
+    for (size_t i = 0; i < nv; i++) { /* ic / l, a, b_g1, b_g2 */
+      czk_fr k, u;
+      czk_fr_mul(&k, beta, &X[i]);
+      czk_fr_mul(&u, alpha, &X[nv + i]);
+      czk_fr_add(&k, &k, &u);
+      czk_fr_add(&k, &k, &X[2 * nv + i]);
+      czk_fr_mul(&k, &k, i < ni ? &gi : &di);
+      bad += !g1_is_mul(i < ni ? &vk.ic[i] : &q.l[i - ni], &k);
+      if (i < ni || czk_density_get(sh->a_aux_density, i - ni)) bad += ia < s.n_a ? !g1_is_mul(&q.a[ia++], &X[i]) : 1;
+      if (i < ni ? czk_density_get(sh->b_input_density, i) : czk_density_get(sh->b_aux_density, i - ni)) {
+        bad += ib < s.n_b_g1 ? !g1_is_mul(&q.b_g1[ib], &X[nv + i]) + !g2_is_mul(&q.b_g2[ib], &X[nv + i]) : 1;
+        ib++;
+      }
+    }
+    CHECK_EQ_INT(ia, s.n_a);
+    CHECK_EQ_INT(ib, s.n_b_g1);
+    CHECK_EQ_INT(s.n_h, n - 1);
+    czk_fr_mul(&t, &zt, &di);
+    for (size_t i = 0; i + 1 < n; i++) { /* h_i = tau^i (tau^n - 1) / delta */
+      bad += !g1_is_mul(&q.h[i], &t);
+      czk_fr_mul(&t, &t, tau);
+    }
+    czk_groth16_pk_close(pk);
+    czk_groth16_vk_free(&vk);
+  }
+  free(w), free(L), free(X);
+  return bad;
+}
+
+static void test_setup_seeded(void) {
+  const unsigned k = 5;
+  czk_r1cs *sh;
+  CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
+  czk_test_rng rng;
+  czk_test_rng_seed(&rng, 0x5e7u);
+  czk_fr tw[5];
+  for (int i = 0; i < 5; i++) {
+    uint8_t b[64];
+    czk_test_rng_bytes(&rng, b, sizeof b);
+    czk_fr_from_bytes_wide_le(&tw[i], b, sizeof b);
+  }
+  czk_pool *p1 = NULL, *p3 = NULL;
+  CHECK(czk_pool_new(&p1, 1) == CZK_OK && czk_pool_new(&p3, 3) == CZK_OK);
+  CHECK(czk__groth16_setup_seeded(sh, g_params, g_vk, p1, tw) == CZK_OK);
+  CHECK_EQ_INT(check_seeded_key(sh, tw, g_params, g_vk), 0);
+  /* deterministic and independent of the thread count: byte-identical files */
+  size_t len1 = 0, len3 = 0, vlen1 = 0, vlen3 = 0;
+  uint8_t *f1 = slurp(g_params, &len1), *v1 = slurp(g_vk, &vlen1);
+  CHECK(czk__groth16_setup_seeded(sh, g_params, g_vk, p3, tw) == CZK_OK);
+  uint8_t *f3 = slurp(g_params, &len3), *v3 = slurp(g_vk, &vlen3);
+  CHECK(f1 && f3 && len1 == len3 && memcmp(f1, f3, len1) == 0);
+  CHECK(v1 && v3 && vlen1 == vlen3 && memcmp(v1, v3, vlen1) == 0);
+  free(f1), free(f3), free(v1), free(v3);
+  /* the key proves and verifies */
+  czk_groth16_pk *pk = NULL;
+  czk_groth16_vk vk;
+  CHECK(czk_groth16_pk_open(&pk, g_params) == CZK_OK);
+  CHECK(czk_groth16_vk_read(&vk, g_vk, false) == CZK_OK);
+  if (pk) {
+    czk_groth16_proof pr;
+    czk_fr pub[16];
+    size_t np = 0;
+    CHECK(prove_seed(&pr, pk, sh, k, 3, pub, &np) == CZK_OK);
+    CHECK(czk_groth16_verify(&vk, &pr, pub, np) == CZK_OK);
+    czk_fr_add(&pub[0], &pub[0], &czk_fr_one_v);
+    CHECK(czk_groth16_verify(&vk, &pr, pub, np) == CZK_ERR_VERIFY_FAILED);
+    czk_groth16_pk_close(pk);
+    czk_groth16_vk_free(&vk);
+  }
+  /* edge scalars through the batched path: delta = tau^n - 1 makes h_0 = 1 (G1), gamma = -(beta A_0 + alpha B_0 +
+   * C_0) makes ic_0 = -1 (r - 1: -G1); alpha = 1, beta = r - 1 */
+  czk_fr_set_one(&tw[1]);
+  czk_fr_neg(&tw[2], &tw[1]);
+  czk_fr zt;
+  czk_fr_set_one(&zt);
+  for (size_t j = 0; j < ((size_t)1 << k); j++) czk_fr_mul(&zt, &zt, &tw[0]);
+  czk_fr_sub(&tw[4], &zt, &czk_fr_one_v);
+  {
+    /* A_0, B_0, C_0 of ONE: recomputed as in check_seeded_key, for column 0 only */
+    const size_t n = (size_t)1 << k;
+    czk_fr omega, wj, num, den, t, lj, x[3];
+    CHECK(czk_fr_root_of_unity(&omega, k, CZK_ROOTS_BELLMAN) == CZK_OK);
+    for (int q = 0; q < 3; q++) czk_fr_set_zero(&x[q]);
+    czk_fr_set_one(&wj);
+    const czk_csr *mats[3] = {&sh->a, &sh->b, &sh->c};
+    for (size_t j = 0; j < n; j++) {
+      czk_fr wm;
+      czk_fr_set_one(&num);
+      czk_fr_set_one(&den);
+      czk_fr_set_one(&wm);
+      for (size_t m = 0; m < n; m++) {
+        if (m != j) {
+          czk_fr_sub(&t, &tw[0], &wm);
+          czk_fr_mul(&num, &num, &t);
+          czk_fr_sub(&t, &wj, &wm);
+          czk_fr_mul(&den, &den, &t);
+        }
+        czk_fr_mul(&wm, &wm, &omega);
+      }
+      czk_fr_inv(&den, &den);
+      czk_fr_mul(&lj, &num, &den);
+      for (int q = 0; q < 3; q++)
+        if (j < sh->n_constraints)
+          for (uint64_t e = mats[q]->row_ptr[j]; e < mats[q]->row_ptr[j + 1]; e++)
+            if (mats[q]->col[e] == 0) {
+              czk_fr_mul(&t, &mats[q]->val[e], &lj);
+              czk_fr_add(&x[q], &x[q], &t);
+            }
+      czk_fr_mul(&wj, &wj, &omega);
+    }
+    czk_fr_mul(&t, &tw[2], &x[0]);
+    czk_fr_mul(&num, &tw[1], &x[1]);
+    czk_fr_add(&t, &t, &num);
+    czk_fr_add(&t, &t, &x[2]);
+    czk_fr_neg(&tw[3], &t);
+    CHECK(!czk_fr_is_zero(&tw[3]));
+  }
+  CHECK(czk__groth16_setup_seeded(sh, g_params, g_vk, p3, tw) == CZK_OK);
+  CHECK_EQ_INT(check_seeded_key(sh, tw, g_params, g_vk), 0);
+  CHECK(czk_groth16_pk_open(&pk, g_params) == CZK_OK);
+  if (pk) {
+    czk_groth16_pk_queries q;
+    czk_g1 g;
+    czk_g1_affine ga, gn;
+    czk_g1_generator(&g);
+    czk_g1_to_affine(&ga, &g);
+    czk_g1_affine_neg(&gn, &ga);
+    CHECK(czk_groth16_pk_prepare(pk, NULL) == CZK_OK && czk_groth16_pk_get_queries(pk, &q) == CZK_OK);
+    CHECK(czk_g1_affine_eq(&q.h[0], &ga));
+    CHECK(czk_g1_affine_eq(&czk_groth16_pk_vk(pk)->ic[0], &gn));
+    CHECK(czk_g1_affine_eq(&czk_groth16_pk_vk(pk)->alpha_g1, &ga));
+    czk_groth16_proof pr;
+    czk_fr pub[16];
+    size_t np = 0;
+    CHECK(prove_seed(&pr, pk, sh, k, 4, pub, &np) == CZK_OK);
+    CHECK(czk_groth16_verify(czk_groth16_pk_vk(pk), &pr, pub, np) == CZK_OK);
+    czk_groth16_pk_close(pk);
+  }
+  /* a tampered toxic waste gives other points: the check above can fail */
+  czk_fr_add(&tw[0], &tw[0], &czk_fr_one_v);
+  CHECK(check_seeded_key(sh, tw, g_params, g_vk) > 0);
+  /* more points than one pool chunk (4096) and one curve batch (1024): h_i = tau^i (tau^n - 1) / delta sampled around
+   * the chunk boundaries of a 2^13 key */
+  {
+    czk_r1cs *big;
+    const unsigned kb = 13;
+    CHECK(czk_synthetic_shape(&big, kb) == CZK_OK);
+    CHECK(czk__groth16_setup_seeded(big, g_params, g_vk, p3, tw) == CZK_OK);
+    CHECK(czk_groth16_pk_open(&pk, g_params) == CZK_OK);
+    if (pk) {
+      czk_groth16_pk_queries q;
+      czk_groth16_pk_sizes s;
+      CHECK(czk_groth16_pk_prepare(pk, p3) == CZK_OK && czk_groth16_pk_get_queries(pk, &q) == CZK_OK);
+      czk_groth16_pk_get_sizes(pk, &s);
+      CHECK_EQ_INT(s.n_h, ((size_t)1 << kb) - 1);
+      czk_fr zb, di, c;
+      czk_fr_set_one(&zb);
+      for (size_t j = 0; j < ((size_t)1 << kb); j++) czk_fr_mul(&zb, &zb, &tw[0]);
+      czk_fr_sub(&zb, &zb, &czk_fr_one_v);
+      czk_fr_inv(&di, &tw[4]);
+      czk_fr_mul(&c, &zb, &di);
+      size_t bad = 0, checked = 0;
+      for (size_t i = 0; i < s.n_h; i++) {
+        bool probe = i % 331 == 0 || (i % 1024 >= 1022 || i % 1024 <= 1) || i + 2 >= s.n_h;
+        if (probe) bad += !g1_is_mul(&q.h[i], &c), checked++;
+        czk_fr_mul(&c, &c, &tw[0]);
+      }
+      CHECK_MSG(bad == 0, "%zu of %zu sampled h points differ", bad, checked);
+      czk_groth16_pk_close(pk);
+    }
+    czk_r1cs_free(big);
+  }
+  /* an outline (no matrices) is refused */
+  czk_r1cs *outline = NULL;
+  CHECK(czk_r1cs_outline_new(&outline, 2, 3, 4) == CZK_OK);
+  CHECK(czk__groth16_setup_seeded(outline, g_params, g_vk, p1, tw) == CZK_ERR_STATE);
+  CHECK(czk_groth16_setup(outline, g_params, g_vk, p1) == CZK_ERR_STATE);
+  czk_r1cs_free(outline);
+  explicit_bzero(tw, sizeof tw);
+  czk_pool_free(p1);
+  czk_pool_free(p3);
+  czk_r1cs_free(sh);
+}
+
 /* open + prepare of a damaged .params: never crashes; returns the first failure. */
 static czk_status open_prepare(const uint8_t *b, size_t len) {
   spit(g_tmp, b, len);
@@ -272,6 +527,7 @@ int main(void) {
   snprintf(g_vk, sizeof g_vk, "/tmp/czk_t16_%d.vk", pid);
   snprintf(g_tmp, sizeof g_tmp, "/tmp/czk_t16_%d.tmp", pid);
   for (unsigned k = 4; k <= 10; k += 3) test_roundtrip(k);
+  test_setup_seeded();
   test_damaged_files();
   remove(g_params);
   remove(g_vk);
