@@ -633,7 +633,9 @@ static void test_idle_keys_give_way(void) {
 }
 
 /* 7. pipeline efficiency vs the ideal pipeline from the configured times */
-static void pipeline_case(const char *name, uint32_t synth_workers, uint32_t ts_us, uint32_t tp_us, int n) {
+/* Returns whether the timing held (throughput, device busy and the idle attribution within tolerance); the other
+ * checks are CHECKs. */
+static bool pipeline_case(const char *name, uint32_t synth_workers, uint32_t ts_us, uint32_t tp_us, int n) {
   czk_fake f;
   czk__fake_init(&f, 0);
   czk_engine *e = make_engine(&f, 1ULL << 30, synth_workers, 1, 2, NULL, 0);
@@ -672,19 +674,25 @@ static void pipeline_case(const char *name, uint32_t synth_workers, uint32_t ts_
           name, n, synth_workers, ts_us, tp_us, wall / 1e6, ideal / 1e6, thr, ideal_thr, 100 * busy, 100 * ideal_busy,
           idle[CZK_IDLE_STARVED] / 1e6, idle[CZK_IDLE_BUDGET] / 1e6, idle[CZK_IDLE_LOCK] / 1e6,
           idle[CZK_IDLE_NO_WORK] / 1e6, idle[CZK_IDLE_TRANSFER] / 1e6);
-  CHECK_MSG(thr >= (1 - PIPE_TOL) * ideal_thr && thr <= (1 + PIPE_TOL) * ideal_thr, "%s: throughput %.1f vs ideal %.1f",
-            name, thr, ideal_thr);
-  CHECK_MSG(busy >= (1 - PIPE_TOL) * ideal_busy && busy <= (1 + PIPE_TOL) * ideal_busy, "%s: busy %.3f vs ideal %.3f",
-            name, busy, ideal_busy);
+  bool ok = thr >= (1 - PIPE_TOL) * ideal_thr && thr <= (1 + PIPE_TOL) * ideal_thr &&
+            busy >= (1 - PIPE_TOL) * ideal_busy && busy <= (1 + PIPE_TOL) * ideal_busy;
   if (ideal_busy < 0.9) /* synthesis-bound: the idle time is attributed to synthesis starvation */
-    CHECK_MSG(idle[CZK_IDLE_STARVED] >= 0.8 * idle_sum, "%s: starved %.1f ms of %.1f ms idle", name,
-              idle[CZK_IDLE_STARVED] / 1e6, idle_sum / 1e6);
+    ok = ok && idle[CZK_IDLE_STARVED] >= 0.8 * idle_sum;
   czk_engine_status_free(s0);
   czk_engine_status_free(s1);
   free(ids);
   check_idle(e, &f, name);
   czk_engine_destroy(e);
   czk__fake_destroy(&f);
+  return ok;
+}
+
+/* The timing is measured with sleeping fake kinds: a machine busy with other work stretches the sleeps, so a case
+ * gets three attempts; the engine's pipelining must meet the tolerance in one of them. */
+static void pipeline_timed(const char *name, uint32_t synth_workers, uint32_t ts_us, uint32_t tp_us, int n) {
+  bool ok = false;
+  for (int attempt = 0; attempt < 3 && !ok; attempt++) ok = pipeline_case(name, synth_workers, ts_us, tp_us, n);
+  CHECK_MSG(ok, "%s: throughput / device busy / idle attribution off the ideal pipeline in 3 attempts (see above)", name);
 }
 
 /* 8. the device counters exported as Prometheus counters (busy, idle by cause) never decrease between snapshots,
@@ -870,8 +878,8 @@ int main(int argc, char **argv) {
   test_stress(seed);
   test_stress(seed + 1);
   /* stage times of several ms keep timer overshoot (~0.1-0.2 ms on a loaded machine) small against 5% */
-  pipeline_case("prove-bound", 4, 12000 * SLOW, 6000 * SLOW, 100 / SLOW);
-  pipeline_case("synth-bound", 1, 12000 * SLOW, 6000 * SLOW, 50 / SLOW);
+  pipeline_timed("prove-bound", 4, 12000 * SLOW, 6000 * SLOW, 100 / SLOW);
+  pipeline_timed("synth-bound", 1, 12000 * SLOW, 6000 * SLOW, 50 / SLOW);
   counters_monotonic_case();
   return czk_test_done("test_engine");
 }
