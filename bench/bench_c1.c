@@ -30,39 +30,16 @@ typedef struct c1_result {
   uint64_t sector_num, sector_size;
 } c1_result;
 
-static uint64_t status_bytes(const char *field) {
-  FILE *f = fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  size_t fl = strlen(field);
-  uint64_t v = 0;
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, field, fl) == 0 && line[fl] == ':') {
-      v = strtoull(line + fl + 1, NULL, 10) * 1024;
-      break;
-    }
-  }
-  fclose(f);
-  return v;
-}
-
-static bool reset_peak(void) {
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (!f) return false;
-  bool ok = fputs("5", f) >= 0;
-  return fclose(f) == 0 && ok;
-}
-
 static void parse_once(const uint8_t *in, size_t len, c1_result *r) {
   memset(r, 0, sizeof *r);
-  r->peak_reset = reset_peak();
-  r->base = status_bytes("VmRSS");
+  r->peak_reset = czk__bench_reset_peak() == 0;
+  r->base = czk__bench_proc_bytes("VmRSS");
   czk_porep_c1 c1;
   double t0 = czk__now_s(), c0 = czk__bench_now_ns(CLOCK_PROCESS_CPUTIME_ID) * 1e-9;
   czk_status st = czk_porep_c1_read(&c1, in, len, &r->sector_num, &r->sector_size, r->err, sizeof r->err);
   r->secs = czk__now_s() - t0;
   r->cpu = czk__bench_now_ns(CLOCK_PROCESS_CPUTIME_ID) * 1e-9 - c0;
-  uint64_t hwm = status_bytes("VmHWM");
+  uint64_t hwm = czk__bench_proc_bytes("VmHWM");
   r->peak = hwm > r->base ? hwm - r->base : 0;
   if (st != CZK_OK) return;
   snprintf(r->name, sizeof r->name, "%s", c1.info->name);

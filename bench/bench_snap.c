@@ -36,24 +36,6 @@ static double median(double *v, unsigned n) {
   return v[n / 2];
 }
 
-/* VmRSS / VmHWM in bytes (0 when unreadable). */
-static uint64_t status_bytes(const char *key) {
-  FILE *f = fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  uint64_t kb = 0;
-  size_t n = strlen(key);
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, key, n) == 0 && line[n] == ':') kb = strtoull(line + n + 1, NULL, 10);
-  fclose(f);
-  return kb << 10;
-}
-
-static void reset_peak(void) {
-  FILE *f = fopen("/proc/self/clear_refs", "w");
-  if (f) fputs("5", f), fclose(f);
-}
-
 int czk_bench_snap(int argc, char **argv) {
   if (czk__wants_help(argc, argv)) {
     usage(stdout);
@@ -155,8 +137,8 @@ int czk_bench_snap(int argc, char **argv) {
     double t2 = czk__now_s();
     for (uint32_t q = 0; q < P && st == CZK_OK; q++) st = czk_snap_public_inputs(info, &u.comms, q, pub[q]);
     double t3 = czk__now_s();
-    uint64_t base = status_bytes("VmRSS");
-    reset_peak();
+    uint64_t base = czk__bench_proc_bytes("VmRSS");
+    czk__bench_reset_peak();
     czk_groth16_assignment as;
     memset(&as, 0, sizeof as);
     if (st == CZK_OK) {
@@ -171,7 +153,7 @@ int czk_bench_snap(int argc, char **argv) {
       if (st == CZK_OK && memcmp(as.w.w + 1, pub[k], sizeof pub[k]) != 0) st = CZK_ERR_VERIFY_FAILED;
     }
     double t4 = czk__now_s(), t5 = t4;
-    uint64_t hwm = status_bytes("VmHWM");
+    uint64_t hwm = czk__bench_proc_bytes("VmHWM");
     pk_rss[r] = hwm > base ? (double)(hwm - base) : 0;
     if (st == CZK_OK && be) {
       czk_groth16_job *job;

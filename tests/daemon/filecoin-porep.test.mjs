@@ -9,48 +9,14 @@
 // Run: CZK_BIN=build/src/cli/czk node --test tests/daemon/filecoin-porep.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { bench, czk, root } from './filecoin-harness.mjs';
 
-const require = createRequire(import.meta.url);
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const grpc = require(join(root, 'node_modules', '@grpc', 'grpc-js'));
-const protoLoader = require(join(root, 'node_modules', '@grpc', 'proto-loader'));
-
-const CZK = process.env.CZK_BIN || join(root, 'build', 'src', 'cli', 'czk');
-const dir = mkdtempSync(join(tmpdir(), 'czk-porep-test-'));
+const B = bench('czk-porep-test-');
+const dir = B.dir;
 const params = join(dir, 'params');
-const sock = join(dir, 'czk.sock');
-const addr = 'unix:' + sock;
-let daemon, client, stderrText = '';
-
-const proto = grpc.loadPackageDefinition(protoLoader.loadSync(join(root, 'proto', 'cuzk_v1.proto'), {
-  keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
-})).cuzk.v1;
-
-const czk = (...args) => execFileSync(CZK, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const czkRc = (...args) => spawnSync(CZK, args, { encoding: 'utf8' });
-
-function startDaemon() {
-  return new Promise((resolve, reject) => {
-    const p = spawn(CZK, ['daemon', '--listen', addr, '--keys-dir', join(dir, 'keys'), '--param-dir', params,
-      '--gpus', 'none', '--memory-budget', '8GiB', '--synthesis-workers', '1', '--log-level', 'info'],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('daemon did not start: ' + stderrText)), 60000);
-    p.stdout.on('data', (d) => { out += d; if (/ready on /.test(out)) { clearTimeout(timer); resolve(p); } });
-    p.stderr.on('data', (d) => { stderrText += d; });
-    p.on('exit', (code) => { clearTimeout(timer); reject(new Error('daemon exited ' + code + ': ' + stderrText)); });
-  });
-}
-
-const call = (m, req) => new Promise((resolve, reject) => {
-  client[m](req, {}, (err, res) => (err ? reject(err) : resolve(res)));
-});
+const call = B.call;
 
 // gen-vanilla porep into a fresh folder; returns { dir, req (request.json), c1 (parsed C1 JSON), env (Buffer) }
 let nGen = 0;
@@ -76,44 +42,16 @@ function submit(g, over = {}) {
   };
 }
 
-async function proveAndVerify(g, partitions = 1) {
-  const res = await call('Prove', { submit: submit(g) });
-  assert.equal(res.result.status, 'COMPLETED', res.result.error_message);
-  assert.equal(res.result.proof.length, 192 * partitions);
-  const pf = join(g.dir, 'proof.bin');
-  writeFileSync(pf, res.result.proof);
-  const v = czkRc('verify', '--request', join(g.dir, 'request.json'), '--proof', pf, '--params', params);
-  assert.equal(v.status, 0, v.stdout + v.stderr);
-  assert.match(v.stdout, /^OK: /);
-  return pf;
-}
-
-// A refused request: a gRPC error or a FAILED result whose message matches `why`
-async function refused(req, why) {
-  let msg;
-  try {
-    const res = await call('Prove', { submit: req });
-    assert.notEqual(res.result.status, 'COMPLETED', 'a tampered request was proven');
-    msg = res.result.error_message;
-  } catch (e) {
-    msg = e.details || e.message;
-  }
-  assert.match(msg, why);
-}
+const proveAndVerify = (g, partitions = 1) => B.proveAndVerify(g, submit(g), params, partitions);
+const refused = B.refused;
 
 before(async () => {
   mkdirSync(params, { recursive: true });
   czk('setup', '--kind', 'porep', '--sector-size', '2KiB', '--out', params);
-  daemon = await startDaemon();
-  client = new proto.ProvingEngine(addr, grpc.credentials.createInsecure(),
-    { 'grpc.max_receive_message_length': 64 << 20, 'grpc.max_send_message_length': 64 << 20 });
+  await B.start(params, '8GiB', '1');
 });
 
-after(() => {
-  if (daemon && daemon.exitCode === null) daemon.kill('SIGKILL');
-  client?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+after(() => B.stop());
 
 test('PreloadSRS porep-2k loads the key by its v28 name', async () => {
   const p = await call('PreloadSRS', { circuit_id: 'porep-2k' });

@@ -5,55 +5,20 @@
 // miner_id) from what `czk gen-vanilla snap` wrote; every returned proof checked again by `czk verify --request`
 // (public inputs recomputed from request.json, .vk by its v28 name); tampered requests refused with a reason naming
 // the field, partition or challenge, and the daemon still proving the next job.
-// The 2 KiB key (1,705,039 constraints; minutes of setup on 2 cores) is set up once and kept in CZK_SNAP_PARAMS (CTest:
-// the build tree's tests/snap-params) for later runs, as long as the circuit it was made for is unchanged.
+// The 2 KiB key (1,705,039 constraints) is made by `czk setup` first (seconds).
 // Run: CZK_BIN=build/src/cli/czk node --test tests/daemon/filecoin-snap.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, readFileSync, writeFileSync, mkdirSync, cpSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { bench, czk, czkRc } from './filecoin-harness.mjs';
 
-const require = createRequire(import.meta.url);
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const grpc = require(join(root, 'node_modules', '@grpc', 'grpc-js'));
-const protoLoader = require(join(root, 'node_modules', '@grpc', 'proto-loader'));
-
-const CZK = process.env.CZK_BIN || join(root, 'build', 'src', 'cli', 'czk');
-const dir = mkdtempSync(join(tmpdir(), 'czk-snap-test-'));
-const params = process.env.CZK_SNAP_PARAMS || join(dir, 'params');
-const sock = join(dir, 'czk.sock');
-const addr = 'unix:' + sock;
+const B = bench('czk-snap-test-');
+const dir = B.dir;
+const params = join(dir, 'params');
+const call = B.call;
 const STEM = 'v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-' +
   'fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194';
-let daemon, client, stderrText = '';
-
-const proto = grpc.loadPackageDefinition(protoLoader.loadSync(join(root, 'proto', 'cuzk_v1.proto'), {
-  keepCase: true, longs: String, enums: String, defaults: true, oneofs: true,
-})).cuzk.v1;
-
-const czk = (...args) => execFileSync(CZK, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const czkRc = (...args) => spawnSync(CZK, args, { encoding: 'utf8' });
-
-function startDaemon() {
-  return new Promise((resolve, reject) => {
-    const p = spawn(CZK, ['daemon', '--listen', addr, '--keys-dir', join(dir, 'keys'), '--param-dir', params,
-      '--gpus', 'none', '--memory-budget', '4GiB', '--synthesis-workers', '2', '--log-level', 'info'],
-    { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('daemon did not start: ' + stderrText)), 60000);
-    p.stdout.on('data', (d) => { out += d; if (/ready on /.test(out)) { clearTimeout(timer); resolve(p); } });
-    p.stderr.on('data', (d) => { stderrText += d; });
-    p.on('exit', (code) => { clearTimeout(timer); reject(new Error('daemon exited ' + code + ': ' + stderrText)); });
-  });
-}
-
-const call = (m, req) => new Promise((resolve, reject) => {
-  client[m](req, {}, (err, res) => (err ? reject(err) : resolve(res)));
-});
 
 // gen-vanilla snap into a fresh folder; returns { dir, req (parsed request.json), vanilla (Buffers, partition order) }
 let nGen = 0;
@@ -76,58 +41,17 @@ function submit(g, over = {}) {
   };
 }
 
-async function proveAndVerify(g) {
-  const res = await call('Prove', { submit: submit(g) });
-  assert.equal(res.result.status, 'COMPLETED', res.result.error_message);
-  assert.equal(res.result.proof.length, 192);
-  const pf = join(g.dir, 'proof.bin');
-  writeFileSync(pf, res.result.proof);
-  const v = czkRc('verify', '--request', join(g.dir, 'request.json'), '--proof', pf, '--params', params);
-  assert.equal(v.status, 0, v.stdout + v.stderr);
-  assert.match(v.stdout, /^OK: StackedDrg2KiBV1 proof verifies \(1 partitions, 4 public inputs each\)/);
-  return pf;
-}
-
-// A refused request: a gRPC error or a FAILED result whose message matches `why`
-async function refused(req, why) {
-  let msg;
-  try {
-    const res = await call('Prove', { submit: req });
-    assert.notEqual(res.result.status, 'COMPLETED', 'a tampered request was proven');
-    msg = res.result.error_message;
-  } catch (e) {
-    msg = e.details || e.message;
-  }
-  assert.match(msg, why);
-}
-
-// The key in `params` is reused only when it was made for the circuit czk synthesizes now: its circuit-info (counts,
-// non-zeros, densities) is kept beside it and compared.
-function ensureKey() {
-  const info = JSON.parse(czk('circuit-info', 'snap', '--sector-size', '2KiB', '--json'));
-  delete info.seconds;
-  const stamp = join(params, STEM + '.circuit.json');
-  const have = existsSync(join(params, STEM + '.params')) && existsSync(join(params, STEM + '.vk')) &&
-    existsSync(stamp) && readFileSync(stamp, 'utf8') === JSON.stringify(info);
-  if (!have) {
-    czk('setup', '--kind', 'snap', '--sector-size', '2KiB', '--out', params);
-    writeFileSync(stamp, JSON.stringify(info));
-  }
-}
+const proveAndVerify = (g) => B.proveAndVerify(g, submit(g), params, 1,
+  /^OK: StackedDrg2KiBV1 proof verifies \(1 partitions, 4 public inputs each\)/);
+const refused = B.refused;
 
 before(async () => {
   mkdirSync(params, { recursive: true });
-  ensureKey();
-  daemon = await startDaemon();
-  client = new proto.ProvingEngine(addr, grpc.credentials.createInsecure(),
-    { 'grpc.max_receive_message_length': 64 << 20, 'grpc.max_send_message_length': 64 << 20 });
+  czk('setup', '--kind', 'snap', '--sector-size', '2KiB', '--out', params);
+  await B.start(params);
 });
 
-after(() => {
-  if (daemon && daemon.exitCode === null) daemon.kill('SIGKILL');
-  client?.close();
-  rmSync(dir, { recursive: true, force: true }); /* CZK_SNAP_PARAMS (outside dir) is kept */
-});
+after(() => B.stop());
 
 test('PreloadSRS takes snap-2k; the 2 KiB kind has a queue; circuit-info counts', async () => {
   const p = await call('PreloadSRS', { circuit_id: 'snap-2k' });
