@@ -113,6 +113,10 @@ czk_status czk__config_init(czk__config *c) {
 }
 
 void czk__config_free(czk__config *c) {
+  for (size_t i = 0; i < c->nwarnings; i++) free(c->warnings[i]);
+  free(c->warnings);
+  c->warnings = NULL;
+  c->nwarnings = 0;
   for (size_t i = 0; i < N_KEYS; i++)
     if (k_table[i].type == T_STR) {
       char **p = (char **)((char *)c + k_table[i].off);
@@ -135,6 +139,8 @@ static long find_key(const char *key, size_t len) {
   return -1;
 }
 
+long czk__config_key_index(const char *key) { return find_key(key, strlen(key)); }
+
 czk_status czk__config_set(czk__config *c, const char *key, const char *value, char *err, size_t errlen) {
   long i = find_key(key, strlen(key));
   if (i < 0) {
@@ -154,6 +160,7 @@ static char *trim(char *s) {
 }
 
 czk_status czk__config_load_file(czk__config *c, const char *path, char *err, size_t errlen) {
+  if (czk__config_is_toml(path)) return czk__config_load_toml(c, path, err, errlen);
   FILE *f = fopen(path, "r");
   if (!f) {
     snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -262,7 +269,7 @@ czk_status czk__config_parse_args(czk__config *c, int argc, char **argv, int fir
   return CZK_OK;
 }
 
-static uint64_t physical_memory(void) {
+uint64_t czk__config_physical_memory(void) {
   long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || psz <= 0) return 0;
   return (uint64_t)pages * (uint64_t)psz;
@@ -336,7 +343,7 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
   }
   if (!c->listen || !c->keys_dir || !c->param_dir) return CZK_ERR_NOMEM;
   if (c->memory_budget == 0) {
-    uint64_t phys = physical_memory();
+    uint64_t phys = czk__config_physical_memory();
     uint64_t margin = phys / 10 + (2ull << 30);
     c->memory_budget = phys > margin + (1ull << 30) ? phys - margin : (phys > (1ull << 30) ? phys / 2 : (512ull << 20));
   }
@@ -415,6 +422,7 @@ static void value_text(const czk__config *c, size_t i, char *buf, size_t n) {
 
 void czk__config_dump(const czk__config *c, FILE *out) {
   fprintf(out, "# czk daemon configuration (czk daemon --dump-config)\n");
+  for (size_t i = 0; i < c->nwarnings; i++) fprintf(out, "# warning: %s\n", c->warnings[i]);
   for (size_t i = 0; i < N_KEYS; i++) {
     char v[4200];
     value_text(c, i, v, sizeof v);

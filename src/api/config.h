@@ -50,6 +50,8 @@ typedef struct czk__config {
   CZK_CONFIG_TABLE(CZK__CFG_FIELD)
 #undef CZK__CFG_FIELD
   bool set_by_user[64]; /* index = table order: keys given in a file or on the command line */
+  char **warnings;      /* one line per key of a reference (cuzk) TOML file that czk ignores, and why */
+  size_t nwarnings;
 } czk__config;
 
 /* Defaults from the table (computed keys stay empty/0 until czk__config_finalize). */
@@ -57,8 +59,21 @@ czk_status czk__config_init(czk__config *c);
 void czk__config_free(czk__config *c);
 /* Set one key from text; on failure writes "key: reason" into err. */
 czk_status czk__config_set(czk__config *c, const char *key, const char *value, char *err, size_t errlen);
-/* Parse a config file; err gets "file:line: key: reason". */
+/* Parse a config file; err gets "file:line: key: reason". A file named *.toml, or whose first line that is not blank
+ * or a comment is a [section] header, is read as the reference daemon's (cuzk) TOML configuration (config_toml.c). */
 czk_status czk__config_load_file(czk__config *c, const char *path, char *err, size_t errlen);
+/* The reference daemon's TOML file (sections [daemon] [memory] [gpus] [scheduler] [synthesis] [pipeline] [srs]
+ * [logging], plus [czk] for czk's own keys by name), mapped onto this table; each key czk ignores adds one warning
+ * (c->warnings) saying why. Without [daemon] listen / [srs] param_cache the reference's defaults apply
+ * (unix:///run/curio/cuzk.sock, /data/zk/params). err gets "file: [section] key: reason". */
+czk_status czk__config_load_toml(czk__config *c, const char *path, char *err, size_t errlen);
+bool czk__config_is_toml(const char *path);
+/* Append one warning line (printf format) to c->warnings. */
+void czk__config_warn(czk__config *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Index of a key in the table, or -1. */
+long czk__config_key_index(const char *key);
+/* Physical memory in bytes (0 when unknown). */
+uint64_t czk__config_physical_memory(void);
 /* Parse --key value / --key=value flags from argv[first..argc); unknown flags are errors. --config FILE is applied
  * first wherever it appears. Non-flag arguments are errors. */
 czk_status czk__config_parse_args(czk__config *c, int argc, char **argv, int first, char *err, size_t errlen);

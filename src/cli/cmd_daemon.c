@@ -20,6 +20,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: czk daemon [--config FILE] [--listen unix:PATH|host:port] [--http host:port] [options]\n"
+          "       czk daemon --config cuzk.toml [options]  the reference daemon's TOML file (docs/config.md)\n"
           "       czk daemon --dump-config [options]    print the effective configuration\n"
           "       czk daemon --print-config-docs         print the configuration table as markdown\n\n"
           "Starts the proving daemon on an embedded default when run without options.\n\n");
@@ -74,6 +75,7 @@ int czk_cmd_daemon(int argc, char **argv) {
     czk__config_free(&cfg);
     return 2;
   }
+  for (size_t i = 0; i < cfg.nwarnings; i++) CZK_WARN("config", "%s", cfg.warnings[i]);
 
   /* every thread created from here on inherits this mask: signals are taken by sigwait below */
   sigset_t sigs;

@@ -1,7 +1,8 @@
 // Black-box lifecycle tests of `czk daemon` (each test starts its own daemon): SIGHUP reopens the log file; SIGINT
 // drains (an in-flight job completes under a long grace; with --drain-grace 100ms a long job is cancelled and the daemon
 // exits in time); invalid configuration is rejected at start with the key and the reason (exit code 2);
-// `--dump-config` output loads again with `--config` (same effective configuration) and serves; a daemon on TCP
+// `--dump-config` output loads again with `--config` (same effective configuration) and serves; the reference daemon's
+// cuzk.toml loads (mapped keys, one warning per ignored key); a daemon on TCP
 // serves gRPC clients and the czk client commands; and the `czk bench single|batch|stress` clients against a daemon
 // (also --spawn). Clients: @grpc/grpc-js with czk's proto.
 // Run: CZK_BIN=build/src/cli/czk node --test tests/daemon/lifecycle.test.mjs
@@ -270,6 +271,45 @@ test('--dump-config output loads again with --config and serves', async () => {
     p.on('exit', (code) => reject(new Error('exited ' + code)));
   });
   assert.match(out, new RegExp('ready on unix:' + sock.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const c = clientFor('unix:' + sock);
+  const s = await call(c, 'GetStatus', {});
+  assert.equal(Number(s.pinned_memory_limit_bytes), 3 * 2 ** 30);
+  c.close();
+  const exited = new Promise((resolve) => p.on('exit', (code) => resolve(code)));
+  p.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  live.delete(p);
+});
+
+test("the reference daemon's cuzk.toml loads as it is: keys mapped, each ignored key warned about once", async () => {
+  const sock = join(dir, 'cuzk-ref.sock');
+  const conf = join(dir, 'cuzk.toml');
+  writeFileSync(conf, [
+    '# a cuzk.toml as Curio operators have it',
+    '[daemon]', `listen = "unix://${sock}"`, 'status_listen = ""',
+    '[memory]', 'total_budget = "3GiB"', 'eviction_min_idle = "5m"',
+    '[gpus]', 'devices = []', 'gpu_threads = 8', 'gpu_workers_per_device = 2',
+    '[synthesis]', 'threads = 0',
+    '[pipeline]', 'enabled = true', 'synthesis_concurrency = 1', 'slot_size = 3',
+    '[srs]', `param_cache = "${join(dir, 'params')}"`,
+    '[logging]', 'level = "info"',
+    '[czk]', `keys_dir = "${keys}"`, ''].join('\n'));
+  const dump = run(['daemon', '--config', conf, '--dump-config']);
+  assert.equal(dump.status, 0, dump.stderr);
+  assert.match(dump.stdout, /^memory_budget = 3GiB$/m);
+  assert.match(dump.stdout, /^# warning: \[gpus\] gpu_threads: ignored: /m);
+  const p = spawn(CZK, ['daemon', '--config', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(p);
+  let out = '', err = '';
+  p.stderr.on('data', (x) => { err += x; });
+  await new Promise((resolve, reject) => {
+    p.stdout.on('data', (x) => { out += x; if (/ready on/.test(out)) resolve(); });
+    p.on('exit', (code) => reject(new Error('exited ' + code + ': ' + err)));
+  });
+  assert.ok(out.includes('ready on unix://' + sock), out);
+  for (const k of ['[memory] eviction_min_idle', '[gpus] gpu_threads', '[pipeline] slot_size'])
+    assert.equal(err.split('\n').filter((l) => l.includes('warn') && l.includes(k + ': ignored')).length, 1, k + '\n' + err);
+  assert.ok(!/\[daemon\]|\[srs\]|synthesis_concurrency/.test(err), 'mapped keys are not warned about:\n' + err);
   const c = clientFor('unix:' + sock);
   const s = await call(c, 'GetStatus', {});
   assert.equal(Number(s.pinned_memory_limit_bytes), 3 * 2 ** 30);
