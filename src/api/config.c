@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -302,8 +303,56 @@ czk_status czk__config_private_dir(const char *dir, char *err, size_t errlen) {
   return CZK_OK;
 }
 
+czk_status czk__config_socket_perms(const czk__config *c, unsigned *mode, long *gid, char *err, size_t errlen) {
+  const char *m = c->socket_mode ? c->socket_mode : "";
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(m, &end, 8);
+  if (!*m || *end || errno || v > 0777 || *m == '-' || *m == '+') {
+    snprintf(err, errlen, "socket_mode: '%s' is not an octal mode up to 0777 (e.g. 0660)", m);
+    return CZK_ERR_CONFIG;
+  }
+  if ((v & 0600) != 0600) {
+    snprintf(err, errlen, "socket_mode: %04lo leaves the daemon's own user without read and write", v);
+    return CZK_ERR_CONFIG;
+  }
+  *mode = (unsigned)v;
+  *gid = -1;
+  const char *g = c->socket_group ? c->socket_group : "";
+  if (!*g) return CZK_OK;
+  errno = 0;
+  unsigned long n = strtoul(g, &end, 10);
+  if (isdigit((unsigned char)*g) && !*end && !errno && n < 0x7fffffff) {
+    *gid = (long)n;
+    return CZK_OK;
+  }
+  struct group gr, *res = NULL;
+  char gbuf[16384];
+  int rc = getgrnam_r(g, &gr, gbuf, sizeof gbuf, &res);
+  if (rc != 0 || !res) {
+    snprintf(err, errlen, "socket_group: no group '%s'%s%s", g, rc ? ": " : "", rc ? strerror(rc) : "");
+    return CZK_ERR_CONFIG;
+  }
+  *gid = (long)res->gr_gid;
+  return CZK_OK;
+}
+
+/* "http://host:port[/]" (the reference bench's form) -> "host:port" */
+static czk_status strip_http(char **addr) {
+  if (!*addr || strncmp(*addr, "http://", 7) != 0) return CZK_OK;
+  char *t = strdup(*addr + 7);
+  if (!t) return CZK_ERR_NOMEM;
+  size_t n = strlen(t);
+  while (n && t[n - 1] == '/') t[--n] = 0;
+  free(*addr);
+  *addr = t;
+  return CZK_OK;
+}
+
 czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
   char buf[4096];
+  CZK_TRY(strip_http(&c->listen));
+  CZK_TRY(strip_http(&c->http));
   if (!c->listen || !*c->listen) {
     const char *rt = getenv("XDG_RUNTIME_DIR");
     if (rt && *rt && access(rt, W_OK) == 0) {
@@ -355,6 +404,9 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
     snprintf(err, errlen, "http: '%s' is not host:port", c->http);
     return CZK_ERR_CONFIG;
   }
+  unsigned smode;
+  long sgid;
+  CZK_TRY(czk__config_socket_perms(c, &smode, &sgid, err, errlen));
   czk_log_level lv;
   if (!czk_log_parse_level(c->log_level, &lv)) {
     snprintf(err, errlen, "log_level: '%s' is not one of trace, debug, info, warn, error, off", c->log_level);

@@ -19,6 +19,8 @@
  * means "computed at start" for the keys that say so in their help. */
 #define CZK_CONFIG_TABLE(X)                                                                                           \
   X(STR, listen, "", "gRPC address: unix:PATH or host:port (default: unix socket czk.sock in $XDG_RUNTIME_DIR, else /tmp/czk-$UID)") \
+  X(STR, socket_mode, "0600", "permissions of the unix socket, octal (e.g. 0660 to let socket_group connect)")    \
+  X(STR, socket_group, "", "group given to the unix socket: a name or gid the daemon's user belongs to (default: the daemon's)") \
   X(STR, http, "", "HTTP address for /metrics, /status, /healthz, e.g. 127.0.0.1:9820 (default: off)")              \
   X(STR, keys_dir, "", "directory of proving keys (default: $XDG_DATA_HOME/czk/keys or ~/.local/share/czk/keys)")  \
   X(STR, param_dir, "", "Filecoin parameter files by their v28 names (default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters)") \
@@ -83,6 +85,9 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen);
 /* Create `dir` (mode 0700) or accept an existing one only when it is a directory itself (lstat: a symbolic link is
  * refused), owned by the effective user and not writable by group or others; else CZK_ERR_CONFIG and why in err. */
 czk_status czk__config_private_dir(const char *dir, char *err, size_t errlen);
+/* The unix socket's permissions from socket_mode / socket_group (the group resolved by name or number; -1 when
+ * unset). Checked by czk__config_finalize too. */
+czk_status czk__config_socket_perms(const czk__config *c, unsigned *mode, long *gid, char *err, size_t errlen);
 /* Print every key as a config file (with the help text as comments). */
 void czk__config_dump(const czk__config *c, FILE *out);
 /* Print the flags with help (for --help). */

@@ -232,7 +232,10 @@ static czk_status map_own(czk__config *c, const char *path, const toml_table_t *
     const char *key = toml_key_in(t, k);
     if (!key) break;
     char val[4096];
-    if (!value_text(t, key, val, sizeof val)) {
+    toml_datum_t d = toml_int_in(t, key);
+    if (!strcmp(key, "socket_mode") && d.ok) { /* TOML writes octal as 0o660 and has no leading-zero octal */
+      snprintf(val, sizeof val, "0%llo", (unsigned long long)d.u.i);
+    } else if (!value_text(t, key, val, sizeof val)) {
       snprintf(err, errlen, "%s: [czk] %s: expected a string, number or boolean", path, key);
       return CZK_ERR_CONFIG;
     }

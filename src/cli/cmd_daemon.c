@@ -126,7 +126,13 @@ int czk_cmd_daemon(int argc, char **argv) {
   svc.max_submit_bytes = (size_t)cfg.max_message_size;
   svc.kind_over_budget = czk__daemon_kind_over_budget;
   svc_init = true;
-  st = czk__rpc_server_start(&rpc, cfg.listen, cfg.max_message_size, (unsigned)cfg.max_calls, czk__service_handle, &svc);
+  czk__rpc_socket_opts sock;
+  if (czk__config_socket_perms(&cfg, &sock.mode, &sock.gid, err, sizeof err) != CZK_OK) { /* checked by finalize */
+    fprintf(stderr, "czk daemon: %s\n", err);
+    goto out;
+  }
+  st = czk__rpc_server_start_ex(&rpc, cfg.listen, &sock, cfg.max_message_size, (unsigned)cfg.max_calls,
+                                czk__service_handle, &svc);
   if (st != CZK_OK) {
     fprintf(stderr, "czk daemon: cannot listen on %s\n", cfg.listen);
     goto out;

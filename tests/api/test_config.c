@@ -1,5 +1,6 @@
 /* test_config.c: the daemon config table: defaults, units, files, flags, rejection with key and reason, and that
  * docs/config.md and etc/czk.conf agree with the table (they are generated from it; this catches drift). */
+#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -171,6 +172,38 @@ int main(void) {
     rmdir(d);
     rmdir(base);
   }
+  /* socket permissions and http:// addresses (issue 20 item 3) */
+  {
+    unsigned mode;
+    long gid;
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_socket_perms(&c, &mode, &gid, err, sizeof err) == CZK_OK && mode == 0600 && gid == -1);
+    CHECK(czk__config_set(&c, "socket_mode", "0660", err, sizeof err) == CZK_OK);
+    char gnum[32];
+    snprintf(gnum, sizeof gnum, "%u", (unsigned)getegid());
+    CHECK(czk__config_set(&c, "socket_group", gnum, err, sizeof err) == CZK_OK);
+    CHECK(czk__config_set(&c, "listen", "http://127.0.0.1:9820/", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_set(&c, "http", "http://127.0.0.1:9821", err, sizeof err) == CZK_OK);
+    CHECK_MSG(czk__config_finalize(&c, err, sizeof err) == CZK_OK, "%s", err);
+    CHECK(czk__config_socket_perms(&c, &mode, &gid, err, sizeof err) == CZK_OK && mode == 0660 &&
+          gid == (long)getegid());
+    CHECK(strcmp(c.listen, "127.0.0.1:9820") == 0 && strcmp(c.http, "127.0.0.1:9821") == 0);
+    struct group *gr = getgrgid(getegid());
+    if (gr) { /* by name */
+      CHECK(czk__config_set(&c, "socket_group", gr->gr_name, err, sizeof err) == CZK_OK);
+      CHECK(czk__config_socket_perms(&c, &mode, &gid, err, sizeof err) == CZK_OK && gid == (long)getegid());
+    }
+    const char *bad_modes[] = {"0999", "01777", "0400", "rw", ""};
+    for (int i = 0; i < 5; i++) {
+      CHECK(czk__config_set(&c, "socket_mode", bad_modes[i], err, sizeof err) == CZK_OK);
+      CHECK_MSG(czk__config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "socket_mode"),
+                "socket_mode=%s", bad_modes[i]);
+    }
+    CHECK(czk__config_set(&c, "socket_mode", "660", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_set(&c, "socket_group", "no-such-group-czk", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "no-such-group-czk"));
+    czk__config_free(&c);
+  }
   /* the reference daemon's (cuzk) TOML file as an operator has it: each key mapped or warned about once */
   {
     char tp[128];
@@ -186,7 +219,7 @@ int main(void) {
                "[pipeline]\nenabled = true\nsynthesis_lookahead = 1\nsynthesis_concurrency = 4\nslot_size = 3\n"
                "[srs]\nparam_cache = \"/data/zk/params-test\"\n"
                "[logging]\nlevel = \"debug\"\nformat = \"json\"\n"
-               "[czk]\nself_verify = false\nresult_ttl = \"2m\"\n"
+               "[czk]\nself_verify = false\nresult_ttl = \"2m\"\nsocket_mode = 0o660\n"
                "[telemetry]\nendpoint = \"x\"\n");
     fclose(f);
     CHECK(czk__config_is_toml(tp));
@@ -202,7 +235,7 @@ int main(void) {
     CHECK(c.synthesis_workers == 5); /* the flag overrides the file's synthesis_concurrency */
     CHECK(strcmp(c.param_dir, "/data/zk/params-test") == 0);
     CHECK(strcmp(c.log_level, "debug") == 0);
-    CHECK(!c.self_verify && c.result_ttl == 120000);
+    CHECK(!c.self_verify && c.result_ttl == 120000 && strcmp(c.socket_mode, "0660") == 0);
     /* one warning per ignored key, naming it */
     const char *ignored[] = {"[memory] safety_margin", "[memory] eviction_min_idle", "[memory] pinned_budget",
                              "[gpus] gpu_threads", "[scheduler] max_batch_size", "[pipeline] synthesis_lookahead",

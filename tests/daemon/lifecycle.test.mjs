@@ -2,14 +2,14 @@
 // drains (an in-flight job completes under a long grace; with --drain-grace 100ms a long job is cancelled and the daemon
 // exits in time); invalid configuration is rejected at start with the key and the reason (exit code 2);
 // `--dump-config` output loads again with `--config` (same effective configuration) and serves; the reference daemon's
-// cuzk.toml loads (mapped keys, one warning per ignored key); a daemon on TCP
-// serves gRPC clients and the czk client commands; and the `czk bench single|batch|stress` clients against a daemon
+// cuzk.toml loads (mapped keys, one warning per ignored key); socket mode, group and parent directory; http://host:port;
+// a daemon on TCP serves gRPC clients and the czk client commands; and the `czk bench single|batch|stress` clients against a daemon
 // (also --spawn). Clients: @grpc/grpc-js with czk's proto.
 // Run: CZK_BIN=build/src/cli/czk node --test tests/daemon/lifecycle.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, existsSync, mkdirSync, chownSync, chmodSync,
+import { statSync, mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, existsSync, mkdirSync, chownSync, chmodSync,
   symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -330,6 +330,41 @@ async function freePort() {
     });
   });
 }
+
+test('a socket Curio can reach: missing directories created, --socket-mode 0660 and --socket-group applied; http://host:port is TCP', async () => {
+  const sock = join(dir, 'run', 'curio', 'cuzk.sock');
+  const gid = process.getegid();
+  const d = await startDaemon(['--socket-mode', '0660', '--socket-group', String(gid)], { listen: 'unix:' + sock });
+  const st = statSync(sock);
+  assert.ok(st.isSocket());
+  assert.equal(st.mode & 0o777, 0o660);
+  assert.equal(st.gid, gid);
+  assert.equal(statSync(dirname(sock)).mode & 0o777, 0o755);
+  // a second daemon on the same socket refuses and the first one keeps serving
+  const second = run(['daemon', '--listen', 'unix:' + sock, '--keys-dir', keys, '--memory-budget', '2GiB']);
+  assert.notEqual(second.status, 0);
+  assert.match(second.stderr, /another czk daemon serves/);
+  let c = clientFor(d.addr);
+  assert.ok(Array.isArray((await call(c, 'GetStatus', {})).queues));
+  c.close();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+  // a group that does not exist is refused at start, naming it
+  const bad = run(['daemon', '--listen', 'unix:' + sock, '--socket-group', 'no-such-group-czk', '--dump-config']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /socket_group: no group 'no-such-group-czk'/);
+  // the reference bench's address form
+  const port = await freePort();
+  const t = await startDaemon([], { listen: `http://127.0.0.1:${port}` });
+  assert.match(t.out, new RegExp(`ready on 127\\.0\\.0\\.1:${port}`));
+  const st2 = run(['status', '--addr', `http://127.0.0.1:${port}`]);
+  assert.equal(st2.status, 0, st2.stderr);
+  c = clientFor(`127.0.0.1:${port}`);
+  assert.ok(Array.isArray((await call(c, 'GetStatus', {})).queues));
+  c.close();
+  t.p.kill('SIGTERM');
+  assert.equal((await t.exited).code, 0, t.err);
+});
 
 test('a daemon listening on TCP serves gRPC and the czk client commands', async () => {
   const port = await freePort();
