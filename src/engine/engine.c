@@ -1016,6 +1016,15 @@ void czk_engine_result_free(czk_engine_result *res) {
   res->proof_len = 0;
 }
 
+czk_status czk_engine_job_by_request(czk_engine *e, const char *request_id, uint64_t *job_id) {
+  if (!e || !request_id || !*request_id || !job_id) return CZK_ERR_INVALID_ARG;
+  pthread_mutex_lock(&e->mu);
+  ejob *j = find_rid(e, request_id);
+  if (j) *job_id = j->id;
+  pthread_mutex_unlock(&e->mu);
+  return j ? CZK_OK : CZK_ERR_NOT_FOUND;
+}
+
 czk_status czk_engine_cancel(czk_engine *e, uint64_t job_id, bool *was_running) {
   if (was_running) *was_running = false;
   if (!e) return CZK_ERR_INVALID_ARG;

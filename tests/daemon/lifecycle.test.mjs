@@ -366,6 +366,51 @@ test('a socket Curio can reach: missing directories created, --socket-mode 0660 
   assert.equal((await t.exited).code, 0, t.err);
 });
 
+test('czk await / czk cancel take a request id; czk await exits 0 done, 1 failed, 3 cancelled, 4 timeout, 5 unknown', async () => {
+  const d = await startDaemon([]);
+  const c = clientFor(d.addr);
+  const help = run(['await', '--help']);
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /4 timeout/);
+  // a long job under a request id: a short await times out (4), by --request-id or by the bare id
+  const long = await call(c, 'SubmitProof', { ...synth(12, 'partitions=48 seed=13', 'LOW'), request_id: 'sector-77' });
+  let r = run(['await', '--addr', d.addr, '--request-id', 'sector-77', '--timeout-ms', '50']);
+  assert.equal(r.status, 4, r.stdout + r.stderr);
+  assert.match(r.stdout, new RegExp(`job ${long.job_id}: TIMEOUT`));
+  r = run(['await', '--addr', d.addr, 'sector-77', '--timeout-ms', '50']);
+  assert.equal(r.status, 4, r.stdout + r.stderr);
+  // cancel by request id; the job id then awaits as cancelled (3), the request id is released (5)
+  r = run(['cancel', '--addr', d.addr, '--request-id', 'sector-77']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /request sector-77 cancelled/);
+  r = run(['await', '--addr', d.addr, long.job_id]);
+  assert.equal(r.status, 3, r.stdout + r.stderr);
+  r = run(['await', '--addr', d.addr, '--request-id', 'sector-77']);
+  assert.equal(r.status, 5, r.stdout + r.stderr);
+  // a completed job by request id (0), its proof written
+  const done = await call(c, 'Prove', { submit: { ...synth(12, 'seed=14'), request_id: '12345' } });
+  assert.equal(done.result.status, 'COMPLETED', done.result.error_message);
+  const out = join(dir, 'await-rid.proof');
+  r = run(['await', '--addr', d.addr, '--request-id', '12345', '--out', out]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.equal(readFileSync(out).length, 192);
+  c.close();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+  // a failed job (its key cannot be made: keys_dir is a file) exits 1
+  const kf = join(dir, 'keys-is-a-file');
+  writeFileSync(kf, '');
+  const f = await startDaemon(['--keys-dir', kf]);
+  const cf = clientFor(f.addr);
+  const sub = await call(cf, 'SubmitProof', synth(10, 'seed=1'));
+  r = run(['await', '--addr', f.addr, sub.job_id]);
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /FAILED/);
+  cf.close();
+  f.p.kill('SIGTERM');
+  assert.equal((await f.exited).code, 0, f.err);
+});
+
 test('a daemon listening on TCP serves gRPC and the czk client commands', async () => {
   const port = await freePort();
   const addr = `127.0.0.1:${port}`;
