@@ -366,7 +366,7 @@ test('a socket Curio can reach: missing directories created, --socket-mode 0660 
   assert.equal((await t.exited).code, 0, t.err);
 });
 
-test('czk await / czk cancel take a request id; czk await exits 0 done, 1 failed, 3 cancelled, 4 timeout, 5 unknown', async () => {
+test('czk await / czk cancel take a request id; czk await exits 0 done, 1 failed, 3 cancelled, 4 timeout, 5 unknown; one log line per finished job', async () => {
   const d = await startDaemon([]);
   const c = clientFor(d.addr);
   const help = run(['await', '--help']);
@@ -397,6 +397,12 @@ test('czk await / czk cancel take a request id; czk await exits 0 done, 1 failed
   c.close();
   d.p.kill('SIGTERM');
   assert.equal((await d.exited).code, 0, d.err);
+  // one log line per finished job (issue 20 item 4)
+  const lines = (id) => d.err.split('\n').filter((l) => l.includes(`job: job ${id} `));
+  assert.equal(lines(long.job_id).length, 1, d.err);
+  assert.match(lines(long.job_id)[0], /warn +job: job \d+ cancelled: request=sector-77 kind=synthetic-k12 priority=low partitions=48 queue_ms=\d+ key_load_ms=\d+ synthesis_ms=\d+ prove_ms=\d+ verify_ms=\d+ total_ms=\d+ error="cancelled"/);
+  assert.equal(lines(done.result.job_id).length, 1, d.err);
+  assert.match(lines(done.result.job_id)[0], /info +job: job \d+ completed: request=12345 kind=synthetic-k12 priority=normal partitions=1 queue_ms=\d+ key_load_ms=\d+ synthesis_ms=\d+ prove_ms=\d+ verify_ms=\d+ total_ms=\d+$/);
   // a failed job (its key cannot be made: keys_dir is a file) exits 1
   const kf = join(dir, 'keys-is-a-file');
   writeFileSync(kf, '');
@@ -409,6 +415,7 @@ test('czk await / czk cancel take a request id; czk await exits 0 done, 1 failed
   cf.close();
   f.p.kill('SIGTERM');
   assert.equal((await f.exited).code, 0, f.err);
+  assert.match(f.err, new RegExp(`warn +job: job ${sub.job_id} failed: request=- kind=synthetic-k10 .* error="key load of partition 0 failed`));
 });
 
 test('a daemon listening on TCP serves gRPC and the czk client commands', async () => {
