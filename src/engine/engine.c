@@ -248,6 +248,11 @@ static void job_complete_locked(czk_engine *e, ejob *j) {
 static void part_end(czk_engine *e, epart *p) {
   ejob *j = p->job;
   ekind *k = j->kind;
+  /* --log-level debug: one line per partition (id, index and count are fixed at submit; p's times are this thread's) */
+  CZK_DEBUG("job", "job %llu partition %u/%u %s: key_load_ms=%llu synthesis_ms=%llu prove_ms=%llu verify_ms=%llu",
+            (unsigned long long)j->id, p->index + 1, j->nparts, atomic_load(&j->stop) ? "stopped" : "done",
+            (unsigned long long)(p->key_load_ns / CZK_NS_PER_MS), (unsigned long long)(p->synth_ns / CZK_NS_PER_MS),
+            (unsigned long long)(p->kernel_ns / CZK_NS_PER_MS), (unsigned long long)(p->verify_ns / CZK_NS_PER_MS));
   if (p->synth) {
     k->k.synth_free(k->k.user, p->synth);
     p->synth = NULL;

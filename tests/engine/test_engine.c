@@ -319,14 +319,14 @@ static void test_stress(uint64_t seed) {
 /* job log lines (component "job") captured by a log sink; the sink runs under the logger's mutex, the test reads
  * them under g_lines_mu */
 static pthread_mutex_t g_lines_mu = PTHREAD_MUTEX_INITIALIZER;
-static char g_lines[32][512];
-static czk_log_level g_line_level[32];
+static char g_lines[64][512];
+static czk_log_level g_line_level[64];
 static int g_nlines;
 static void line_sink(void *user, czk_log_level level, const char *component, const char *msg) {
   (void)user;
   if (strcmp(component, "job") != 0) return;
   pthread_mutex_lock(&g_lines_mu);
-  if (g_nlines < 32) {
+  if (g_nlines < 64) {
     snprintf(g_lines[g_nlines], sizeof g_lines[0], "%s", msg);
     g_line_level[g_nlines++] = level;
   }
@@ -455,6 +455,31 @@ static void test_requests(void) {
   czk_engine_status_free(s);
   /* parsed inputs of pruned jobs are gone */
   CHECK(atomic_load(&f.live_parsed) == 0);
+  /* --log-level debug adds one line per partition */
+  {
+    czk_log_set_level(CZK_LOG_DEBUG);
+    czk_engine_submit_info id2;
+    czk_fake_job two = fjob(6, 2, 0, 0);
+    CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_NORMAL, NULL, (uint8_t *)&two, sizeof two, &id2) == CZK_OK);
+    CHECK(czk_engine_await(e, id2.job_id, 0, &r) == CZK_OK);
+    czk_engine_result_free(&r);
+    char p1[64], p2[64];
+    snprintf(p1, sizeof p1, "job %llu partition 1/2 done: ", (unsigned long long)id2.job_id);
+    snprintf(p2, sizeof p2, "job %llu partition 2/2 done: ", (unsigned long long)id2.job_id);
+    int n1 = 0, n2 = 0;
+    for (int spin = 0; spin < 5000 && (n1 == 0 || n2 == 0); spin++) {
+      n1 = n2 = 0;
+      pthread_mutex_lock(&g_lines_mu);
+      for (int i = 0; i < g_nlines; i++) {
+        n1 += strncmp(g_lines[i], p1, strlen(p1)) == 0 && g_line_level[i] == CZK_LOG_DEBUG;
+        n2 += strncmp(g_lines[i], p2, strlen(p2)) == 0 && g_line_level[i] == CZK_LOG_DEBUG;
+      }
+      pthread_mutex_unlock(&g_lines_mu);
+      if (n1 == 0 || n2 == 0) czk__clock_sleep_ns(CZK_NS_PER_MS);
+    }
+    CHECK_MSG(n1 == 1 && n2 == 1, "partition lines: %d %d", n1, n2);
+    czk_log_set_level(CZK_LOG_INFO);
+  }
   check_idle(e, &f, "requests");
   czk_engine_destroy(e);
   czk__fake_destroy(&f);
