@@ -334,8 +334,10 @@ static czk_status make_parent_dirs(const char *path) {
     if (*p != '/' && *p != 0) continue;
     char c = *p;
     *p = 0;
-    if (mkdir(dir, 0755) == 0) CZK_INFO("rpc", "created %s for the socket", dir);
-    else if (errno != EEXIST) {
+    if (mkdir(dir, 0755) == 0) {
+      chmod(dir, 0755); /* whatever the umask (systemd units often set 0077): others must reach the socket */
+      CZK_INFO("rpc", "created %s for the socket", dir);
+    } else if (errno != EEXIST) {
       CZK_ERROR("rpc", "cannot create %s for the socket: %s", dir, strerror(errno));
       return CZK_ERR_IO;
     }

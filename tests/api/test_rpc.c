@@ -148,7 +148,9 @@ int main(void) {
     snprintf(starget, sizeof starget, "unix://%s", spath);
     czk__rpc_socket_opts o = {0660, (long)getegid()};
     czk__rpc_server *x = NULL;
+    mode_t old_mask = umask(0077); /* as under systemd's UMask=0077: the created directories are 0755 all the same */
     CHECK(czk__rpc_server_start_ex(&x, starget, &o, 1 << 20, 4, handler, NULL) == CZK_OK);
+    umask(old_mask);
     CHECK(stat(spath, &sb) == 0 && S_ISSOCK(sb.st_mode) && (sb.st_mode & 0777) == 0660 && sb.st_gid == getegid());
     char d[192];
     snprintf(d, sizeof d, "%s/run/curio", base);
