@@ -324,7 +324,7 @@ static czk_log_level g_line_level[64];
 static int g_nlines;
 static void line_sink(void *user, czk_log_level level, const char *component, const char *msg) {
   (void)user;
-  if (strcmp(component, "job") != 0) return;
+  if (strcmp(component, "job") != 0 && strcmp(component, "keys") != 0) return;
   pthread_mutex_lock(&g_lines_mu);
   if (g_nlines < 64) {
     snprintf(g_lines[g_nlines], sizeof g_lines[0], "%s", msg);
@@ -352,6 +352,14 @@ static const char *job_line(uint64_t id, czk_log_level *level) {
     czk__clock_sleep_ns(CZK_NS_PER_MS);
   }
   return NULL;
+}
+
+static int count_lines(const char *needle, czk_log_level level) {
+  int n = 0;
+  pthread_mutex_lock(&g_lines_mu);
+  for (int i = 0; i < g_nlines; i++) n += strstr(g_lines[i], needle) != NULL && g_line_level[i] == level;
+  pthread_mutex_unlock(&g_lines_mu);
+  return n;
 }
 
 static void test_requests(void) {
@@ -587,6 +595,12 @@ static void test_shutdown(bool drain) {
 
 /* 6. keys: preload, evict, refcounts, key bytes in the budget, load failure fails only the jobs that needed it */
 static void test_keys(void) {
+  czk_log_level saved_level = czk_log_get_level();
+  czk_log_set_level(CZK_LOG_INFO);
+  pthread_mutex_lock(&g_lines_mu);
+  g_nlines = 0;
+  pthread_mutex_unlock(&g_lines_mu);
+  czk_log_set_sink(line_sink, NULL);
   czk_fake f;
   czk__fake_init(&f, 16);
   czk_engine *e = make_engine(&f, 10000, 2, 1, 2, "key-a", 3000);
@@ -624,6 +638,12 @@ static void test_keys(void) {
   CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK);
   czk_engine_result_free(&r);
   check_idle(e, &f, "key reload");
+  /* key loads are announced with size, tier and time; a failed one as a warning */
+  CHECK(count_lines("key-a: loading (0.00 GiB budgeted, pinned)", CZK_LOG_INFO) == 3);
+  CHECK(count_lines("key-a: loaded in ", CZK_LOG_INFO) == 2);
+  CHECK(count_lines("key-a: load failed after ", CZK_LOG_WARN) == 1);
+  czk_log_set_sink(NULL, NULL);
+  czk_log_set_level(saved_level);
   char path[] = "/tmp/czk_engine_trace_XXXXXX";
   int fd = mkstemp(path);
   CHECK(fd >= 0);
