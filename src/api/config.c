@@ -412,6 +412,10 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
     snprintf(err, errlen, "log_level: '%s' is not one of trace, debug, info, warn, error, off", c->log_level);
     return CZK_ERR_CONFIG;
   }
+  if (strcmp(c->log_format, "text") != 0 && strcmp(c->log_format, "json") != 0) {
+    snprintf(err, errlen, "log_format: '%s' is neither text nor json", c->log_format);
+    return CZK_ERR_CONFIG;
+  }
   if (c->synthesis_workers == 0) {
     snprintf(err, errlen, "synthesis_workers: must be at least 1");
     return CZK_ERR_CONFIG;

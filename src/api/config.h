@@ -39,6 +39,7 @@
   X(UINT, max_calls, "256", "concurrent gRPC calls served")                                                          \
   X(DUR, drain_grace, "30s", "on SIGTERM/SIGINT, how long in-flight work may finish before it is cancelled")        \
   X(STR, log_level, "info", "trace, debug, info, warn, error or off")                                                 \
+  X(STR, log_format, "text", "text, or json (one JSON object per line: ts, level, component, msg)")              \
   X(STR, log_file, "", "append logs to this file instead of stderr (reopened on SIGHUP)")                           \
   X(STR, trace_file, "", "write the timeline trace (Chrome trace JSON) here on exit")
 

@@ -61,7 +61,7 @@ static const map_row k_map[] = {
     {"srs", "param_cache", M_SET, "param_dir", NULL},
     {"srs", "preload", M_IGNORE, NULL, "deprecated in cuzk too: keys load on demand (or by PreloadSRS)"},
     {"logging", "level", M_SET, "log_level", NULL},
-    {"logging", "format", M_IGNORE, NULL, "czk writes one text log format"},
+    {"logging", "format", M_SPECIAL, "log_format", NULL},
 };
 #define N_MAP (sizeof k_map / sizeof k_map[0])
 
@@ -212,6 +212,16 @@ static czk_status map_table(czk__config *c, const char *path, const char *sectio
       } else if (!strcmp(section, "memory")) {
         if (!memory_done) CZK_TRY(map_memory(c, path, t, err, errlen));
         memory_done = true;
+      } else if (!strcmp(key, "format")) {
+        /* tracing's formats: json is json; full, compact and pretty are text lines here */
+        if (!value_text(t, key, val, sizeof val)) {
+          snprintf(err, errlen, "%s: [logging] format: expected a string", path);
+          return CZK_ERR_CONFIG;
+        }
+        bool json = !strcmp(val, "json");
+        if (!json && strcmp(val, "text") != 0)
+          czk__config_warn(c, "[logging] format = \"%s\": ignored: czk writes text or json lines", val);
+        CZK_TRY(set_key(c, path, section, key, "log_format", json ? "json" : "text", err, errlen));
       } else if (!strcmp(key, "enabled")) {
         toml_datum_t d = toml_bool_in(t, key);
         if (!d.ok) {

@@ -70,6 +70,7 @@ int czk_cmd_daemon(int argc, char **argv) {
   czk_log_level lv;
   czk_log_parse_level(cfg.log_level, &lv);
   czk_log_set_level(lv);
+  czk_log_set_json(strcmp(cfg.log_format, "json") == 0);
   if (cfg.log_file && *cfg.log_file && czk_log_set_file(cfg.log_file) != 0) {
     fprintf(stderr, "czk daemon: log_file: cannot open %s\n", cfg.log_file);
     czk__config_free(&cfg);

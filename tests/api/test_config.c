@@ -193,6 +193,9 @@ int main(void) {
       CHECK(czk__config_set(&c, "socket_group", gr->gr_name, err, sizeof err) == CZK_OK);
       CHECK(czk__config_socket_perms(&c, &mode, &gid, err, sizeof err) == CZK_OK && gid == (long)getegid());
     }
+    CHECK(czk__config_set(&c, "log_format", "yaml", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "log_format"));
+    CHECK(czk__config_set(&c, "log_format", "json", err, sizeof err) == CZK_OK);
     const char *bad_modes[] = {"0999", "01777", "0400", "rw", ""};
     for (int i = 0; i < 5; i++) {
       CHECK(czk__config_set(&c, "socket_mode", bad_modes[i], err, sizeof err) == CZK_OK);
@@ -218,7 +221,7 @@ int main(void) {
                "[synthesis]\nthreads = 12\n"
                "[pipeline]\nenabled = true\nsynthesis_lookahead = 1\nsynthesis_concurrency = 4\nslot_size = 3\n"
                "[srs]\nparam_cache = \"/data/zk/params-test\"\n"
-               "[logging]\nlevel = \"debug\"\nformat = \"json\"\n"
+               "[logging]\nlevel = \"debug\"\nformat = \"pretty\"\n"
                "[czk]\nself_verify = false\nresult_ttl = \"2m\"\nsocket_mode = 0o660\n"
                "[telemetry]\nendpoint = \"x\"\n");
     fclose(f);
@@ -234,7 +237,7 @@ int main(void) {
     CHECK(c.threads == 12);
     CHECK(c.synthesis_workers == 5); /* the flag overrides the file's synthesis_concurrency */
     CHECK(strcmp(c.param_dir, "/data/zk/params-test") == 0);
-    CHECK(strcmp(c.log_level, "debug") == 0);
+    CHECK(strcmp(c.log_level, "debug") == 0 && strcmp(c.log_format, "text") == 0); /* "pretty": text, warned */
     CHECK(!c.self_verify && c.result_ttl == 120000 && strcmp(c.socket_mode, "0660") == 0);
     /* one warning per ignored key, naming it */
     const char *ignored[] = {"[memory] safety_margin", "[memory] eviction_min_idle", "[memory] pinned_budget",
@@ -262,11 +265,12 @@ int main(void) {
 
     /* auto budget with a safety margin: physical memory minus the margin, as in cuzk; silent file -> cuzk's paths */
     f = fopen(tp, "w");
-    fprintf(f, "[memory]\ntotal_budget = \"auto\"\nsafety_margin = \"1GiB\"\n");
+    fprintf(f, "[memory]\ntotal_budget = \"auto\"\nsafety_margin = \"1GiB\"\n[logging]\nformat = \"json\"\n");
     fclose(f);
     CHECK(czk__config_init(&c) == CZK_OK);
     CHECK_MSG(czk__config_load_file(&c, tp, err, sizeof err) == CZK_OK, "%s", err);
     CHECK(c.memory_budget == czk__config_physical_memory() - (1ull << 30) && c.nwarnings == 0);
+    CHECK(strcmp(c.log_format, "json") == 0);
     CHECK(strcmp(c.listen, "unix:///run/curio/cuzk.sock") == 0 && strcmp(c.param_dir, "/data/zk/params") == 0);
     czk__config_free(&c);
     /* a bad value names the section and key; broken TOML is refused */

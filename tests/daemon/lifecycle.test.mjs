@@ -292,7 +292,7 @@ test("the reference daemon's cuzk.toml loads as it is: keys mapped, each ignored
     '[synthesis]', 'threads = 0',
     '[pipeline]', 'enabled = true', 'synthesis_concurrency = 1', 'slot_size = 3',
     '[srs]', `param_cache = "${join(dir, 'params')}"`,
-    '[logging]', 'level = "info"',
+    '[logging]', 'level = "info"', 'format = "json"',
     '[czk]', `keys_dir = "${keys}"`, ''].join('\n'));
   const dump = run(['daemon', '--config', conf, '--dump-config']);
   assert.equal(dump.status, 0, dump.stderr);
@@ -309,7 +309,12 @@ test("the reference daemon's cuzk.toml loads as it is: keys mapped, each ignored
   assert.ok(out.includes('ready on unix://' + sock), out);
   for (const k of ['[memory] eviction_min_idle', '[gpus] gpu_threads', '[pipeline] slot_size'])
     assert.equal(err.split('\n').filter((l) => l.includes('warn') && l.includes(k + ': ignored')).length, 1, k + '\n' + err);
-  assert.ok(!/\[daemon\]|\[srs\]|synthesis_concurrency/.test(err), 'mapped keys are not warned about:\n' + err);
+  assert.ok(!/\[daemon\]|\[srs\]|synthesis_concurrency|\[logging\]/.test(err), 'mapped keys are not warned about:\n' + err);
+  // [logging] format = "json": every line is one JSON object
+  for (const l of err.split('\n').filter((x) => x)) {
+    const o = JSON.parse(l);
+    assert.ok(o.ts && o.level && o.component && typeof o.msg === 'string', l);
+  }
   const c = clientFor('unix:' + sock);
   const s = await call(c, 'GetStatus', {});
   assert.equal(Number(s.pinned_memory_limit_bytes), 3 * 2 ** 30);
