@@ -204,6 +204,9 @@ CZK_API void czk_engine_result_free(czk_engine_result *res);
  * memory returns; waiters get CZK_ERR_CANCELLED. *was_running: some partition had left the synth queue.
  * CZK_ERR_NOT_FOUND for an unknown job, CZK_ERR_STATE when it already ended. */
 CZK_API czk_status czk_engine_cancel(czk_engine *e, uint64_t job_id, bool *was_running);
+/* The job a request id names: one in flight, or completed successfully and not yet pruned (a failed or cancelled
+ * job releases its request id at once, so that the request can be retried). CZK_ERR_NOT_FOUND otherwise. */
+CZK_API czk_status czk_engine_job_by_request(czk_engine *e, const char *request_id, uint64_t *job_id);
 
 /* ---- keys --------------------------------------------------------------------------------------------------------- */
 /* Load a key now (kind->key_load of a kind using key_id). *already: it was resident. */

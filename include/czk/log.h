@@ -31,6 +31,9 @@ CZK_API const char *czk_log_level_str(czk_log_level level);
 CZK_API void czk_log_set_sink(czk_log_sink_fn fn, void *user);
 /* Send the default sink's lines to a file (appended); NULL path = stderr. Reopen by calling again. */
 CZK_API int czk_log_set_file(const char *path);
+/* The default sink's format: false = text (the default), true = one JSON object per line:
+ * {"ts":"2026-01-02T03:04:05.678Z","level":"info","component":"job","msg":"..."} */
+CZK_API void czk_log_set_json(bool json);
 
 CZK_API void czk_log_write(czk_log_level level, const char *component, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

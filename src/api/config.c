@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -113,6 +114,10 @@ czk_status czk__config_init(czk__config *c) {
 }
 
 void czk__config_free(czk__config *c) {
+  for (size_t i = 0; i < c->nwarnings; i++) free(c->warnings[i]);
+  free(c->warnings);
+  c->warnings = NULL;
+  c->nwarnings = 0;
   for (size_t i = 0; i < N_KEYS; i++)
     if (k_table[i].type == T_STR) {
       char **p = (char **)((char *)c + k_table[i].off);
@@ -135,6 +140,8 @@ static long find_key(const char *key, size_t len) {
   return -1;
 }
 
+long czk__config_key_index(const char *key) { return find_key(key, strlen(key)); }
+
 czk_status czk__config_set(czk__config *c, const char *key, const char *value, char *err, size_t errlen) {
   long i = find_key(key, strlen(key));
   if (i < 0) {
@@ -154,6 +161,7 @@ static char *trim(char *s) {
 }
 
 czk_status czk__config_load_file(czk__config *c, const char *path, char *err, size_t errlen) {
+  if (czk__config_is_toml(path)) return czk__config_load_toml(c, path, err, errlen);
   FILE *f = fopen(path, "r");
   if (!f) {
     snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -262,7 +270,7 @@ czk_status czk__config_parse_args(czk__config *c, int argc, char **argv, int fir
   return CZK_OK;
 }
 
-static uint64_t physical_memory(void) {
+uint64_t czk__config_physical_memory(void) {
   long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || psz <= 0) return 0;
   return (uint64_t)pages * (uint64_t)psz;
@@ -295,8 +303,56 @@ czk_status czk__config_private_dir(const char *dir, char *err, size_t errlen) {
   return CZK_OK;
 }
 
+czk_status czk__config_socket_perms(const czk__config *c, unsigned *mode, long *gid, char *err, size_t errlen) {
+  const char *m = c->socket_mode ? c->socket_mode : "";
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(m, &end, 8);
+  if (!*m || *end || errno || v > 0777 || *m == '-' || *m == '+') {
+    snprintf(err, errlen, "socket_mode: '%s' is not an octal mode up to 0777 (e.g. 0660)", m);
+    return CZK_ERR_CONFIG;
+  }
+  if ((v & 0600) != 0600) {
+    snprintf(err, errlen, "socket_mode: %04lo leaves the daemon's own user without read and write", v);
+    return CZK_ERR_CONFIG;
+  }
+  *mode = (unsigned)v;
+  *gid = -1;
+  const char *g = c->socket_group ? c->socket_group : "";
+  if (!*g) return CZK_OK;
+  errno = 0;
+  unsigned long n = strtoul(g, &end, 10);
+  if (isdigit((unsigned char)*g) && !*end && !errno && n < 0x7fffffff) {
+    *gid = (long)n;
+    return CZK_OK;
+  }
+  struct group gr, *res = NULL;
+  char gbuf[16384];
+  int rc = getgrnam_r(g, &gr, gbuf, sizeof gbuf, &res);
+  if (rc != 0 || !res) {
+    snprintf(err, errlen, "socket_group: no group '%s'%s%s", g, rc ? ": " : "", rc ? strerror(rc) : "");
+    return CZK_ERR_CONFIG;
+  }
+  *gid = (long)res->gr_gid;
+  return CZK_OK;
+}
+
+/* "http://host:port[/]" (the reference bench's form) -> "host:port" */
+static czk_status strip_http(char **addr) {
+  if (!*addr || strncmp(*addr, "http://", 7) != 0) return CZK_OK;
+  char *t = strdup(*addr + 7);
+  if (!t) return CZK_ERR_NOMEM;
+  size_t n = strlen(t);
+  while (n && t[n - 1] == '/') t[--n] = 0;
+  free(*addr);
+  *addr = t;
+  return CZK_OK;
+}
+
 czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
   char buf[4096];
+  CZK_TRY(strip_http(&c->listen));
+  CZK_TRY(strip_http(&c->http));
   if (!c->listen || !*c->listen) {
     const char *rt = getenv("XDG_RUNTIME_DIR");
     if (rt && *rt && access(rt, W_OK) == 0) {
@@ -336,7 +392,7 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
   }
   if (!c->listen || !c->keys_dir || !c->param_dir) return CZK_ERR_NOMEM;
   if (c->memory_budget == 0) {
-    uint64_t phys = physical_memory();
+    uint64_t phys = czk__config_physical_memory();
     uint64_t margin = phys / 10 + (2ull << 30);
     c->memory_budget = phys > margin + (1ull << 30) ? phys - margin : (phys > (1ull << 30) ? phys / 2 : (512ull << 20));
   }
@@ -348,9 +404,16 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
     snprintf(err, errlen, "http: '%s' is not host:port", c->http);
     return CZK_ERR_CONFIG;
   }
+  unsigned smode;
+  long sgid;
+  CZK_TRY(czk__config_socket_perms(c, &smode, &sgid, err, errlen));
   czk_log_level lv;
   if (!czk_log_parse_level(c->log_level, &lv)) {
     snprintf(err, errlen, "log_level: '%s' is not one of trace, debug, info, warn, error, off", c->log_level);
+    return CZK_ERR_CONFIG;
+  }
+  if (strcmp(c->log_format, "text") != 0 && strcmp(c->log_format, "json") != 0) {
+    snprintf(err, errlen, "log_format: '%s' is neither text nor json", c->log_format);
     return CZK_ERR_CONFIG;
   }
   if (c->synthesis_workers == 0) {
@@ -415,6 +478,7 @@ static void value_text(const czk__config *c, size_t i, char *buf, size_t n) {
 
 void czk__config_dump(const czk__config *c, FILE *out) {
   fprintf(out, "# czk daemon configuration (czk daemon --dump-config)\n");
+  for (size_t i = 0; i < c->nwarnings; i++) fprintf(out, "# warning: %s\n", c->warnings[i]);
   for (size_t i = 0; i < N_KEYS; i++) {
     char v[4200];
     value_text(c, i, v, sizeof v);

@@ -19,6 +19,8 @@
  * means "computed at start" for the keys that say so in their help. */
 #define CZK_CONFIG_TABLE(X)                                                                                           \
   X(STR, listen, "", "gRPC address: unix:PATH or host:port (default: unix socket czk.sock in $XDG_RUNTIME_DIR, else /tmp/czk-$UID)") \
+  X(STR, socket_mode, "0600", "permissions of the unix socket, octal (e.g. 0660 to let socket_group connect)")    \
+  X(STR, socket_group, "", "group given to the unix socket: a name or gid the daemon's user belongs to (default: the daemon's)") \
   X(STR, http, "", "HTTP address for /metrics, /status, /healthz, e.g. 127.0.0.1:9820 (default: off)")              \
   X(STR, keys_dir, "", "directory of proving keys (default: $XDG_DATA_HOME/czk/keys or ~/.local/share/czk/keys)")  \
   X(STR, param_dir, "", "Filecoin parameter files by their v28 names (default: $FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters)") \
@@ -37,6 +39,7 @@
   X(UINT, max_calls, "256", "concurrent gRPC calls served")                                                          \
   X(DUR, drain_grace, "30s", "on SIGTERM/SIGINT, how long in-flight work may finish before it is cancelled")        \
   X(STR, log_level, "info", "trace, debug, info, warn, error or off")                                                 \
+  X(STR, log_format, "text", "text, or json (one JSON object per line: ts, level, component, msg)")              \
   X(STR, log_file, "", "append logs to this file instead of stderr (reopened on SIGHUP)")                           \
   X(STR, trace_file, "", "write the timeline trace (Chrome trace JSON) here on exit")
 
@@ -50,6 +53,8 @@ typedef struct czk__config {
   CZK_CONFIG_TABLE(CZK__CFG_FIELD)
 #undef CZK__CFG_FIELD
   bool set_by_user[64]; /* index = table order: keys given in a file or on the command line */
+  char **warnings;      /* one line per key of a reference (cuzk) TOML file that czk ignores, and why */
+  size_t nwarnings;
 } czk__config;
 
 /* Defaults from the table (computed keys stay empty/0 until czk__config_finalize). */
@@ -57,8 +62,21 @@ czk_status czk__config_init(czk__config *c);
 void czk__config_free(czk__config *c);
 /* Set one key from text; on failure writes "key: reason" into err. */
 czk_status czk__config_set(czk__config *c, const char *key, const char *value, char *err, size_t errlen);
-/* Parse a config file; err gets "file:line: key: reason". */
+/* Parse a config file; err gets "file:line: key: reason". A file named *.toml, or whose first line that is not blank
+ * or a comment is a [section] header, is read as the reference daemon's (cuzk) TOML configuration (config_toml.c). */
 czk_status czk__config_load_file(czk__config *c, const char *path, char *err, size_t errlen);
+/* The reference daemon's TOML file (sections [daemon] [memory] [gpus] [scheduler] [synthesis] [pipeline] [srs]
+ * [logging], plus [czk] for czk's own keys by name), mapped onto this table; each key czk ignores adds one warning
+ * (c->warnings) saying why. Without [daemon] listen / [srs] param_cache the reference's defaults apply
+ * (unix:///run/curio/cuzk.sock, /data/zk/params). err gets "file: [section] key: reason". */
+czk_status czk__config_load_toml(czk__config *c, const char *path, char *err, size_t errlen);
+bool czk__config_is_toml(const char *path);
+/* Append one warning line (printf format) to c->warnings. */
+void czk__config_warn(czk__config *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Index of a key in the table, or -1. */
+long czk__config_key_index(const char *key);
+/* Physical memory in bytes (0 when unknown). */
+uint64_t czk__config_physical_memory(void);
 /* Parse --key value / --key=value flags from argv[first..argc); unknown flags are errors. --config FILE is applied
  * first wherever it appears. Non-flag arguments are errors. */
 czk_status czk__config_parse_args(czk__config *c, int argc, char **argv, int first, char *err, size_t errlen);
@@ -68,6 +86,9 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen);
 /* Create `dir` (mode 0700) or accept an existing one only when it is a directory itself (lstat: a symbolic link is
  * refused), owned by the effective user and not writable by group or others; else CZK_ERR_CONFIG and why in err. */
 czk_status czk__config_private_dir(const char *dir, char *err, size_t errlen);
+/* The unix socket's permissions from socket_mode / socket_group (the group resolved by name or number; -1 when
+ * unset). Checked by czk__config_finalize too. */
+czk_status czk__config_socket_perms(const czk__config *c, unsigned *mode, long *gid, char *err, size_t errlen);
 /* Print every key as a config file (with the help text as comments). */
 void czk__config_dump(const czk__config *c, FILE *out);
 /* Print the flags with help (for --help). */

@@ -307,10 +307,59 @@ static czk_status claim_unix_path(const char *path) {
   return CZK_OK;
 }
 
+const char *czk__rpc_address(const char *addr, char *buf, size_t n) {
+  if (!addr || strncmp(addr, "http://", 7) != 0) return addr; /* plaintext only: czk serves no TLS */
+  const char *hp = addr + 7;
+  size_t len = strlen(hp);
+  while (len && hp[len - 1] == '/') len--; /* http://host:port/ */
+  if (len >= n) return addr;
+  memcpy(buf, hp, len);
+  buf[len] = 0;
+  return buf;
+}
+
+/* Create the missing directories above a socket path (mode 0755: the socket's own mode decides who may connect;
+ * group and others may not create or remove entries there). Existing ones are left as they are. */
+static czk_status make_parent_dirs(const char *path) {
+  char dir[4096];
+  size_t len = strlen(path);
+  if (len >= sizeof dir) return CZK_ERR_INVALID_ARG;
+  memcpy(dir, path, len + 1);
+  char *slash = strrchr(dir, '/');
+  if (!slash || slash == dir) return CZK_OK;
+  *slash = 0;
+  struct stat sb;
+  if (stat(dir, &sb) == 0) return CZK_OK;
+  for (char *p = dir + 1;; p++) {
+    if (*p != '/' && *p != 0) continue;
+    char c = *p;
+    *p = 0;
+    if (mkdir(dir, 0755) == 0) {
+      chmod(dir, 0755); /* whatever the umask (systemd units often set 0077): others must reach the socket */
+      CZK_INFO("rpc", "created %s for the socket", dir);
+    } else if (errno != EEXIST) {
+      CZK_ERROR("rpc", "cannot create %s for the socket: %s", dir, strerror(errno));
+      return CZK_ERR_IO;
+    }
+    *p = c;
+    if (!c) break;
+  }
+  return CZK_OK;
+}
+
 czk_status czk__rpc_server_start(czk__rpc_server **out, const char *listen, size_t max_message_bytes,
                                 unsigned max_calls, czk__rpc_handler handler, void *user) {
+  czk__rpc_socket_opts o = {0600, -1};
+  return czk__rpc_server_start_ex(out, listen, &o, max_message_bytes, max_calls, handler, user);
+}
+
+czk_status czk__rpc_server_start_ex(czk__rpc_server **out, const char *listen, const czk__rpc_socket_opts *sock,
+                                   size_t max_message_bytes, unsigned max_calls, czk__rpc_handler handler,
+                                   void *user) {
   *out = NULL;
-  if (!listen || !handler) return CZK_ERR_INVALID_ARG;
+  if (!listen || !handler || !sock || (sock->mode & ~0777u)) return CZK_ERR_INVALID_ARG;
+  char abuf[512];
+  listen = czk__rpc_address(listen, abuf, sizeof abuf);
   grpc_init_once();
   czk__rpc_server *s = calloc(1, sizeof *s);
   if (!s) return CZK_ERR_NOMEM;
@@ -337,7 +386,8 @@ czk_status czk__rpc_server_start(czk__rpc_server **out, const char *listen, size
   const char *upath = strncmp(listen, "unix://", 7) == 0 ? listen + 7 : strncmp(listen, "unix:", 5) == 0 ? listen + 5 : NULL;
   if (upath) {
     const char *path = upath;
-    czk_status cst = claim_unix_path(path);
+    czk_status cst = make_parent_dirs(path);
+    if (cst == CZK_OK) cst = claim_unix_path(path);
     if (cst != CZK_OK) {
       grpc_server_destroy(s->server);
       grpc_completion_queue_shutdown(s->cq);
@@ -361,7 +411,25 @@ czk_status czk__rpc_server_start(czk__rpc_server **out, const char *listen, size
     free(s);
     return CZK_ERR_IO;
   }
-  if (s->unix_path) chmod(s->unix_path, 0600);
+  /* created owner-only above; the group first, then the wider mode, so it is never open to more than configured */
+  bool perms_ok = true;
+  if (s->unix_path && sock->gid >= 0 && chown(s->unix_path, (uid_t)-1, (gid_t)sock->gid) != 0) {
+    CZK_ERROR("rpc", "cannot give %s to group %ld: %s (the daemon's user must be a member)", s->unix_path, sock->gid,
+              strerror(errno));
+    perms_ok = false;
+  } else if (s->unix_path && chmod(s->unix_path, (mode_t)sock->mode) != 0) {
+    CZK_ERROR("rpc", "cannot set mode %03o on %s: %s", sock->mode, s->unix_path, strerror(errno));
+    perms_ok = false;
+  }
+  if (!perms_ok) {
+    grpc_server_destroy(s->server);
+    grpc_completion_queue_shutdown(s->cq);
+    grpc_completion_queue_destroy(s->cq);
+    unlink(s->unix_path);
+    free(s->unix_path);
+    free(s);
+    return CZK_ERR_IO;
+  }
   grpc_server_start(s->server);
   if (pthread_create(&s->accept_thread, NULL, accept_thread, s) != 0) {
     grpc_server_shutdown_and_notify(s->server, s->cq, k_shutdown_tag);
@@ -422,6 +490,8 @@ czk_status czk__rpc_call(const char *target, const char *method, const uint8_t *
   *err = NULL;
   *grpc_code = CZK_GRPC_UNKNOWN;
   grpc_init_once();
+  char abuf[512];
+  target = czk__rpc_address(target, abuf, sizeof abuf);
   grpc_arg args[2];
   memset(args, 0, sizeof args);
   args[0].type = GRPC_ARG_INTEGER;

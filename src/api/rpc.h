@@ -39,11 +39,23 @@ typedef int (*czk__rpc_handler)(void *user, const char *method, const uint8_t *r
 
 typedef struct czk__rpc_server czk__rpc_server;
 
-/* listen: "unix:" followed by an absolute socket path (a unix socket, created owner-only, mode 0600) or
- * "host:port" (TCP).
+/* listen: "unix:" followed by an absolute socket path (a unix socket, mode 0600) or "host:port" (TCP; also written
+ * "http://host:port", the reference bench's form). Missing directories above the socket are created (0755); a live
+ * daemon's socket is never taken over (CZK_ERR_EXISTS), a stale one is replaced.
  * max_message_bytes bounds both directions. */
 czk_status czk__rpc_server_start(czk__rpc_server **out, const char *listen, size_t max_message_bytes,
                                 unsigned max_calls, czk__rpc_handler handler, void *user);
+/* The unix socket's permissions: mode (at most 0777) and group (gid, or -1 to keep the daemon's). The socket is
+ * created owner-only, then given the group, then the mode, so it is never more open than configured. */
+typedef struct {
+  unsigned mode;
+  long gid;
+} czk__rpc_socket_opts;
+czk_status czk__rpc_server_start_ex(czk__rpc_server **out, const char *listen, const czk__rpc_socket_opts *sock,
+                                   size_t max_message_bytes, unsigned max_calls, czk__rpc_handler handler,
+                                   void *user);
+/* "http://host:port[/]" -> "host:port" (in buf); any other address is returned as it is. */
+const char *czk__rpc_address(const char *addr, char *buf, size_t n);
 /* From inside a handler: true when the call's client has gone away (cancelled, its deadline passed, the connection
  * dropped). A handler that blocks (AwaitProof) polls it and returns, so that a departed caller does not keep one of
  * the max_calls slots until its job ends. Does not wait; false outside a handler. */

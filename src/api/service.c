@@ -255,6 +255,21 @@ static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk
   return czk__service_grpc_code(st);
 }
 
+/* The job an AwaitProof / CancelProof names in its job_id field: a job id (digits), "request:RID" for a request id,
+ * or any other text taken as a request id (czk's job ids are decimal, so that cannot be one). On success idbuf holds
+ * the job id as text. */
+static bool resolve_job(czk__service *s, const char *text, uint64_t *id, char idbuf[24]) {
+  if (!text) return false;
+  if (parse_job_id(text, id)) {
+    snprintf(idbuf, 24, "%llu", (unsigned long long)*id);
+    return true;
+  }
+  const char *rid = strncmp(text, "request:", 8) == 0 ? text + 8 : text;
+  if (!*rid || czk_engine_job_by_request(s->engine, rid, id) != CZK_OK) return false;
+  snprintf(idbuf, 24, "%llu", (unsigned long long)*id);
+  return true;
+}
+
 /* Await and fill an AwaitProofResponse (proof buffer stays owned by res). */
 static int do_await(czk__service *s, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res,
                     Cuzk__V1__AwaitProofResponse *out, char *job_str, char **err) {
@@ -328,13 +343,15 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
         &cuzk__v1__await_proof_request__descriptor, &db, req, req_len, CZK_API_SMALL_MESSAGE, &code, err);
     if (!r) return code;
     uint64_t id;
-    if (!parse_job_id(r->job_id, &id)) {
-      *err = errf("job %s not found", r->job_id ? r->job_id : "");
+    char idbuf[24];
+    if (!resolve_job(s, r->job_id, &id, idbuf)) {
+      *err = errf("job %s not found (neither a job id nor a request id in flight or completed)",
+                  r->job_id ? r->job_id : "");
       code = CZK_GRPC_NOT_FOUND;
     } else {
       czk_engine_result res;
       Cuzk__V1__AwaitProofResponse out = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
-      code = do_await(s, id, r->timeout_ms, &res, &out, r->job_id, err);
+      code = do_await(s, id, r->timeout_ms, &res, &out, idbuf, err);
       if (code == CZK_GRPC_OK) code = pack(&out.base, resp, resp_len);
       czk_engine_result_free(&res);
     }
@@ -381,9 +398,11 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
         &cuzk__v1__cancel_proof_request__descriptor, &db, req, req_len, CZK_API_SMALL_MESSAGE, &code, err);
     if (!r) return code;
     uint64_t id;
+    char idbuf[24];
     bool was_running = false;
-    if (!parse_job_id(r->job_id, &id)) {
-      *err = errf("job %s not found", r->job_id ? r->job_id : "");
+    if (!resolve_job(s, r->job_id, &id, idbuf)) {
+      *err = errf("job %s not found (neither a job id nor a request id in flight or completed)",
+                  r->job_id ? r->job_id : "");
       code = CZK_GRPC_NOT_FOUND;
     } else {
       czk_status st = czk_engine_cancel(s->engine, id, &was_running);

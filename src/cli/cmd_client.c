@@ -1,5 +1,7 @@
 /* cmd_client.c: client subcommands speaking gRPC to a running daemon: submit, await, cancel, status, metrics,
- * preload, evict, and the remote form of prove (czk prove --kind ...). */
+ * preload, evict, and the remote form of prove (czk prove --kind ...). await and cancel name a job by its job id or
+ * by its request id (sent as "request:RID" in job_id, which the daemon resolves). */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -14,6 +16,16 @@
 #include "api/client.h"
 #include "core/mapfile.h"
 #include "filecoin/request.h"
+
+/* `czk await` exit codes (its --help lists them; scripts tell a timeout from a failure) */
+enum {
+  CZK_AWAIT_EXIT_FAILED = 1,
+  CZK_AWAIT_EXIT_USAGE = 2,
+  CZK_AWAIT_EXIT_CANCELLED = 3,
+  CZK_AWAIT_EXIT_TIMEOUT = 4,
+  CZK_AWAIT_EXIT_NOT_FOUND = 5,
+  CZK_AWAIT_EXIT_RPC = 6,
+};
 
 static const char *k_kinds[] = {"porep-c2", "snap-update", "window-post", "winning-post", "synthetic", "circom"};
 static const int k_kind_vals[] = {1, 2, 3, 4, 100, 101};
@@ -316,38 +328,116 @@ bad:
   return 2;
 }
 
+/* AwaitProof / CancelProof take a job id or a request id in job_id: "request:RID" names a request id explicitly */
+static int job_arg(int argc, char **argv, const char *usage, const char **addr, char **job, uint64_t *timeout,
+                   const char **out, bool *json) {
+  *addr = czk__client_default_addr();
+  *job = NULL;
+  const char *rid = NULL;
+  static const struct option lo[] = {{"addr", 1, 0, 'a'},       {"timeout-ms", 1, 0, 't'}, {"out", 1, 0, 'o'},
+                                     {"json", 0, 0, 'j'},       {"request-id", 1, 0, 'r'}, {"help", 0, 0, 'h'},
+                                     {0, 0, 0, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    switch (c) {
+    case 'a': *addr = optarg; break;
+    case 'r': rid = optarg; break;
+    case 't': {
+      char *end;
+      if (!timeout || !isdigit((unsigned char)*optarg)) goto bad;
+      *timeout = strtoull(optarg, &end, 10);
+      if (*end) goto bad;
+      break;
+    }
+    case 'o':
+      if (!out) goto bad;
+      *out = optarg;
+      break;
+    case 'j':
+      if (!json) goto bad;
+      *json = true;
+      break;
+    case 'h': printf("%s", usage); return -1;
+    default: goto bad;
+    }
+  }
+  if (rid ? optind != argc || !*rid : optind != argc - 1) goto bad;
+  if (rid) {
+    size_t n = strlen(rid) + 9;
+    *job = malloc(n);
+    if (!*job) return 1;
+    snprintf(*job, n, "request:%s", rid);
+  } else {
+    *job = strdup(argv[optind]);
+    if (!*job) return 1;
+  }
+  return 0;
+bad:
+  fprintf(stderr, "%s", usage);
+  return CZK_AWAIT_EXIT_USAGE;
+}
+
 int czk_cmd_await(int argc, char **argv) {
-  const char *addr, *job, *out = NULL;
+  const char *addr, *out = NULL;
+  char *job;
   uint64_t timeout = 0;
   bool json = false;
-  int rc = one_arg(argc, argv,
+  int rc = job_arg(argc, argv,
                    "usage: czk await [--addr ADDR] [--timeout-ms N] [--out FILE] [--json] JOB\n"
-                   "Waits for a job; exit 0 when it completed.\n",
+                   "       czk await [options] --request-id RID\n"
+                   "Waits for a job, named by its job id or by the request id it was submitted with (a request id\n"
+                   "finds a job in flight or completed; JOB that is not all digits is taken as a request id too).\n"
+                   "Exit status: 0 completed (proof written to --out), 1 failed, 2 usage, 3 cancelled,\n"
+                   "             4 timeout (--timeout-ms passed; the job goes on), 5 no such job,\n"
+                   "             6 daemon unreachable or other RPC error.\n",
                    &addr, &job, &timeout, &out, &json);
   if (rc) return rc < 0 ? 0 : rc;
   Cuzk__V1__AwaitProofRequest r = CUZK__V1__AWAIT_PROOF_REQUEST__INIT;
-  r.job_id = (char *)job;
+  r.job_id = job;
   r.timeout_ms = timeout;
   ProtobufCMessage *o;
-  if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/AwaitProof", &r.base, &cuzk__v1__await_proof_response__descriptor,
-                       &o, 0, false, NULL, 0))
-    return 1;
-  rc = print_result((Cuzk__V1__AwaitProofResponse *)o, out, json);
+  int code = czk__client_call(addr, "/cuzk.v1.ProvingEngine/AwaitProof", &r.base,
+                              &cuzk__v1__await_proof_response__descriptor, &o, 0, false, NULL, 0);
+  free(job);
+  if (code) return code == CZK_GRPC_NOT_FOUND ? CZK_AWAIT_EXIT_NOT_FOUND : CZK_AWAIT_EXIT_RPC;
+  Cuzk__V1__AwaitProofResponse *a = (Cuzk__V1__AwaitProofResponse *)o;
+  rc = print_result(a, out, json);
+  if (rc == 0 || a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED) {
+    /* rc != 0 here: the proof could not be written */
+  } else if (a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT) {
+    rc = CZK_AWAIT_EXIT_TIMEOUT;
+  } else if (a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED) {
+    rc = CZK_AWAIT_EXIT_CANCELLED;
+  } else {
+    rc = CZK_AWAIT_EXIT_FAILED;
+  }
   protobuf_c_message_free_unpacked(o, NULL);
   return rc;
 }
 
 int czk_cmd_cancel(int argc, char **argv) {
-  const char *addr, *job;
-  int rc = one_arg(argc, argv, "usage: czk cancel [--addr ADDR] JOB\n", &addr, &job, NULL, NULL, NULL);
+  const char *addr;
+  char *job;
+  int rc = job_arg(argc, argv,
+                   "usage: czk cancel [--addr ADDR] JOB\n"
+                   "       czk cancel [--addr ADDR] --request-id RID\n"
+                   "Cancels a job named by its job id or by its request id (JOB that is not all digits is taken as a\n"
+                   "request id too).\n",
+                   &addr, &job, NULL, NULL, NULL);
   if (rc) return rc < 0 ? 0 : rc;
   Cuzk__V1__CancelProofRequest r = CUZK__V1__CANCEL_PROOF_REQUEST__INIT;
-  r.job_id = (char *)job;
+  r.job_id = job;
   ProtobufCMessage *o;
   if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/CancelProof", &r.base,
-                       &cuzk__v1__cancel_proof_response__descriptor, &o, 60000, false, NULL, 0))
+                       &cuzk__v1__cancel_proof_response__descriptor, &o, 60000, false, NULL, 0)) {
+    free(job);
     return 1;
-  printf("job %s cancelled%s\n", job, ((Cuzk__V1__CancelProofResponse *)o)->was_running ? " (was running)" : "");
+  }
+  printf("%s %s cancelled%s\n", strncmp(job, "request:", 8) == 0 ? "request" : "job",
+         strncmp(job, "request:", 8) == 0 ? job + 8 : job,
+         ((Cuzk__V1__CancelProofResponse *)o)->was_running ? " (was running)" : "");
+  free(job);
   protobuf_c_message_free_unpacked(o, NULL);
   return 0;
 }

@@ -20,6 +20,7 @@
 static void usage(FILE *out) {
   fprintf(out,
           "usage: czk daemon [--config FILE] [--listen unix:PATH|host:port] [--http host:port] [options]\n"
+          "       czk daemon --config cuzk.toml [options]  the reference daemon's TOML file (docs/config.md)\n"
           "       czk daemon --dump-config [options]    print the effective configuration\n"
           "       czk daemon --print-config-docs         print the configuration table as markdown\n\n"
           "Starts the proving daemon on an embedded default when run without options.\n\n");
@@ -69,11 +70,13 @@ int czk_cmd_daemon(int argc, char **argv) {
   czk_log_level lv;
   czk_log_parse_level(cfg.log_level, &lv);
   czk_log_set_level(lv);
+  czk_log_set_json(strcmp(cfg.log_format, "json") == 0);
   if (cfg.log_file && *cfg.log_file && czk_log_set_file(cfg.log_file) != 0) {
     fprintf(stderr, "czk daemon: log_file: cannot open %s\n", cfg.log_file);
     czk__config_free(&cfg);
     return 2;
   }
+  for (size_t i = 0; i < cfg.nwarnings; i++) CZK_WARN("config", "%s", cfg.warnings[i]);
 
   /* every thread created from here on inherits this mask: signals are taken by sigwait below */
   sigset_t sigs;
@@ -124,7 +127,13 @@ int czk_cmd_daemon(int argc, char **argv) {
   svc.max_submit_bytes = (size_t)cfg.max_message_size;
   svc.kind_over_budget = czk__daemon_kind_over_budget;
   svc_init = true;
-  st = czk__rpc_server_start(&rpc, cfg.listen, cfg.max_message_size, (unsigned)cfg.max_calls, czk__service_handle, &svc);
+  czk__rpc_socket_opts sock;
+  if (czk__config_socket_perms(&cfg, &sock.mode, &sock.gid, err, sizeof err) != CZK_OK) { /* checked by finalize */
+    fprintf(stderr, "czk daemon: %s\n", err);
+    goto out;
+  }
+  st = czk__rpc_server_start_ex(&rpc, cfg.listen, &sock, cfg.max_message_size, (unsigned)cfg.max_calls,
+                                czk__service_handle, &svc);
   if (st != CZK_OK) {
     fprintf(stderr, "czk daemon: cannot listen on %s\n", cfg.listen);
     goto out;

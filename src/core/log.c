@@ -1,4 +1,6 @@
-/* log.c: leveled logger; one mutex serializes sink calls so lines never interleave. */
+/* log.c: leveled logger; one mutex serializes sink calls so lines never interleave. The default sink writes text
+ * ("<time> <level> <component>: message") or, after czk_log_set_json(true), one JSON object per line with the
+ * message escaped (RFC 8259: quote, backslash and control characters). */
 #include "czk/log.h"
 
 #include <pthread.h>
@@ -12,6 +14,7 @@ static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static czk_log_sink_fn g_sink;
 static void *g_sink_user;
 static FILE *g_file; /* NULL = stderr */
+static bool g_json;
 
 static const char *const k_names[] = {"trace", "debug", "info", "warn", "error", "off"};
 
@@ -54,6 +57,23 @@ int czk_log_set_file(const char *path) {
   return 0;
 }
 
+void czk_log_set_json(bool json) {
+  pthread_mutex_lock(&g_mu);
+  g_json = json;
+  pthread_mutex_unlock(&g_mu);
+}
+
+/* s as the inside of a JSON string */
+static void json_escaped(FILE *out, const char *s) {
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(out, "\\%c", *p);
+    else if (*p == '\n') fputs("\\n", out);
+    else if (*p == '\t') fputs("\\t", out);
+    else if (*p < 0x20) fprintf(out, "\\u%04x", *p);
+    else fputc(*p, out);
+  }
+}
+
 void czk_log_write(czk_log_level level, const char *component, const char *fmt, ...) {
   char msg[2048];
   va_list ap;
@@ -71,8 +91,17 @@ void czk_log_write(czk_log_level level, const char *component, const char *fmt, 
     char tbuf[32];
     strftime(tbuf, sizeof tbuf, "%Y-%m-%dT%H:%M:%S", &tm);
     FILE *out = g_file ? g_file : stderr;
-    fprintf(out, "%s.%03ldZ %-5s %s: %s\n", tbuf, ts.tv_nsec / 1000000, czk_log_level_str(level),
-            component ? component : "-", msg);
+    if (g_json) {
+      fprintf(out, "{\"ts\":\"%s.%03ldZ\",\"level\":\"%s\",\"component\":\"", tbuf, ts.tv_nsec / 1000000,
+              czk_log_level_str(level));
+      json_escaped(out, component ? component : "-");
+      fputs("\",\"msg\":\"", out);
+      json_escaped(out, msg);
+      fputs("\"}\n", out);
+    } else {
+      fprintf(out, "%s.%03ldZ %-5s %s: %s\n", tbuf, ts.tv_nsec / 1000000, czk_log_level_str(level),
+              component ? component : "-", msg);
+    }
   }
   pthread_mutex_unlock(&g_mu);
 }

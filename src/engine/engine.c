@@ -11,7 +11,9 @@
  * Dispatcher: waits (on e->disp_cv, under e->mu) for a free synthesis slot and a non-empty queue, then tries to reserve
  * the head; when it does not fit it evicts unused keys (LRU, other than the head's own) if that makes it fit, else
  * waits; every budget release, queue push, slot return, cancellation and key left unused (keys_idle_gen) signals
- * disp_cv under e->mu, so a wakeup cannot be lost and a new higher-priority head is the one reserved next. */
+ * disp_cv under e->mu, so a wakeup cannot be lost and a new higher-priority head is the one reserved next.
+ * Job log: job_complete_locked formats the job's one line (under e->mu, no I/O); part_end and end_list, which every
+ * completion path reaches after unlocking, write the pending lines (joblog_flush). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +168,56 @@ static void budget_observe(void *ctx, uint64_t used) {
   czk_trace_counter(e->trace, "memory used (bytes)", TRACK_PID_ENGINE, czk__clock_now_ns(), (double)used);
 }
 
+/* ---- the per-job log line ------------------------------------------------------------------------------------------ */
+
+typedef struct joblog {
+  struct joblog *next;
+  czk_log_level level;
+  char line[512];
+} joblog;
+
+static const char *prio_name(int p) {
+  static const char *const names[CZK_PRIORITY_COUNT] = {"normal", "low", "normal", "high", "critical"};
+  return p >= 0 && p < CZK_PRIORITY_COUNT ? names[p] : "?";
+}
+
+/* Under e->mu: format j's line (info when it completed, warn when it failed or was cancelled) for czk__joblog_flush;
+ * a line that cannot be allocated is dropped. Times are sums over partitions (they overlap in wall time). */
+static void joblog_add_locked(czk_engine *e, const ejob *j) {
+  joblog *l = malloc(sizeof *l);
+  if (!l) return;
+  l->next = NULL;
+  l->level = j->status == CZK_OK ? CZK_LOG_INFO : CZK_LOG_WARN;
+  const char *st = j->status == CZK_OK ? "completed" : j->status == CZK_ERR_CANCELLED ? "cancelled" : "failed";
+  int n = snprintf(l->line, sizeof l->line,
+                   "job %llu %s: request=%s kind=%s priority=%s partitions=%u queue_ms=%llu key_load_ms=%llu "
+                   "synthesis_ms=%llu prove_ms=%llu verify_ms=%llu total_ms=%llu",
+                   (unsigned long long)j->id, st, j->request_id ? j->request_id : "-", j->kind->name, prio_name(j->prio),
+                   j->nparts, (unsigned long long)(j->queue_wait_ns / CZK_NS_PER_MS),
+                   (unsigned long long)(j->srs_load_ns / CZK_NS_PER_MS), (unsigned long long)(j->synth_ns / CZK_NS_PER_MS),
+                   (unsigned long long)(j->kernel_ns / CZK_NS_PER_MS), (unsigned long long)(j->verify_ns / CZK_NS_PER_MS),
+                   (unsigned long long)((j->t_done - j->t_submit) / CZK_NS_PER_MS));
+  if (j->status != CZK_OK && n > 0 && (size_t)n < sizeof l->line)
+    snprintf(l->line + n, sizeof l->line - (size_t)n, " error=\"%s\"", j->error[0] ? j->error : czk_status_str(j->status));
+  if (e->joblog_tail) e->joblog_tail->next = l;
+  else e->joblog_head = l;
+  e->joblog_tail = l;
+}
+
+/* Without locks: write the pending job lines (in completion order). */
+static void joblog_flush(czk_engine *e) {
+  pthread_mutex_lock(&e->mu);
+  joblog *l = e->joblog_head;
+  e->joblog_head = e->joblog_tail = NULL;
+  pthread_mutex_unlock(&e->mu);
+  while (l) {
+    joblog *n = l->next;
+    CZK_LOG(l->level, "job", "%s", l->line);
+    free(l);
+    l = n;
+  }
+}
+
 /* Under e->mu: the last partition of j ended. */
 static void job_complete_locked(czk_engine *e, ejob *j) {
   j->done = true;
@@ -187,6 +239,7 @@ static void job_complete_locked(czk_engine *e, ejob *j) {
   e->done_tail = j;
   /* a failed or cancelled job no longer owns its request id: a retry starts a new job */
   if (j->status != CZK_OK) unlink_rid(e, j);
+  joblog_add_locked(e, j);
   pthread_cond_broadcast(&j->cv);
   pthread_cond_broadcast(&e->idle_cv);
 }
@@ -195,6 +248,11 @@ static void job_complete_locked(czk_engine *e, ejob *j) {
 static void part_end(czk_engine *e, epart *p) {
   ejob *j = p->job;
   ekind *k = j->kind;
+  /* --log-level debug: one line per partition (id, index and count are fixed at submit; p's times are this thread's) */
+  CZK_DEBUG("job", "job %llu partition %u/%u %s: key_load_ms=%llu synthesis_ms=%llu prove_ms=%llu verify_ms=%llu",
+            (unsigned long long)j->id, p->index + 1, j->nparts, atomic_load(&j->stop) ? "stopped" : "done",
+            (unsigned long long)(p->key_load_ns / CZK_NS_PER_MS), (unsigned long long)(p->synth_ns / CZK_NS_PER_MS),
+            (unsigned long long)(p->kernel_ns / CZK_NS_PER_MS), (unsigned long long)(p->verify_ns / CZK_NS_PER_MS));
   if (p->synth) {
     k->k.synth_free(k->k.user, p->synth);
     p->synth = NULL;
@@ -211,6 +269,7 @@ static void part_end(czk_engine *e, epart *p) {
   j->synth_ns += p->synth_ns;
   j->kernel_ns += p->kernel_ns;
   j->srs_load_ns += p->key_load_ns;
+  j->verify_ns += p->verify_ns;
   bool last = --j->parts_left == 0;
   if (last) {
     parsed = j->parsed;
@@ -224,6 +283,7 @@ static void part_end(czk_engine *e, epart *p) {
   pthread_mutex_lock(&e->mu);
   job_complete_locked(e, j);
   pthread_mutex_unlock(&e->mu);
+  joblog_flush(e);
   czk__devices_recause(e);
 }
 
@@ -260,12 +320,15 @@ static void job_stop_locked(czk_engine *e, ejob *j, czk_status st, uint32_t part
   pthread_cond_broadcast(&e->disp_cv);
 }
 
+/* Without locks: end the dropped partitions, then write the lines of jobs that completed meanwhile (also those whose
+ * partitions were all still queued, which complete inside job_stop_locked). */
 static void end_list(czk_engine *e, epart *l) {
   while (l) {
     epart *n = l->next;
     part_end(e, l);
     l = n;
   }
+  joblog_flush(e);
 }
 
 /* Without locks: partition p failed with st; fail its job (first failure wins) and end p. */
@@ -551,6 +614,7 @@ static void *fin_main(void *arg) {
       p->synth = NULL;
     }
     uint64_t t1 = czk__clock_now_ns();
+    p->verify_ns = t1 - t0;
     czk__span(e, "finalize", TRACK_PID_ENGINE, w->track, t0, t1, j->id, (int32_t)p->index);
     czk__span(e, "finalize", TRACK_PID_PARTS, PART_TID(j->id, p->index), t0, t1, j->id, (int32_t)p->index);
     czk__worker_set(w, CZK_WORKER_IDLE, 0, 0, NULL);
@@ -1016,6 +1080,15 @@ void czk_engine_result_free(czk_engine_result *res) {
   res->proof_len = 0;
 }
 
+czk_status czk_engine_job_by_request(czk_engine *e, const char *request_id, uint64_t *job_id) {
+  if (!e || !request_id || !*request_id || !job_id) return CZK_ERR_INVALID_ARG;
+  pthread_mutex_lock(&e->mu);
+  ejob *j = find_rid(e, request_id);
+  if (j) *job_id = j->id;
+  pthread_mutex_unlock(&e->mu);
+  return j ? CZK_OK : CZK_ERR_NOT_FOUND;
+}
+
 czk_status czk_engine_cancel(czk_engine *e, uint64_t job_id, bool *was_running) {
   if (was_running) *was_running = false;
   if (!e) return CZK_ERR_INVALID_ARG;
@@ -1082,5 +1155,6 @@ czk_status czk_engine_shutdown(czk_engine *e, bool drain, uint64_t timeout_ms) {
 void czk_engine_destroy(czk_engine *e) {
   if (!e) return;
   (void)czk_engine_shutdown(e, false, 0);
+  joblog_flush(e); /* normally empty: every completion path flushes */
   engine_free(e);
 }

@@ -46,7 +46,7 @@ typedef struct epart {
   void *synth;
   struct epart *next; /* channel / finalizer list link */
   uint64_t t_enq, t_wait0, t_dispatch, t_gpu_enq, t_fin_enq;
-  uint64_t synth_ns, kernel_ns, key_load_ns;
+  uint64_t synth_ns, kernel_ns, key_load_ns, verify_ns;
 } epart;
 
 typedef struct ekind {
@@ -77,7 +77,7 @@ struct ejob {
   pthread_cond_t cv;
   uint32_t waiters;
   uint64_t t_submit, t_done;
-  uint64_t queue_wait_ns, srs_load_ns, synth_ns, kernel_ns;
+  uint64_t queue_wait_ns, srs_load_ns, synth_ns, kernel_ns, verify_ns;
   ejob *next_id, *next_rid; /* hash chains */
   ejob *next_done;          /* prune list (in completion order) */
 };
@@ -163,6 +163,9 @@ struct czk_engine {
   uint32_t nkinds;
   ejob *by_id[ENGINE_HASH], *by_rid[ENGINE_HASH];
   ejob *done_head, *done_tail;
+  /* one log line per finished job, formatted under mu when the job completes and written (outside every lock) by
+   * czk__joblog_flush */
+  struct joblog *joblog_head, *joblog_tail;
   uint64_t next_seq;
   uint64_t keys_idle_gen; /* bumped (under mu, with disp_cv broadcast) whenever a resident key loses its last user */
   /* synth queue: binary heap of partitions */

@@ -104,8 +104,16 @@ static czk_status load_key(czk_engine *e, ekey *key) {
   czk_key_tier want = e->cfg.key_tier == CZK_KEY_TIER_DEVICE ? CZK_KEY_TIER_PINNED : e->cfg.key_tier;
   czk_key_tier tier = want;
   uint64_t actual = 0, t0 = czk__clock_now_ns();
+  CZK_INFO("keys", "%s: loading (%.2f GiB budgeted, %s)", key->id, (double)key->bytes / (1u << 30),
+           czk_key_tier_str(want));
   czk_status st = k->k.key_load(k->k.user, key->id, want, &obj, &tier, &actual);
   uint64_t t1 = czk__clock_now_ns();
+  if (st == CZK_OK)
+    CZK_INFO("keys", "%s: loaded in %llu ms: %.2f GiB, %s", key->id, (unsigned long long)((t1 - t0) / CZK_NS_PER_MS),
+             (double)(actual ? actual : key->bytes) / (1u << 30), czk_key_tier_str(tier));
+  else
+    CZK_WARN("keys", "%s: load failed after %llu ms: %s (the jobs that need it fail)", key->id,
+             (unsigned long long)((t1 - t0) / CZK_NS_PER_MS), czk_status_str(st));
   czk__span(e, "key load", TRACK_PID_ENGINE, 2000, t0, t1, 0, -1);
   bool release = false;
   pthread_mutex_lock(&e->kc_mu);
@@ -305,7 +313,11 @@ bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need) {
   if (victim) unlink_key_locked(e, victim);
   pthread_mutex_unlock(&e->kc_mu);
   if (!victim) return false;
-  (void)drop_key(e, victim);
+  char id[sizeof victim->id];
+  snprintf(id, sizeof id, "%s", victim->id);
+  uint64_t freed = drop_key(e, victim);
+  CZK_INFO("keys", "%s: evicted (least recently used, unused) to make room: %.2f GiB freed", id,
+           (double)freed / (1u << 30));
   return true;
 }
 

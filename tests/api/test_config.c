@@ -1,5 +1,6 @@
 /* test_config.c: the daemon config table: defaults, units, files, flags, rejection with key and reason, and that
  * docs/config.md and etc/czk.conf agree with the table (they are generated from it; this catches drift). */
+#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -170,6 +171,131 @@ int main(void) {
     unlink(l);
     rmdir(d);
     rmdir(base);
+  }
+  /* socket permissions and http:// addresses (issue 20 item 3) */
+  {
+    unsigned mode;
+    long gid;
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_socket_perms(&c, &mode, &gid, err, sizeof err) == CZK_OK && mode == 0600 && gid == -1);
+    CHECK(czk__config_set(&c, "socket_mode", "0660", err, sizeof err) == CZK_OK);
+    char gnum[32];
+    snprintf(gnum, sizeof gnum, "%u", (unsigned)getegid());
+    CHECK(czk__config_set(&c, "socket_group", gnum, err, sizeof err) == CZK_OK);
+    CHECK(czk__config_set(&c, "listen", "http://127.0.0.1:9820/", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_set(&c, "http", "http://127.0.0.1:9821", err, sizeof err) == CZK_OK);
+    CHECK_MSG(czk__config_finalize(&c, err, sizeof err) == CZK_OK, "%s", err);
+    CHECK(czk__config_socket_perms(&c, &mode, &gid, err, sizeof err) == CZK_OK && mode == 0660 &&
+          gid == (long)getegid());
+    CHECK(strcmp(c.listen, "127.0.0.1:9820") == 0 && strcmp(c.http, "127.0.0.1:9821") == 0);
+    struct group *gr = getgrgid(getegid());
+    if (gr) { /* by name */
+      CHECK(czk__config_set(&c, "socket_group", gr->gr_name, err, sizeof err) == CZK_OK);
+      CHECK(czk__config_socket_perms(&c, &mode, &gid, err, sizeof err) == CZK_OK && gid == (long)getegid());
+    }
+    CHECK(czk__config_set(&c, "log_format", "yaml", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "log_format"));
+    CHECK(czk__config_set(&c, "log_format", "json", err, sizeof err) == CZK_OK);
+    const char *bad_modes[] = {"0999", "01777", "0400", "rw", ""};
+    for (int i = 0; i < 5; i++) {
+      CHECK(czk__config_set(&c, "socket_mode", bad_modes[i], err, sizeof err) == CZK_OK);
+      CHECK_MSG(czk__config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "socket_mode"),
+                "socket_mode=%s", bad_modes[i]);
+    }
+    CHECK(czk__config_set(&c, "socket_mode", "660", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_set(&c, "socket_group", "no-such-group-czk", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "no-such-group-czk"));
+    czk__config_free(&c);
+  }
+  /* the reference daemon's (cuzk) TOML file as an operator has it: each key mapped or warned about once */
+  {
+    char tp[128];
+    snprintf(tp, sizeof tp, "/tmp/czk-test-cuzk-%d.toml", (int)getpid());
+    f = fopen(tp, "w");
+    fprintf(f, "# cuzk.toml\n"
+               "[daemon]\nlisten = \"unix:///run/curio/test-cuzk.sock\"\nstatus_listen = \"127.0.0.1:9821\"\n"
+               "[memory]\ntotal_budget = \"200GiB\"\nsafety_margin = \"5GiB\"\neviction_min_idle = \"5m\"\n"
+               "pinned_budget = \"50GiB\"\n"
+               "[gpus]\ndevices = [0, 2]\ngpu_threads = 32\ngpu_workers_per_device = 3\n"
+               "[scheduler]\nmax_batch_size = 1\n"
+               "[synthesis]\nthreads = 12\n"
+               "[pipeline]\nenabled = true\nsynthesis_lookahead = 1\nsynthesis_concurrency = 4\nslot_size = 3\n"
+               "[srs]\nparam_cache = \"/data/zk/params-test\"\n"
+               "[logging]\nlevel = \"debug\"\nformat = \"pretty\"\n"
+               "[czk]\nself_verify = false\nresult_ttl = \"2m\"\nsocket_mode = 0o660\n"
+               "[telemetry]\nendpoint = \"x\"\n");
+    fclose(f);
+    CHECK(czk__config_is_toml(tp));
+    CHECK(czk__config_init(&c) == CZK_OK);
+    char *targs[] = {"--config", tp, "--synthesis-workers", "5"};
+    CHECK_MSG(czk__config_parse_args(&c, 4, targs, 0, err, sizeof err) == CZK_OK, "%s", err);
+    CHECK_MSG(czk__config_finalize(&c, err, sizeof err) == CZK_OK, "%s", err);
+    CHECK(strcmp(c.listen, "unix:///run/curio/test-cuzk.sock") == 0);
+    CHECK(strcmp(c.http, "127.0.0.1:9821") == 0);
+    CHECK(c.memory_budget == 200ull << 30);
+    CHECK(strcmp(c.gpus, "0,2") == 0 && c.gpu_workers_per_device == 3);
+    CHECK(c.threads == 12);
+    CHECK(c.synthesis_workers == 5); /* the flag overrides the file's synthesis_concurrency */
+    CHECK(strcmp(c.param_dir, "/data/zk/params-test") == 0);
+    CHECK(strcmp(c.log_level, "debug") == 0 && strcmp(c.log_format, "text") == 0); /* "pretty": text, warned */
+    CHECK(!c.self_verify && c.result_ttl == 120000 && strcmp(c.socket_mode, "0660") == 0);
+    /* one warning per ignored key, naming it */
+    const char *ignored[] = {"[memory] safety_margin", "[memory] eviction_min_idle", "[memory] pinned_budget",
+                             "[gpus] gpu_threads", "[scheduler] max_batch_size", "[pipeline] synthesis_lookahead",
+                             "[pipeline] slot_size", "[logging] format", "[telemetry]"};
+    CHECK_MSG(c.nwarnings == sizeof ignored / sizeof ignored[0], "%zu warnings", c.nwarnings);
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++) {
+      size_t hits = 0;
+      for (size_t j = 0; j < c.nwarnings; j++)
+        if (strstr(c.warnings[j], ignored[i]) && strstr(c.warnings[j], "ignored")) hits++;
+      CHECK_MSG(hits == 1, "%s: %zu warnings", ignored[i], hits);
+    }
+    /* --dump-config shows the mapped values and the warnings */
+    char dp[128];
+    snprintf(dp, sizeof dp, "/tmp/czk-test-dump-%d", (int)getpid());
+    FILE *df = fopen(dp, "w");
+    czk__config_dump(&c, df);
+    fclose(df);
+    char *dump = slurp(dp);
+    unlink(dp);
+    CHECK(dump && strstr(dump, "memory_budget = 200GiB") && strstr(dump, "gpus = \"0,2\"") &&
+          strstr(dump, "# warning: [gpus] gpu_threads: ignored"));
+    free(dump);
+    czk__config_free(&c);
+
+    /* auto budget with a safety margin: physical memory minus the margin, as in cuzk; silent file -> cuzk's paths */
+    f = fopen(tp, "w");
+    fprintf(f, "[memory]\ntotal_budget = \"auto\"\nsafety_margin = \"1GiB\"\n[logging]\nformat = \"json\"\n");
+    fclose(f);
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK_MSG(czk__config_load_file(&c, tp, err, sizeof err) == CZK_OK, "%s", err);
+    CHECK(c.memory_budget == czk__config_physical_memory() - (1ull << 30) && c.nwarnings == 0);
+    CHECK(strcmp(c.log_format, "json") == 0);
+    CHECK(strcmp(c.listen, "unix:///run/curio/cuzk.sock") == 0 && strcmp(c.param_dir, "/data/zk/params") == 0);
+    czk__config_free(&c);
+    /* a bad value names the section and key; broken TOML is refused */
+    f = fopen(tp, "w");
+    fprintf(f, "[pipeline]\nsynthesis_concurrency = \"many\"\n");
+    fclose(f);
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_load_file(&c, tp, err, sizeof err) == CZK_ERR_CONFIG &&
+          strstr(err, "[pipeline] synthesis_concurrency"));
+    f = fopen(tp, "w");
+    fprintf(f, "[gpus]\ndevices = [\"zero\"]\n");
+    fclose(f);
+    CHECK(czk__config_load_file(&c, tp, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "devices"));
+    f = fopen(tp, "w");
+    fprintf(f, "[daemon\nlisten = 1\n");
+    fclose(f);
+    CHECK(czk__config_load_file(&c, tp, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "not valid TOML"));
+    czk__config_free(&c);
+    unlink(tp);
+    /* czk's own flat file is not mistaken for TOML */
+    f = fopen(path, "w");
+    fprintf(f, "# flat\nmemory_budget = 8GiB\n");
+    fclose(f);
+    CHECK(!czk__config_is_toml(path));
+    unlink(path);
   }
   /* docs/config.md holds the generated table; etc/czk.conf sets every key */
   const char *src = getenv("CZK_SOURCE_DIR");

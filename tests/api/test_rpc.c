@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -135,6 +137,66 @@ int main(void) {
     CHECK(bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
     close(fd); /* the socket file stays, nobody listens: stale */
     CHECK(czk__rpc_server_start(&x, ftarget, 1 << 20, 4, handler, NULL) == CZK_OK);
+    czk__rpc_server_stop(x);
+  }
+  /* a socket Curio can reach (issue 20 item 3): the missing parent directories are created, the socket gets the
+   * configured group and mode; an impossible mode is refused */
+  {
+    char base[96], spath[160], starget[192];
+    snprintf(base, sizeof base, "/tmp/czk-test-rpc-%d.d", (int)getpid());
+    snprintf(spath, sizeof spath, "%s/run/curio/cuzk.sock", base);
+    snprintf(starget, sizeof starget, "unix://%s", spath);
+    czk__rpc_socket_opts o = {0660, (long)getegid()};
+    czk__rpc_server *x = NULL;
+    mode_t old_mask = umask(0077); /* as under systemd's UMask=0077: the created directories are 0755 all the same */
+    CHECK(czk__rpc_server_start_ex(&x, starget, &o, 1 << 20, 4, handler, NULL) == CZK_OK);
+    umask(old_mask);
+    CHECK(stat(spath, &sb) == 0 && S_ISSOCK(sb.st_mode) && (sb.st_mode & 0777) == 0660 && sb.st_gid == getegid());
+    char d[192];
+    snprintf(d, sizeof d, "%s/run/curio", base);
+    CHECK(stat(d, &sb) == 0 && S_ISDIR(sb.st_mode) && (sb.st_mode & 0777) == 0755);
+    int c2;
+    uint8_t *r2;
+    size_t l2;
+    char *e2;
+    CHECK(czk__rpc_call(starget, "/t.T/Echo", (const uint8_t *)"hi", 2, 5000, 1 << 20, &c2, &r2, &l2, &e2) == CZK_OK &&
+          c2 == 0 && l2 == 2);
+    free(r2);
+    free(e2);
+    czk__rpc_server_stop(x);
+    CHECK(stat(spath, &sb) != 0); /* removed on stop */
+    czk__rpc_socket_opts bad = {01777, -1};
+    CHECK(czk__rpc_server_start_ex(&x, starget, &bad, 1 << 20, 4, handler, NULL) == CZK_ERR_INVALID_ARG && !x);
+    rmdir(d);
+    snprintf(d, sizeof d, "%s/run", base);
+    rmdir(d);
+    rmdir(base);
+  }
+  /* http://host:port (the reference bench's form) is TCP, for the server and the client */
+  {
+    char buf[64];
+    CHECK(strcmp(czk__rpc_address("http://127.0.0.1:9820/", buf, sizeof buf), "127.0.0.1:9820") == 0);
+    CHECK(strcmp(czk__rpc_address("unix:/x.sock", buf, sizeof buf), "unix:/x.sock") == 0);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in in;
+    memset(&in, 0, sizeof in);
+    in.sin_family = AF_INET;
+    in.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t il = sizeof in;
+    CHECK(bind(fd, (struct sockaddr *)&in, sizeof in) == 0 && getsockname(fd, (struct sockaddr *)&in, &il) == 0);
+    close(fd);
+    char ttarget[64];
+    snprintf(ttarget, sizeof ttarget, "http://127.0.0.1:%u", (unsigned)ntohs(in.sin_port));
+    czk__rpc_server *x = NULL;
+    CHECK_MSG(czk__rpc_server_start(&x, ttarget, 1 << 20, 4, handler, NULL) == CZK_OK, "%s", ttarget);
+    int c2;
+    uint8_t *r2;
+    size_t l2;
+    char *e2;
+    CHECK(czk__rpc_call(ttarget, "/t.T/Echo", (const uint8_t *)"hi", 2, 5000, 1 << 20, &c2, &r2, &l2, &e2) == CZK_OK &&
+          c2 == 0 && l2 == 2);
+    free(r2);
+    free(e2);
     czk__rpc_server_stop(x);
   }
 

@@ -1,5 +1,6 @@
 /* test_core.c: status strings from the X-macro list, logger levels and sinks, size/duration parsing (core/units.h),
  * the read-only file mapping and the whole-file reader (core/mapfile.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,5 +125,27 @@ int main(void) {
   CHECK(czk_log_parse_level("debug", &lv) && lv == CZK_LOG_DEBUG);
   CHECK(!czk_log_parse_level("loud", &lv));
   czk_log_set_sink(NULL, NULL);
+  /* the default sink in JSON: one object per line, the message escaped */
+  {
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/czk-test-log-%d.json", (int)getpid());
+    unlink(path);
+    CHECK(czk_log_set_file(path) == 0);
+    czk_log_set_json(true);
+    CZK_WARN("job", "job 7 failed: error=\"a\\b\"\nnext\x01");
+    czk_log_set_json(false);
+    CZK_WARN("job", "plain");
+    czk_log_set_file(NULL);
+    FILE *f = fopen(path, "r");
+    char l1[512] = "", l2[512] = "";
+    CHECK(f && fgets(l1, sizeof l1, f) && fgets(l2, sizeof l2, f));
+    if (f) fclose(f);
+    unlink(path);
+    CHECK_MSG(strncmp(l1, "{\"ts\":\"", 7) == 0 && strlen(l1) > 33 && l1[30] == 'Z' &&
+                  strcmp(l1 + 31, "\",\"level\":\"warn\",\"component\":\"job\",\"msg\":\"job 7 failed: "
+                                  "error=\\\"a\\\\b\\\"\\nnext\\u0001\"}\n") == 0,
+              "json line: %s", l1);
+    CHECK_MSG(strstr(l2, " warn  job: plain\n") != NULL, "text line: %s", l2);
+  }
   return czk_test_done("test_core");
 }

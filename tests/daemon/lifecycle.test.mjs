@@ -1,14 +1,15 @@
 // Black-box lifecycle tests of `czk daemon` (each test starts its own daemon): SIGHUP reopens the log file; SIGINT
 // drains (an in-flight job completes under a long grace; with --drain-grace 100ms a long job is cancelled and the daemon
 // exits in time); invalid configuration is rejected at start with the key and the reason (exit code 2);
-// `--dump-config` output loads again with `--config` (same effective configuration) and serves; a daemon on TCP
-// serves gRPC clients and the czk client commands; and the `czk bench single|batch|stress` clients against a daemon
+// `--dump-config` output loads again with `--config` (same effective configuration) and serves; the reference daemon's
+// cuzk.toml loads (mapped keys, one warning per ignored key); socket mode, group and parent directory; http://host:port;
+// a daemon on TCP serves gRPC clients and the czk client commands; and the `czk bench single|batch|stress` clients against a daemon
 // (also --spawn). Clients: @grpc/grpc-js with czk's proto.
 // Run: CZK_BIN=build/src/cli/czk node --test tests/daemon/lifecycle.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, existsSync, mkdirSync, chownSync, chmodSync,
+import { statSync, mkdtempSync, rmSync, writeFileSync, readFileSync, renameSync, existsSync, mkdirSync, chownSync, chmodSync,
   symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -280,6 +281,50 @@ test('--dump-config output loads again with --config and serves', async () => {
   live.delete(p);
 });
 
+test("the reference daemon's cuzk.toml loads as it is: keys mapped, each ignored key warned about once", async () => {
+  const sock = join(dir, 'cuzk-ref.sock');
+  const conf = join(dir, 'cuzk.toml');
+  writeFileSync(conf, [
+    '# a cuzk.toml as Curio operators have it',
+    '[daemon]', `listen = "unix://${sock}"`, 'status_listen = ""',
+    '[memory]', 'total_budget = "3GiB"', 'eviction_min_idle = "5m"',
+    '[gpus]', 'devices = []', 'gpu_threads = 8', 'gpu_workers_per_device = 2',
+    '[synthesis]', 'threads = 0',
+    '[pipeline]', 'enabled = true', 'synthesis_concurrency = 1', 'slot_size = 3',
+    '[srs]', `param_cache = "${join(dir, 'params')}"`,
+    '[logging]', 'level = "info"', 'format = "json"',
+    '[czk]', `keys_dir = "${keys}"`, ''].join('\n'));
+  const dump = run(['daemon', '--config', conf, '--dump-config']);
+  assert.equal(dump.status, 0, dump.stderr);
+  assert.match(dump.stdout, /^memory_budget = 3GiB$/m);
+  assert.match(dump.stdout, /^# warning: \[gpus\] gpu_threads: ignored: /m);
+  const p = spawn(CZK, ['daemon', '--config', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(p);
+  let out = '', err = '';
+  p.stderr.on('data', (x) => { err += x; });
+  await new Promise((resolve, reject) => {
+    p.stdout.on('data', (x) => { out += x; if (/ready on/.test(out)) resolve(); });
+    p.on('exit', (code) => reject(new Error('exited ' + code + ': ' + err)));
+  });
+  assert.ok(out.includes('ready on unix://' + sock), out);
+  for (const k of ['[memory] eviction_min_idle', '[gpus] gpu_threads', '[pipeline] slot_size'])
+    assert.equal(err.split('\n').filter((l) => l.includes('warn') && l.includes(k + ': ignored')).length, 1, k + '\n' + err);
+  assert.ok(!/\[daemon\]|\[srs\]|synthesis_concurrency|\[logging\]/.test(err), 'mapped keys are not warned about:\n' + err);
+  // [logging] format = "json": every line is one JSON object
+  for (const l of err.split('\n').filter((x) => x)) {
+    const o = JSON.parse(l);
+    assert.ok(o.ts && o.level && o.component && typeof o.msg === 'string', l);
+  }
+  const c = clientFor('unix:' + sock);
+  const s = await call(c, 'GetStatus', {});
+  assert.equal(Number(s.pinned_memory_limit_bytes), 3 * 2 ** 30);
+  c.close();
+  const exited = new Promise((resolve) => p.on('exit', (code) => resolve(code)));
+  p.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  live.delete(p);
+});
+
 async function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -290,6 +335,93 @@ async function freePort() {
     });
   });
 }
+
+test('a socket Curio can reach: missing directories created, --socket-mode 0660 and --socket-group applied; http://host:port is TCP', async () => {
+  const sock = join(dir, 'run', 'curio', 'cuzk.sock');
+  const gid = process.getegid();
+  const d = await startDaemon(['--socket-mode', '0660', '--socket-group', String(gid)], { listen: 'unix:' + sock });
+  const st = statSync(sock);
+  assert.ok(st.isSocket());
+  assert.equal(st.mode & 0o777, 0o660);
+  assert.equal(st.gid, gid);
+  assert.equal(statSync(dirname(sock)).mode & 0o777, 0o755);
+  // a second daemon on the same socket refuses and the first one keeps serving
+  const second = run(['daemon', '--listen', 'unix:' + sock, '--keys-dir', keys, '--memory-budget', '2GiB']);
+  assert.notEqual(second.status, 0);
+  assert.match(second.stderr, /another czk daemon serves/);
+  let c = clientFor(d.addr);
+  assert.ok(Array.isArray((await call(c, 'GetStatus', {})).queues));
+  c.close();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+  // a group that does not exist is refused at start, naming it
+  const bad = run(['daemon', '--listen', 'unix:' + sock, '--socket-group', 'no-such-group-czk', '--dump-config']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /socket_group: no group 'no-such-group-czk'/);
+  // the reference bench's address form
+  const port = await freePort();
+  const t = await startDaemon([], { listen: `http://127.0.0.1:${port}` });
+  assert.match(t.out, new RegExp(`ready on 127\\.0\\.0\\.1:${port}`));
+  const st2 = run(['status', '--addr', `http://127.0.0.1:${port}`]);
+  assert.equal(st2.status, 0, st2.stderr);
+  c = clientFor(`127.0.0.1:${port}`);
+  assert.ok(Array.isArray((await call(c, 'GetStatus', {})).queues));
+  c.close();
+  t.p.kill('SIGTERM');
+  assert.equal((await t.exited).code, 0, t.err);
+});
+
+test('czk await / czk cancel take a request id; czk await exits 0 done, 1 failed, 3 cancelled, 4 timeout, 5 unknown; one log line per finished job', async () => {
+  const d = await startDaemon([]);
+  const c = clientFor(d.addr);
+  const help = run(['await', '--help']);
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /4 timeout/);
+  // a long job under a request id: a short await times out (4), by --request-id or by the bare id
+  const long = await call(c, 'SubmitProof', { ...synth(12, 'partitions=48 seed=13', 'LOW'), request_id: 'sector-77' });
+  let r = run(['await', '--addr', d.addr, '--request-id', 'sector-77', '--timeout-ms', '50']);
+  assert.equal(r.status, 4, r.stdout + r.stderr);
+  assert.match(r.stdout, new RegExp(`job ${long.job_id}: TIMEOUT`));
+  r = run(['await', '--addr', d.addr, 'sector-77', '--timeout-ms', '50']);
+  assert.equal(r.status, 4, r.stdout + r.stderr);
+  // cancel by request id; the job id then awaits as cancelled (3), the request id is released (5)
+  r = run(['cancel', '--addr', d.addr, '--request-id', 'sector-77']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /request sector-77 cancelled/);
+  r = run(['await', '--addr', d.addr, long.job_id]);
+  assert.equal(r.status, 3, r.stdout + r.stderr);
+  r = run(['await', '--addr', d.addr, '--request-id', 'sector-77']);
+  assert.equal(r.status, 5, r.stdout + r.stderr);
+  // a completed job by request id (0), its proof written
+  const done = await call(c, 'Prove', { submit: { ...synth(12, 'seed=14'), request_id: '12345' } });
+  assert.equal(done.result.status, 'COMPLETED', done.result.error_message);
+  const out = join(dir, 'await-rid.proof');
+  r = run(['await', '--addr', d.addr, '--request-id', '12345', '--out', out]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.equal(readFileSync(out).length, 192);
+  c.close();
+  d.p.kill('SIGTERM');
+  assert.equal((await d.exited).code, 0, d.err);
+  // one log line per finished job (issue 20 item 4)
+  const lines = (id) => d.err.split('\n').filter((l) => l.includes(`job: job ${id} `));
+  assert.equal(lines(long.job_id).length, 1, d.err);
+  assert.match(lines(long.job_id)[0], /warn +job: job \d+ cancelled: request=sector-77 kind=synthetic-k12 priority=low partitions=48 queue_ms=\d+ key_load_ms=\d+ synthesis_ms=\d+ prove_ms=\d+ verify_ms=\d+ total_ms=\d+ error="cancelled"/);
+  assert.equal(lines(done.result.job_id).length, 1, d.err);
+  assert.match(lines(done.result.job_id)[0], /info +job: job \d+ completed: request=12345 kind=synthetic-k12 priority=normal partitions=1 queue_ms=\d+ key_load_ms=\d+ synthesis_ms=\d+ prove_ms=\d+ verify_ms=\d+ total_ms=\d+$/);
+  // a failed job (its key cannot be made: keys_dir is a file) exits 1
+  const kf = join(dir, 'keys-is-a-file');
+  writeFileSync(kf, '');
+  const f = await startDaemon(['--keys-dir', kf]);
+  const cf = clientFor(f.addr);
+  const sub = await call(cf, 'SubmitProof', synth(10, 'seed=1'));
+  r = run(['await', '--addr', f.addr, sub.job_id]);
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /FAILED/);
+  cf.close();
+  f.p.kill('SIGTERM');
+  assert.equal((await f.exited).code, 0, f.err);
+  assert.match(f.err, new RegExp(`warn +job: job ${sub.job_id} failed: request=- kind=synthetic-k10 .* error="key load of partition 0 failed`));
+});
 
 test('a daemon listening on TCP serves gRPC and the czk client commands', async () => {
   const port = await freePort();

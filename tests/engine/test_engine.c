@@ -1,6 +1,6 @@
 /* test_engine.c: the proving engine with fake kinds (src/engine/fake.c): dispatch order, priority takeover behind a
  * full budget, a randomized stress with fault injection and cancellation at every stage, duplicate request ids,
- * await timeouts, TTL pruning, shutdown with work in flight, keys (preload/evict/LRU) and the pipeline efficiency
+ * await timeouts, request-id lookup, the one log line per finished job, TTL pruning, shutdown with work in flight, keys (preload/evict/LRU) and the pipeline efficiency
  * against the ideal computed from the configured stage times. Every test ends with the budget invariants: use back to
  * the resident key bytes, reservations made == released + live keys, no double release, no leaked fake object. */
 #include <pthread.h>
@@ -10,6 +10,7 @@
 
 #include "core/clock.h"
 #include "czk/engine.h"
+#include "czk/log.h"
 #include "czk_test.h"
 #include "engine/engine_internal.h"
 #include "engine/fake.h"
@@ -315,7 +316,56 @@ static void test_stress(uint64_t seed) {
 }
 
 /* 4. duplicate request ids, await timeouts, TTL pruning */
+/* job log lines (component "job") captured by a log sink; the sink runs under the logger's mutex, the test reads
+ * them under g_lines_mu */
+static pthread_mutex_t g_lines_mu = PTHREAD_MUTEX_INITIALIZER;
+static char g_lines[64][512];
+static czk_log_level g_line_level[64];
+static int g_nlines;
+static void line_sink(void *user, czk_log_level level, const char *component, const char *msg) {
+  (void)user;
+  if (strcmp(component, "job") != 0 && strcmp(component, "keys") != 0) return;
+  pthread_mutex_lock(&g_lines_mu);
+  if (g_nlines < 64) {
+    snprintf(g_lines[g_nlines], sizeof g_lines[0], "%s", msg);
+    g_line_level[g_nlines++] = level;
+  }
+  pthread_mutex_unlock(&g_lines_mu);
+}
+/* The one line of job `id` (waits up to 5 s: it is written just after the job completes); NULL if none. */
+static const char *job_line(uint64_t id, czk_log_level *level) {
+  char head[48];
+  snprintf(head, sizeof head, "job %llu ", (unsigned long long)id);
+  for (int spin = 0; spin < 5000; spin++) {
+    const char *found = NULL;
+    int hits = 0;
+    pthread_mutex_lock(&g_lines_mu);
+    for (int i = 0; i < g_nlines; i++)
+      if (strncmp(g_lines[i], head, strlen(head)) == 0) {
+        found = g_lines[i];
+        *level = g_line_level[i];
+        hits++;
+      }
+    pthread_mutex_unlock(&g_lines_mu);
+    CHECK_MSG(hits <= 1, "job %llu logged %d times", (unsigned long long)id, hits);
+    if (found) return found;
+    czk__clock_sleep_ns(CZK_NS_PER_MS);
+  }
+  return NULL;
+}
+
+static int count_lines(const char *needle, czk_log_level level) {
+  int n = 0;
+  pthread_mutex_lock(&g_lines_mu);
+  for (int i = 0; i < g_nlines; i++) n += strstr(g_lines[i], needle) != NULL && g_line_level[i] == level;
+  pthread_mutex_unlock(&g_lines_mu);
+  return n;
+}
+
 static void test_requests(void) {
+  czk_log_level saved_level = czk_log_get_level();
+  czk_log_set_level(CZK_LOG_INFO);
+  czk_log_set_sink(line_sink, NULL);
   czk_fake f;
   czk__fake_init(&f, 16);
   czk_engine_config cfg;
@@ -333,6 +383,10 @@ static void test_requests(void) {
   CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_HIGH, "porep-1-2", (uint8_t *)&j, sizeof j, &i1) == CZK_OK);
   CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_HIGH, "porep-1-2", (uint8_t *)&j, sizeof j, &i2) == CZK_OK);
   CHECK(i1.job_id == i2.job_id && !i1.attached && i2.attached);
+  uint64_t by_rid = 0;
+  CHECK(czk_engine_job_by_request(e, "porep-1-2", &by_rid) == CZK_OK && by_rid == i1.job_id);
+  CHECK(czk_engine_job_by_request(e, "porep-9-9", &by_rid) == CZK_ERR_NOT_FOUND);
+  CHECK(czk_engine_job_by_request(e, "", &by_rid) == CZK_ERR_INVALID_ARG);
   CHECK(czk_engine_submit(e, "nope", CZK_PRIORITY_HIGH, NULL, (uint8_t *)&j, sizeof j, &i3) == CZK_ERR_NOT_FOUND);
   CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_HIGH, NULL, (uint8_t *)&j, 3, &i3) == CZK_ERR_FORMAT);
   /* await with a timeout */
@@ -345,6 +399,17 @@ static void test_requests(void) {
   CHECK(czk_engine_await(e, i1.job_id, 0, &r) == CZK_OK && r.proof_len == 2 * CZK_FAKE_PROOF_BYTES);
   CHECK(r.synthesis_ms >= 100 && r.total_ms >= 60);
   czk_engine_result_free(&r);
+  {
+    czk_log_level lv = CZK_LOG_OFF;
+    const char *l = job_line(i1.job_id, &lv);
+    CHECK_MSG(l && lv == CZK_LOG_INFO && strstr(l, " completed: request=porep-1-2 kind=fake priority=high partitions=2 ") &&
+                  strstr(l, " queue_ms=") && strstr(l, " key_load_ms=") && strstr(l, " prove_ms=") &&
+                  strstr(l, " verify_ms=") && strstr(l, " total_ms=") && !strstr(l, "error="),
+              "line: %s", l ? l : "(none)");
+    unsigned long long syn = 0;
+    CHECK(l && sscanf(strstr(l, "synthesis_ms="), "synthesis_ms=%llu", &syn) == 1 && syn >= 100);
+  }
+  CHECK(czk_engine_job_by_request(e, "porep-1-2", &by_rid) == CZK_OK && by_rid == i1.job_id); /* completed */
   /* completed successfully: the id still attaches (cached result) */
   CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_HIGH, "porep-1-2", (uint8_t *)&j, sizeof j, &i3) == CZK_OK);
   CHECK(i3.job_id == i1.job_id && i3.attached);
@@ -355,11 +420,34 @@ static void test_requests(void) {
   CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_NORMAL, "snap-9", (uint8_t *)&bad, sizeof bad, &i2) == CZK_OK);
   CHECK(czk_engine_await(e, i2.job_id, 0, &r) == CZK_ERR_UNSATISFIED && r.failed_partition == 0);
   czk_engine_result_free(&r);
+  {
+    czk_log_level lv = CZK_LOG_OFF;
+    const char *l = job_line(i2.job_id, &lv);
+    CHECK_MSG(l && lv == CZK_LOG_WARN && strstr(l, " failed: request=snap-9 ") && strstr(l, "priority=normal") &&
+                  strstr(l, "error=\"synthesis of partition 0 failed"),
+              "line: %s", l ? l : "(none)");
+  }
+  CHECK(czk_engine_job_by_request(e, "snap-9", &by_rid) == CZK_ERR_NOT_FOUND); /* released for a retry */
   czk_fake_job good = fjob(3, 1, 0, 0);
   CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_NORMAL, "snap-9", (uint8_t *)&good, sizeof good, &i3) == CZK_OK);
   CHECK(i3.job_id != i2.job_id && !i3.attached);
   CHECK(czk_engine_await(e, i3.job_id, 0, &r) == CZK_OK);
   czk_engine_result_free(&r);
+  CHECK(czk_engine_job_by_request(e, "snap-9", &by_rid) == CZK_OK && by_rid == i3.job_id);
+  /* a cancelled job: one warn line, no request id */
+  {
+    czk_engine_submit_info ic;
+    czk_fake_job slow = fjob(5, 3, 20000 * SLOW, 0);
+    CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_LOW, NULL, (uint8_t *)&slow, sizeof slow, &ic) == CZK_OK);
+    CHECK(czk_engine_cancel(e, ic.job_id, NULL) == CZK_OK);
+    CHECK(czk_engine_await(e, ic.job_id, 0, &r) == CZK_ERR_CANCELLED);
+    czk_engine_result_free(&r);
+    czk_log_level lv = CZK_LOG_OFF;
+    const char *l = job_line(ic.job_id, &lv);
+    CHECK_MSG(l && lv == CZK_LOG_WARN && strstr(l, " cancelled: request=- kind=fake priority=low partitions=3 ") &&
+                  strstr(l, "error=\"cancelled\""),
+              "line: %s", l ? l : "(none)");
+  }
   /* TTL: after 100 ms the results are pruned (on the next submit) */
   czk__clock_sleep_ns(150 * CZK_NS_PER_MS);
   czk_fake_job j4 = fjob(4, 1, 0, 0);
@@ -375,9 +463,36 @@ static void test_requests(void) {
   czk_engine_status_free(s);
   /* parsed inputs of pruned jobs are gone */
   CHECK(atomic_load(&f.live_parsed) == 0);
+  /* --log-level debug adds one line per partition */
+  {
+    czk_log_set_level(CZK_LOG_DEBUG);
+    czk_engine_submit_info id2;
+    czk_fake_job two = fjob(6, 2, 0, 0);
+    CHECK(czk_engine_submit(e, "fake", CZK_PRIORITY_NORMAL, NULL, (uint8_t *)&two, sizeof two, &id2) == CZK_OK);
+    CHECK(czk_engine_await(e, id2.job_id, 0, &r) == CZK_OK);
+    czk_engine_result_free(&r);
+    char p1[64], p2[64];
+    snprintf(p1, sizeof p1, "job %llu partition 1/2 done: ", (unsigned long long)id2.job_id);
+    snprintf(p2, sizeof p2, "job %llu partition 2/2 done: ", (unsigned long long)id2.job_id);
+    int n1 = 0, n2 = 0;
+    for (int spin = 0; spin < 5000 && (n1 == 0 || n2 == 0); spin++) {
+      n1 = n2 = 0;
+      pthread_mutex_lock(&g_lines_mu);
+      for (int i = 0; i < g_nlines; i++) {
+        n1 += strncmp(g_lines[i], p1, strlen(p1)) == 0 && g_line_level[i] == CZK_LOG_DEBUG;
+        n2 += strncmp(g_lines[i], p2, strlen(p2)) == 0 && g_line_level[i] == CZK_LOG_DEBUG;
+      }
+      pthread_mutex_unlock(&g_lines_mu);
+      if (n1 == 0 || n2 == 0) czk__clock_sleep_ns(CZK_NS_PER_MS);
+    }
+    CHECK_MSG(n1 == 1 && n2 == 1, "partition lines: %d %d", n1, n2);
+    czk_log_set_level(CZK_LOG_INFO);
+  }
   check_idle(e, &f, "requests");
   czk_engine_destroy(e);
   czk__fake_destroy(&f);
+  czk_log_set_sink(NULL, NULL);
+  czk_log_set_level(saved_level);
 }
 
 /* Job ids never repeat across restarts (issue 22, defect 7): after a restart (a new engine), the id of a job of the
@@ -480,6 +595,12 @@ static void test_shutdown(bool drain) {
 
 /* 6. keys: preload, evict, refcounts, key bytes in the budget, load failure fails only the jobs that needed it */
 static void test_keys(void) {
+  czk_log_level saved_level = czk_log_get_level();
+  czk_log_set_level(CZK_LOG_INFO);
+  pthread_mutex_lock(&g_lines_mu);
+  g_nlines = 0;
+  pthread_mutex_unlock(&g_lines_mu);
+  czk_log_set_sink(line_sink, NULL);
   czk_fake f;
   czk__fake_init(&f, 16);
   czk_engine *e = make_engine(&f, 10000, 2, 1, 2, "key-a", 3000);
@@ -517,6 +638,12 @@ static void test_keys(void) {
   CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK);
   czk_engine_result_free(&r);
   check_idle(e, &f, "key reload");
+  /* key loads are announced with size, tier and time; a failed one as a warning */
+  CHECK(count_lines("key-a: loading (0.00 GiB budgeted, pinned)", CZK_LOG_INFO) == 3);
+  CHECK(count_lines("key-a: loaded in ", CZK_LOG_INFO) == 2);
+  CHECK(count_lines("key-a: load failed after ", CZK_LOG_WARN) == 1);
+  czk_log_set_sink(NULL, NULL);
+  czk_log_set_level(saved_level);
   char path[] = "/tmp/czk_engine_trace_XXXXXX";
   int fd = mkstemp(path);
   CHECK(fd >= 0);
@@ -864,6 +991,7 @@ static void test_kernel_union(void) {
 
 int main(int argc, char **argv) {
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20240601;
+  if (!getenv("CZK_TEST_VERBOSE")) czk_log_set_level(CZK_LOG_ERROR); /* one line per job otherwise (hundreds) */
   test_kernel_union();
   test_ordering();
   test_critical_takeover();
