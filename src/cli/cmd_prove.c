@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomicfile.h"
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
 #include "cli/cli_circom.h"
@@ -30,18 +31,16 @@ static int write_outputs(const char *proof_path, const char *public_path, const 
                          const czk_witness *w) {
   uint8_t enc[CZK_GROTH16_PROOF_BYTES];
   czk_groth16_proof_encode(enc, p);
-  FILE *f = fopen(proof_path, "wb");
-  bool ok = f && fwrite(enc, 1, sizeof enc, f) == sizeof enc;
-  if (f && fclose(f) != 0) ok = false; /* closed also when the write failed */
-  if (!ok) {
+  if (czk__write_file_atomic(proof_path, enc, sizeof enc) != CZK_OK) {
     fprintf(stderr, "czk prove: cannot write %s\n", proof_path);
     return 1;
   }
-  f = fopen(public_path, "w");
-  if (!f) {
+  czk__afile af; /* temp + fsync + rename */
+  if (czk__afile_open(&af, public_path, "w") != CZK_OK) {
     fprintf(stderr, "czk prove: cannot write %s\n", public_path);
     return 1;
   }
+  FILE *f = af.f;
   size_t n;
   const czk_fr *x = czk_groth16_public_inputs(w, &n);
   fputs("[", f);
@@ -51,7 +50,7 @@ static int write_outputs(const char *proof_path, const char *public_path, const 
     fprintf(f, "%s\n \"%s\"", i ? "," : "", dec);
   }
   fputs("\n]\n", f);
-  if (fclose(f) != 0) {
+  if (czk__afile_commit(&af) != CZK_OK) {
     fprintf(stderr, "czk prove: cannot write %s\n", public_path);
     return 1;
   }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomicfile.h"
 #include "core/mapfile.h"
 #include "cs/cs_internal.h"
 
@@ -59,8 +60,8 @@ static czk_status compute_densities(czk_r1cs *r) {
 void czk_r1cs_free(czk_r1cs *r) {
   if (!r) return;
   if (r->mapped) {
-    czk__file_map m = {r->mem, r->mem_len};
-    czk__file_map_close(&m);
+    czk__file_map_close(r->file);
+    free(r->file);
   } else {
     czk_csr *m[3] = {&r->a, &r->b, &r->c};
     for (int k = 0; k < 3; k++) {
@@ -220,8 +221,9 @@ czk_status czk_r1cs_save(const czk_r1cs *r, const char *path) {
   for (int k = 0; k < 3; k++) h.nnz[k] = m[k]->nnz;
   uint64_t off[3][3];
   if (!layout(&h, off, &h.file_len)) return CZK_ERR_LIMIT;
-  FILE *f = fopen(path, "wb");
-  if (!f) return CZK_ERR_IO;
+  czk__afile af; /* temp + fsync + rename: a reader that maps the old file keeps it whole */
+  CZK_TRY(czk__afile_open(&af, path, "wb"));
+  FILE *f = af.f;
   czk_status st = write_all(f, &h, sizeof h);
   uint64_t pos = R1CS_HDR;
   for (int k = 0; k < 3 && st == CZK_OK; k++) {
@@ -234,9 +236,13 @@ czk_status czk_r1cs_save(const czk_r1cs *r, const char *path) {
       pos = ALIGN64(pos);
     }
   }
-  if (fclose(f) != 0 && st == CZK_OK) st = CZK_ERR_IO;
-  if (st != CZK_OK) remove(path);
+  if (st == CZK_OK) return czk__afile_commit(&af);
+  czk__afile_abort(&af);
   return st;
+}
+
+czk_status czk_r1cs_check_file(const czk_r1cs *r) {
+  return r && r->mapped && r->file ? czk__file_map_check(r->file) : CZK_OK;
 }
 
 static czk_status validate_csr(const czk_csr *m, uint32_t rows, uint32_t n_vars) {
@@ -282,10 +288,18 @@ czk_status czk_r1cs_load(czk_r1cs **out, const char *path) {
     r = calloc(1, sizeof *r);
     if (!r) st = CZK_ERR_NOMEM;
   }
+  if (st == CZK_OK) {
+    r->file = malloc(sizeof fm);
+    if (!r->file) {
+      free(r);
+      st = CZK_ERR_NOMEM;
+    }
+  }
   if (st != CZK_OK) {
     czk__file_map_close(&fm);
     return st;
   }
+  *(czk__file_map *)r->file = fm;
   r->mem = (void *)fm.data; /* read-only mapping; r1cs_free unmaps it */
   r->mem_len = fm.len;
   r->mapped = true;
@@ -312,6 +326,7 @@ czk_status czk_r1cs_load(czk_r1cs **out, const char *path) {
       st = CZK_ERR_FORMAT;
   }
   if (st == CZK_OK) st = compute_densities(r);
+  if (czk__file_map_check(r->file) != CZK_OK) st = CZK_ERR_FILE_CHANGED; /* changed while being validated */
   if (st != CZK_OK) {
     czk_r1cs_free(r);
     return st;
