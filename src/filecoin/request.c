@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/atomicfile.h"
+#include "core/jsondup.h"
 #include "filecoin/request.h"
 
 #define MAX_VANILLA_FILE (256u << 20)
@@ -85,11 +86,20 @@ int czk__fc_request_load(const char *path, czk__fc_request *r, char *err, size_t
   json_object *root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
   bool ok = root && json_tokener_get_error(tok) == json_tokener_success;
   if (tok) json_tokener_free(tok);
-  free(text);
+  char dup[80];
+  if (ok && czk__json_duplicate_key(text, len, dup, sizeof dup)) { /* json-c keeps the last of two: refuse both */
+    free(text);
+    json_object_put(root);
+    char what[160];
+    snprintf(what, sizeof what, "duplicate key \"%s\" in a JSON object", dup);
+    return fail(err, err_len, what, path);
+  }
   if (!ok || !json_object_is_type(root, json_type_object)) {
+    free(text);
     json_object_put(root);
     return fail(err, err_len, "not a JSON object", path);
   }
+  free(text);
   int rc = -1;
   json_object *x, *arr;
   uint64_t pk = 0, part = 0;
