@@ -326,8 +326,17 @@ static czk_status open_params(kuser *u, akey *k) {
     }
   }
   czk_groth16_vk v;
-  CZK_TRY(czk_groth16_pk_open(&k->pk, params));
-  CZK_TRY(czk_groth16_vk_read(&v, vk, false));
+  czk_status ost = czk_groth16_pk_open(&k->pk, params);
+  if (ost != CZK_OK) {
+    CZK_ERROR("kinds", "%s: the key file %s is unusable: %s (replace it, or delete it and its .vk to set up a new key)",
+              u->name, params, czk_status_str(ost));
+    return ost;
+  }
+  ost = czk_groth16_vk_read(&v, vk, false);
+  if (ost != CZK_OK) {
+    CZK_ERROR("kinds", "%s: the key file %s is unusable: %s", u->name, vk, czk_status_str(ost));
+    return ost;
+  }
   /* the .vk file must be the .params file's vk (a mismatched pair would make every self-check fail) */
   const czk_groth16_vk *pv = czk_groth16_pk_vk(k->pk);
   size_t n = czk_groth16_vk_size(&v);
@@ -348,7 +357,11 @@ static czk_status open_params(kuser *u, akey *k) {
     CZK_ERROR("kinds", "%s: %s does not belong to %s", u->name, vk, params);
     return st;
   }
-  return czk_groth16_key_from_pk(&k->gk, k->pk, shape, u->pool);
+  st = czk_groth16_key_from_pk(&k->gk, k->pk, shape, u->pool);
+  if (st != CZK_OK)
+    CZK_ERROR("kinds", "%s: the key file %s does not load against the circuit's shape: %s", u->name, params,
+              czk_status_str(st));
+  return st;
 }
 
 static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
@@ -363,6 +376,7 @@ static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, 
   } else {
     st = czk_zkey_open(&k->z, u->key_path);
     if (st == CZK_OK) st = czk_groth16_key_from_zkey(&k->gk, k->z, u->pool);
+    if (st != CZK_OK) CZK_ERROR("kinds", "%s: the key file %s is unusable: %s", u->name, u->key_path, czk_status_str(st));
   }
   if (st != CZK_OK) {
     akey_free(k);

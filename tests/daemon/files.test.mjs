@@ -101,3 +101,37 @@ test('a mapped shape cache truncated or rewritten in place fails one job naming 
     stderrText = '';
   }
 });
+
+test('a corrupted shape cache is re-recorded naming the file; a corrupted key fails naming the file (issue 22 #11)', async () => {
+  const shape = join(keys, 'synthetic-k10.r1cs');
+  const params = join(keys, 'synthetic-k10.params');
+  let fd = openSync(shape, 'r+');
+  writeSync(fd, Buffer.from('garbage!'), 0, 8, 0); // the magic
+  closeSync(fd);
+  let d = await startDaemon();
+  let c = new proto.ProvingEngine(addr, grpc.credentials.createInsecure());
+  let r = await prove(c, 5);
+  assert.equal(r.result.status, 'COMPLETED', r.result.error_message);
+  for (let i = 0; i < 100 && !/synthetic-k10\.r1cs: cached shape unusable/.test(stderrText); i++) await sleep(20);
+  assert.match(stderrText, /synthetic-k10\.r1cs: cached shape unusable \(malformed input\); re-recording/);
+  const head = Buffer.alloc(8);
+  fd = openSync(shape, 'r');
+  readSync(fd, head, 0, 8, 0);
+  closeSync(fd);
+  assert.notEqual(head.toString(), 'garbage!'); // rewritten
+  c.close();
+  assert.equal((await stop(d)).code, 0, stderrText);
+  stderrText = '';
+
+  truncateSync(params, 1000);
+  d = await startDaemon();
+  c = new proto.ProvingEngine(addr, grpc.credentials.createInsecure());
+  r = await prove(c, 6);
+  assert.equal(r.result.status, 'FAILED');
+  for (let i = 0; i < 100 && !/synthetic-k10\.params is unusable/.test(stderrText); i++) await sleep(20);
+  assert.match(stderrText, /the key file \S*synthetic-k10\.params is unusable: input truncated/);
+  assert.equal(d.exitCode, null);
+  c.close();
+  assert.equal((await stop(d)).code, 0, stderrText);
+  assert.doesNotMatch(stderrText, /ERROR: (AddressSanitizer|LeakSanitizer)|runtime error/);
+});
