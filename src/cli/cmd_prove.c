@@ -14,12 +14,15 @@
 int czk__cmd_prove_remote(int argc, char **argv); /* cmd_client.c: czk prove --kind ... through a daemon */
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: czk prove <circuit.params> <k> <seed> <proof.bin> <public.json> [--shape <circuit.r1cs>]\n"
+  fprintf(out, "usage: czk prove <circuit.params> <k> <seed> <proof.bin> <public.json> [--shape <circuit.r1cs>] "
+               "[--no-verify]\n"
                "       czk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>   (snarkjs form)\n"
                "       czk prove --kind KIND [options]   (through a running daemon; czk prove --kind x --help)\n"
                "       czk prove --request DIR/request.json --out proof.bin   (a Filecoin request, through the daemon)\n"
                "  Proves the synthetic circuit of 2^k constraints with the witness generated from <seed>; the\n"
-               "  shape is recompiled unless --shape gives the file written by `czk setup --shape`.\n");
+               "  shape is recompiled unless --shape gives the file written by `czk setup --shape`. The new proof\n"
+               "  is verified against the key before anything is written (a corrupted key gives an error, not an\n"
+               "  invalid proof); --no-verify skips that.\n");
 }
 
 static bool ends_with(const char *s, const char *suf) {
@@ -74,11 +77,16 @@ int czk_cmd_prove(int argc, char **argv) {
   }
   if (argc >= 2 && ends_with(argv[1], ".zkey")) return czk__cmd_prove_zkey(argc, argv);
   const char *shape_path = NULL;
+  bool self_verify = true; /* the new proof is verified against the key's vk before anything is written */
   char *pos[5];
   int np = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
       shape_path = argv[++i];
+    else if (strcmp(argv[i], "--no-verify") == 0)
+      self_verify = false;
+    else if (strcmp(argv[i], "--verify") == 0)
+      self_verify = true;
     else if (argv[i][0] == '-' || np == 5) {
       usage(stderr);
       return 2;
@@ -109,7 +117,8 @@ int czk_cmd_prove(int argc, char **argv) {
   st = shape_path ? czk_r1cs_load(&shape, shape_path) : czk_synthetic_shape(&shape, (unsigned)k);
   if (st == CZK_OK && shape->log_domain != k) st = CZK_ERR_SIZE_MISMATCH;
   if (st != CZK_OK) {
-    fprintf(stderr, "czk prove: circuit shape: %s\n", czk_status_str(st));
+    fprintf(stderr, "czk prove: circuit shape%s%s: %s\n", shape_path ? " " : "", shape_path ? shape_path : "",
+            czk_status_str(st));
     goto out;
   }
   st = czk_synthetic_witness(&w, (unsigned)k, seed);
@@ -129,6 +138,15 @@ int czk_cmd_prove(int argc, char **argv) {
     fprintf(stderr, "czk prove: %s\n", czk_status_str(st));
     free(pub);
     goto out;
+  }
+  if (self_verify) {
+    st = czk_groth16_verify(czk_groth16_pk_vk(pk), &proof, pub + 1, inputs_copy.n_inputs - 1);
+    if (st != CZK_OK) {
+      fprintf(stderr, "czk prove: the new proof does not verify against %s (a corrupted key?): %s; nothing written\n",
+              pos[0], czk_status_str(st));
+      free(pub);
+      goto out;
+    }
   }
   inputs_copy.w = pub;
   inputs_copy.n_aux = 0;
