@@ -270,6 +270,7 @@ static void end_list(czk_engine *e, epart *l) {
 
 /* Without locks: partition p failed with st; fail its job (first failure wins) and end p. */
 static void part_fail(czk_engine *e, epart *p, czk_status st, const char *stage) {
+  if (st == CZK_ERR_FILE_CHANGED && p->key) czk__key_mark_stale(e, p->key); /* reload it for the next job */
   char why[160];
   snprintf(why, sizeof why, "%s of partition %u failed: %s", stage, p->index, czk_status_str(st));
   epart *drop = NULL;

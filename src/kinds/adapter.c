@@ -286,8 +286,8 @@ static czk_status k_verify(void *user, void *key, const void *parsed, uint32_t p
 /* ------------------------------------------------------------------------------------------------ keys */
 static czk_status key_file_check(kuser *u, const akey *k) {
   if (!k || !k->z || czk_zkey_check_file(k->z) == CZK_OK) return CZK_OK;
-  CZK_ERROR("kinds", "%s: the key file %s changed on disk while loaded (truncated or rewritten in place); its jobs "
-            "fail until the key is evicted and reloaded", u->name, u->key_path);
+  CZK_ERROR("kinds", "%s: the key file %s changed on disk while loaded (truncated or rewritten in place); this job "
+            "fails and the key is loaded again by the next one", u->name, u->key_path);
   return CZK_ERR_FILE_CHANGED;
 }
 
