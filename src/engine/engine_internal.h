@@ -72,7 +72,7 @@ struct ejob {
   bool done;
   czk_status status;
   uint32_t failed_part;
-  char error[160];
+  char error[512];
   atomic_int stop; /* set when the job failed or was cancelled: running partitions stop at the next boundary */
   pthread_cond_t cv;
   uint32_t waiters;

@@ -36,6 +36,7 @@ typedef struct kuser {
   czk_backend *pin_be; /* device backend to pin host keys with (may be NULL) */
   struct akey *live;   /* the loaded key (at most one at a time) */
   czk_r1cs *stale[8];  /* shapes whose file changed under them: jobs may still read them; freed at destroy */
+  char key_err[360];   /* why the last key load failed, naming the file (guarded by mu) */
   unsigned n_stale;
 } kuser;
 
@@ -121,6 +122,20 @@ static czk_status shape_file_check(kuser *u, const czk_r1cs *shape) {
 
 /* The key's own file (a mapped .zkey) truncated or rewritten in place since it was loaded. */
 static czk_status key_file_check(kuser *u, const struct akey *k);
+
+/* Log a key-loading failure naming the file and keep it for the job's error (k_key_error). */
+static void key_fail(kuser *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void key_fail(kuser *u, const char *fmt, ...) {
+  char msg[360];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  CZK_ERROR("kinds", "%s: %s", u->name, msg);
+  pthread_mutex_lock(&u->mu);
+  snprintf(u->key_err, sizeof u->key_err, "%s", msg);
+  pthread_mutex_unlock(&u->mu);
+}
 
 static czk_backend *cpu_backend(kuser *u, czk_status *st) {
   pthread_mutex_lock(&u->mu);
@@ -328,13 +343,13 @@ static czk_status open_params(kuser *u, akey *k) {
   czk_groth16_vk v;
   czk_status ost = czk_groth16_pk_open(&k->pk, params);
   if (ost != CZK_OK) {
-    CZK_ERROR("kinds", "%s: the key file %s is unusable: %s (replace it, or delete it and its .vk to set up a new key)",
-              u->name, params, czk_status_str(ost));
+    key_fail(u, "the key file %s is unusable: %s (replace it, or delete it and its .vk to set up a new key)", params,
+             czk_status_str(ost));
     return ost;
   }
   ost = czk_groth16_vk_read(&v, vk, false);
   if (ost != CZK_OK) {
-    CZK_ERROR("kinds", "%s: the key file %s is unusable: %s", u->name, vk, czk_status_str(ost));
+    key_fail(u, "the key file %s is unusable: %s", vk, czk_status_str(ost));
     return ost;
   }
   /* the .vk file must be the .params file's vk (a mismatched pair would make every self-check fail) */
@@ -359,8 +374,7 @@ static czk_status open_params(kuser *u, akey *k) {
   }
   st = czk_groth16_key_from_pk(&k->gk, k->pk, shape, u->pool);
   if (st != CZK_OK)
-    CZK_ERROR("kinds", "%s: the key file %s does not load against the circuit's shape: %s", u->name, params,
-              czk_status_str(st));
+    key_fail(u, "the key file %s does not load against the circuit's shape: %s", params, czk_status_str(st));
   return st;
 }
 
@@ -368,6 +382,9 @@ static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, 
                              uint64_t *bytes) {
   kuser *u = user;
   if (strcmp(key_id, u->key_id) != 0) return CZK_ERR_NOT_FOUND;
+  pthread_mutex_lock(&u->mu);
+  u->key_err[0] = 0;
+  pthread_mutex_unlock(&u->mu);
   akey *k = calloc(1, sizeof *k);
   if (!k) return CZK_ERR_NOMEM;
   czk_status st;
@@ -376,7 +393,7 @@ static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, 
   } else {
     st = czk_zkey_open(&k->z, u->key_path);
     if (st == CZK_OK) st = czk_groth16_key_from_zkey(&k->gk, k->z, u->pool);
-    if (st != CZK_OK) CZK_ERROR("kinds", "%s: the key file %s is unusable: %s", u->name, u->key_path, czk_status_str(st));
+    if (st != CZK_OK) key_fail(u, "the key file %s is unusable: %s", u->key_path, czk_status_str(st));
   }
   if (st != CZK_OK) {
     akey_free(k);
@@ -394,6 +411,14 @@ static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, 
   pthread_mutex_unlock(&u->mu);
   *key = k;
   return CZK_OK;
+}
+
+static void k_key_error(void *user, const char *key_id, char *buf, size_t len) {
+  kuser *u = user;
+  if (!len) return;
+  pthread_mutex_lock(&u->mu);
+  snprintf(buf, len, "%s", strcmp(key_id, u->key_id) == 0 ? u->key_err : "");
+  pthread_mutex_unlock(&u->mu);
 }
 
 static void k_key_free(void *user, void *key) {
@@ -471,6 +496,7 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->verify = k_verify;
   out->key_load = k_key_load;
   out->key_free = k_key_free;
+  out->key_error = k_key_error;
   out->key_upload = k_key_upload;
   out->key_unload = k_key_unload;
   out->destroy = k_destroy;

@@ -128,6 +128,8 @@ test('a corrupted shape cache is re-recorded naming the file; a corrupted key fa
   c = new proto.ProvingEngine(addr, grpc.credentials.createInsecure());
   r = await prove(c, 6);
   assert.equal(r.result.status, 'FAILED');
+  // the job's error names the file too (it said only "key load of partition 0 failed: input truncated")
+  assert.match(r.result.error_message, /^key load \(the key file \S*synthetic-k10\.params is unusable: input truncated/);
   for (let i = 0; i < 100 && !/synthetic-k10\.params is unusable/.test(stderrText); i++) await sleep(20);
   assert.match(stderrText, /the key file \S*synthetic-k10\.params is unusable: input truncated/);
   assert.equal(d.exitCode, null);
