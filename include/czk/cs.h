@@ -166,6 +166,7 @@ typedef struct czk_r1cs {
   void *mem;
   size_t mem_len;
   bool mapped;
+  void *file; /* a loaded shape's file mapping (SIGBUS-guarded, see czk_r1cs_check_file) */
 } czk_r1cs;
 
 /* Turns a shape recorder into a shape (appends the input constraints, computes densities); frees the recorder in
@@ -187,6 +188,10 @@ static inline bool czk_density_get(const uint64_t *bits, size_t i) { return (bit
  * gives CZK_ERR_FORMAT / CZK_ERR_TRUNCATED / CZK_ERR_NOT_CANONICAL, never a crash. */
 CZK_API czk_status czk_r1cs_save(const czk_r1cs *r, const char *path);
 CZK_API czk_status czk_r1cs_load(czk_r1cs **out, const char *path);
+/* For a shape from czk_r1cs_load: CZK_ERR_FILE_CHANGED once its file was truncated or rewritten in place after the
+ * load (reads of the vanished part gave zeros instead of killing the process; whatever was computed from the shape
+ * since must be discarded), else CZK_OK (also for a shape not loaded from a file). */
+CZK_API czk_status czk_r1cs_check_file(const czk_r1cs *r);
 
 /* ------------------------------------------------------------------------------------------------ witness */
 typedef struct czk_witness {

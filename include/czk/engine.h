@@ -130,6 +130,9 @@ typedef struct czk_engine_kind {
   czk_status (*key_load)(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
                          uint64_t *bytes);
   void (*key_free)(void *user, void *key);
+  /* Optional: why the last key_load of key_id failed, in words that name the file (goes into the job's error).
+   * Runs outside every lock; writes a NUL-terminated text of at most len bytes (empty when it has nothing). */
+  void (*key_error)(void *user, const char *key_id, char *buf, size_t len);
   /* Optional device tier. key_device_bytes: device bytes of one device copy of the key (0 = no device tier).
    * key_upload copies a loaded key into `backend`'s memory (runs outside every lock; the engine decides when, under
    * the device's key_mem_bytes); key_unload frees such a copy (never while a prove uses it). */
@@ -188,7 +191,7 @@ typedef struct czk_engine_result {
   size_t proof_len;
   uint32_t partitions;
   uint32_t failed_partition; /* the partition that failed (valid when status is a partition failure) */
-  char error[160];       /* human text */
+  char error[512];       /* human text */
   /* timings (ms), sums over partitions where meaningful */
   uint64_t queue_wait_ms;
   uint64_t srs_load_ms;

@@ -30,6 +30,10 @@ CZK_API czk_status czk_zkey_open(czk_zkey **out, const char *path);
 /* Parse from memory (the bytes are copied; for tests and keys that did not come from a file). */
 CZK_API czk_status czk_zkey_parse(czk_zkey **out, const uint8_t *buf, size_t len);
 CZK_API czk_status czk_zkey_prepare(czk_zkey *z, czk_pool *pool);
+/* CZK_ERR_FILE_CHANGED once the key's file was truncated or rewritten in place since czk_zkey_open (its sections
+ * are used in place: reads of a vanished part give zeros instead of killing the process, and whatever was computed
+ * from the key since must be discarded); CZK_OK otherwise, and for a key from czk_zkey_parse. */
+CZK_API czk_status czk_zkey_check_file(const czk_zkey *z);
 CZK_API void czk_zkey_close(czk_zkey *z);
 CZK_API void czk_zkey_get_info(const czk_zkey *z, czk_zkey_info *info);
 /* The verifying key of the zkey (alpha_g1, beta_g1, beta_g2, gamma_g2, delta_g1, delta_g2, IC); free with

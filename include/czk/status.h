@@ -36,7 +36,8 @@
   X(CZK_ERR_LIMIT, 24, "input exceeds a configured limit")                                                            \
   X(CZK_ERR_RANDOM, 25, "the OS random source failed")                                                                \
   X(CZK_ERR_CONFIG, 26, "invalid configuration")                                                                      \
-  X(CZK_ERR_INTERNAL, 27, "internal error")
+  X(CZK_ERR_INTERNAL, 27, "internal error")                                                                           \
+  X(CZK_ERR_FILE_CHANGED, 28, "a key or shape file changed on disk while in use (truncated or rewritten in place)")
 
 typedef enum czk_status {
 #define CZK__STATUS_ENUM(name, value, text) name = value,

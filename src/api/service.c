@@ -43,6 +43,7 @@ int czk__service_grpc_code(czk_status st) {
   case CZK_ERR_TIMEOUT: return CZK_GRPC_DEADLINE_EXCEEDED;
   case CZK_ERR_CANCELLED: return CZK_GRPC_CANCELLED;
   case CZK_ERR_INTERNAL:
+  case CZK_ERR_FILE_CHANGED: /* a server-side file, not the request: the next job reloads it */
   case CZK_ERR_DEVICE:
   case CZK_ERR_IO: return CZK_GRPC_INTERNAL;
   default: return CZK_GRPC_INVALID_ARGUMENT; /* malformed, truncated, limits, unsupported ... */

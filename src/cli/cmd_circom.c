@@ -1,9 +1,10 @@
 /* cmd_circom.c: the snarkjs-compatible forms of `czk prove` and `czk verify` (cli_circom.h), dispatched here by
  * cmd_prove.c / cmd_verify.c on the file extension:
- *   czk prove  <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--r1cs <circuit.r1cs>] [--verify]
+ *   czk prove  <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--r1cs <circuit.r1cs>] [--no-verify]
  *   czk verify <verification_key.json> <public.json> <proof.json>
  * prove checks the witness against the key (length = nVars; prime = r is checked by the reader) and, given the
- * circuit's .r1cs, every constraint; --verify checks the new proof against the zkey's own verifying key.
+ * circuit's .r1cs, every constraint; the new proof is checked against the zkey's own verifying key before anything is
+ * written (a corrupted key or witness gives no invalid proof.json), unless --no-verify.
  * verify exits 0 for a valid proof, 1 for an invalid one or unreadable input (as snarkjs). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +17,12 @@
 static void prove_usage(FILE *out) {
   fprintf(out,
           "usage: czk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--r1cs <circuit.r1cs>] "
-          "[--verify]\n\n"
+          "[--no-verify]\n\n"
           "Proves a circom circuit with its snarkjs Groth16 key (BLS12-381), like `snarkjs groth16 prove` and\n"
           "rapidsnark; writes proof.json and public.json as snarkjs does.\n"
           "  --r1cs FILE  check that the witness satisfies every constraint of the circuit first\n"
-          "  --verify     verify the new proof against the key's verifying key before writing it\n");
+          "  --no-verify  skip the check of the new proof against the key's verifying key (done by default before\n"
+          "               anything is written; --verify is accepted and is the default)\n");
 }
 
 int czk__cmd_prove_zkey(int argc, char **argv) {
@@ -30,12 +32,14 @@ int czk__cmd_prove_zkey(int argc, char **argv) {
   }
   const char *pos[4] = {0}, *r1cs_path = NULL;
   int npos = 0;
-  bool self_verify = false;
+  bool self_verify = true; /* off only by --no-verify */
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--r1cs") == 0 && i + 1 < argc) {
       r1cs_path = argv[++i];
     } else if (strcmp(argv[i], "--verify") == 0) {
       self_verify = true;
+    } else if (strcmp(argv[i], "--no-verify") == 0) {
+      self_verify = false;
     } else if (argv[i][0] == '-' && argv[i][1] == '-') {
       fprintf(stderr, "czk prove: unknown option '%s'\n", argv[i]);
       prove_usage(stderr);
@@ -102,7 +106,8 @@ int czk__cmd_prove_zkey(int argc, char **argv) {
   if (self_verify) {
     if ((st = czk_zkey_vk(z, &vk)) == CZK_OK) st = czk_groth16_verify(&vk, &proof, pub, info.n_public);
     if (st != CZK_OK) {
-      fprintf(stderr, "czk prove: the new proof does not verify: %s\n", czk_status_str(st));
+      fprintf(stderr, "czk prove: the new proof does not verify against %s (a corrupted key or witness?): %s; nothing "
+              "written\n", pos[0], czk_status_str(st));
       goto out;
     }
   }

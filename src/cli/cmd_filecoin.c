@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/atomicfile.h"
 #include "cli/cli.h"
 #include "filecoin/request.h"
 #include "core/clock.h"
@@ -237,13 +238,16 @@ static int gen_vanilla_porep(int argc, char **argv) {
   int rc = st == CZK_OK ? 0 : 1;
   char path[4200];
   snprintf(path, sizeof path, "%s/c1.json", out);
-  FILE *f = rc ? NULL : fopen(path, "wb");
-  if (!rc && (!f || fwrite(json, 1, len, f) != len)) rc = 1;
-  if (f && fclose(f) != 0) rc = 1;
+  if (!rc && czk__write_file_atomic(path, json, len) != CZK_OK) rc = 1;
   snprintf(path, sizeof path, "%s/c1-envelope.json", out);
-  f = rc ? NULL : fopen(path, "wb");
-  if (!rc && (!f || czk_porep_envelope_write(f, (const uint8_t *)json, len, sector, bytes) != CZK_OK)) rc = 1;
-  if (f && fclose(f) != 0) rc = 1;
+  czk__afile af; /* temp + fsync + rename */
+  if (!rc && czk__afile_open(&af, path, "wb") != CZK_OK) rc = 1;
+  else if (!rc && czk_porep_envelope_write(af.f, (const uint8_t *)json, len, sector, bytes) != CZK_OK) {
+    czk__afile_abort(&af);
+    rc = 1;
+  } else if (!rc && czk__afile_commit(&af) != CZK_OK) {
+    rc = 1;
+  }
   if (rc) fprintf(stderr, "czk gen-vanilla: cannot write %s\n", path);
   free(json);
   czk__fc_request r;
@@ -367,13 +371,11 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
     } else {
       r.sector_ids[i] = s.sector_id;
       memcpy(r.comm_r[i], s.comm_r, 32);
-      names[i] = malloc(32);
+      names[i] = malloc(40);
       char path[4200];
-      snprintf(names[i], 32, "vanilla-%llu.bin", (unsigned long long)i);
+      snprintf(names[i], 40, "vanilla-%llu.bin", (unsigned long long)i);
       snprintf(path, sizeof path, "%s/%s", out, names[i]);
-      FILE *f = fopen(path, "wb");
-      if (!f || fwrite(buf, 1, vsize, f) != vsize) rc = 1;
-      if (f && fclose(f) != 0) rc = 1;
+      if (czk__write_file_atomic(path, buf, vsize) != CZK_OK) rc = 1;
       if (rc) fprintf(stderr, "czk gen-vanilla: cannot write %s\n", path);
     }
     czk_post_sector_free(&s);

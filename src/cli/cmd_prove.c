@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomicfile.h"
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
 #include "cli/cli_circom.h"
@@ -13,12 +14,15 @@
 int czk__cmd_prove_remote(int argc, char **argv); /* cmd_client.c: czk prove --kind ... through a daemon */
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: czk prove <circuit.params> <k> <seed> <proof.bin> <public.json> [--shape <circuit.r1cs>]\n"
+  fprintf(out, "usage: czk prove <circuit.params> <k> <seed> <proof.bin> <public.json> [--shape <circuit.r1cs>] "
+               "[--no-verify]\n"
                "       czk prove <circuit.zkey> <witness.wtns> <proof.json> <public.json>   (snarkjs form)\n"
                "       czk prove --kind KIND [options]   (through a running daemon; czk prove --kind x --help)\n"
                "       czk prove --request DIR/request.json --out proof.bin   (a Filecoin request, through the daemon)\n"
                "  Proves the synthetic circuit of 2^k constraints with the witness generated from <seed>; the\n"
-               "  shape is recompiled unless --shape gives the file written by `czk setup --shape`.\n");
+               "  shape is recompiled unless --shape gives the file written by `czk setup --shape`. The new proof\n"
+               "  is verified against the key before anything is written (a corrupted key gives an error, not an\n"
+               "  invalid proof); --no-verify skips that.\n");
 }
 
 static bool ends_with(const char *s, const char *suf) {
@@ -30,18 +34,16 @@ static int write_outputs(const char *proof_path, const char *public_path, const 
                          const czk_witness *w) {
   uint8_t enc[CZK_GROTH16_PROOF_BYTES];
   czk_groth16_proof_encode(enc, p);
-  FILE *f = fopen(proof_path, "wb");
-  bool ok = f && fwrite(enc, 1, sizeof enc, f) == sizeof enc;
-  if (f && fclose(f) != 0) ok = false; /* closed also when the write failed */
-  if (!ok) {
+  if (czk__write_file_atomic(proof_path, enc, sizeof enc) != CZK_OK) {
     fprintf(stderr, "czk prove: cannot write %s\n", proof_path);
     return 1;
   }
-  f = fopen(public_path, "w");
-  if (!f) {
+  czk__afile af; /* temp + fsync + rename */
+  if (czk__afile_open(&af, public_path, "w") != CZK_OK) {
     fprintf(stderr, "czk prove: cannot write %s\n", public_path);
     return 1;
   }
+  FILE *f = af.f;
   size_t n;
   const czk_fr *x = czk_groth16_public_inputs(w, &n);
   fputs("[", f);
@@ -51,7 +53,7 @@ static int write_outputs(const char *proof_path, const char *public_path, const 
     fprintf(f, "%s\n \"%s\"", i ? "," : "", dec);
   }
   fputs("\n]\n", f);
-  if (fclose(f) != 0) {
+  if (czk__afile_commit(&af) != CZK_OK) {
     fprintf(stderr, "czk prove: cannot write %s\n", public_path);
     return 1;
   }
@@ -75,11 +77,16 @@ int czk_cmd_prove(int argc, char **argv) {
   }
   if (argc >= 2 && ends_with(argv[1], ".zkey")) return czk__cmd_prove_zkey(argc, argv);
   const char *shape_path = NULL;
+  bool self_verify = true; /* the new proof is verified against the key's vk before anything is written */
   char *pos[5];
   int np = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
       shape_path = argv[++i];
+    else if (strcmp(argv[i], "--no-verify") == 0)
+      self_verify = false;
+    else if (strcmp(argv[i], "--verify") == 0)
+      self_verify = true;
     else if (argv[i][0] == '-' || np == 5) {
       usage(stderr);
       return 2;
@@ -110,7 +117,8 @@ int czk_cmd_prove(int argc, char **argv) {
   st = shape_path ? czk_r1cs_load(&shape, shape_path) : czk_synthetic_shape(&shape, (unsigned)k);
   if (st == CZK_OK && shape->log_domain != k) st = CZK_ERR_SIZE_MISMATCH;
   if (st != CZK_OK) {
-    fprintf(stderr, "czk prove: circuit shape: %s\n", czk_status_str(st));
+    fprintf(stderr, "czk prove: circuit shape%s%s: %s\n", shape_path ? " " : "", shape_path ? shape_path : "",
+            czk_status_str(st));
     goto out;
   }
   st = czk_synthetic_witness(&w, (unsigned)k, seed);
@@ -130,6 +138,15 @@ int czk_cmd_prove(int argc, char **argv) {
     fprintf(stderr, "czk prove: %s\n", czk_status_str(st));
     free(pub);
     goto out;
+  }
+  if (self_verify) {
+    st = czk_groth16_verify(czk_groth16_pk_vk(pk), &proof, pub + 1, inputs_copy.n_inputs - 1);
+    if (st != CZK_OK) {
+      fprintf(stderr, "czk prove: the new proof does not verify against %s (a corrupted key?): %s; nothing written\n",
+              pos[0], czk_status_str(st));
+      free(pub);
+      goto out;
+    }
   }
   inputs_copy.w = pub;
   inputs_copy.n_aux = 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/atomicfile.h"
 #include "cli/cli.h"
 #include "core/clock.h"
 #include "czk/groth16.h"
@@ -193,9 +194,7 @@ int czk__cmd_gen_vanilla_snap(int argc, char **argv) {
     char path[4200];
     snprintf(names[k], 32, "partition-%u.bin", k);
     snprintf(path, sizeof path, "%s/%s", out, names[k]);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(buf, 1, vsize, f) != vsize) rc = 1;
-    if (f && fclose(f) != 0) rc = 1;
+    if (czk__write_file_atomic(path, buf, vsize) != CZK_OK) rc = 1;
     if (rc) fprintf(stderr, "czk gen-vanilla: cannot write %s\n", path);
   }
   if (rc == 0) {

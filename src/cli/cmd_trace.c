@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomicfile.h"
 #include "cli/cli.h"
 #include "api/client.h"
 #include "core/mapfile.h"
@@ -66,8 +67,9 @@ static const char k_html_tail[] =
 /* Write the HTML page embedding json (the JSON must not contain "</script", which JSON escaping of '/' prevents
  * only when present; we escape "</" defensively). */
 int czk__trace_write_html(const char *path, const char *json) {
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
+  czk__afile af; /* temp + fsync + rename */
+  if (czk__afile_open(&af, path, "w") != CZK_OK) return -1;
+  FILE *f = af.f;
   fputs(k_html_head, f);
   for (const char *p = json; *p; p++) {
     if (p[0] == '<' && p[1] == '/') {
@@ -78,7 +80,7 @@ int czk__trace_write_html(const char *path, const char *json) {
     fputc(*p, f);
   }
   fputs(k_html_tail, f);
-  return fclose(f) == 0 ? 0 : -1;
+  return czk__afile_commit(&af) == CZK_OK ? 0 : -1;
 }
 
 int czk_cmd_trace(int argc, char **argv) {
@@ -127,8 +129,7 @@ int czk_cmd_trace(int argc, char **argv) {
   }
   int rc = 0;
   if (out_json) {
-    FILE *f = fopen(out_json, "w");
-    if (!f || fputs(json, f) < 0 || fclose(f) != 0) {
+    if (czk__write_file_atomic(out_json, json, strlen(json)) != CZK_OK) {
       fprintf(stderr, "czk trace: cannot write %s\n", out_json);
       rc = 1;
     }

@@ -194,6 +194,11 @@ czk_status czk_circom_r1cs_read(czk_circom_r1cs **out, const char *path) {
   *out = NULL;
   CZK_TRY(czk__file_map_open(&m, path));
   czk_status st = czk_circom_r1cs_parse(out, m.data, m.len);
+  if (czk__file_map_check(&m) != CZK_OK) { /* truncated or rewritten while being read */
+    if (st == CZK_OK) czk_circom_r1cs_free(*out);
+    *out = NULL;
+    st = CZK_ERR_FILE_CHANGED;
+  }
   czk__file_map_close(&m);
   return st;
 }
@@ -246,6 +251,10 @@ czk_status czk_circom_wtns_read(czk_circom_wtns *out, const char *path) {
   out->w = NULL;
   CZK_TRY(czk__file_map_open(&m, path));
   czk_status st = czk_circom_wtns_parse(out, m.data, m.len);
+  if (czk__file_map_check(&m) != CZK_OK) { /* truncated or rewritten while being read */
+    if (st == CZK_OK) czk_circom_wtns_free(out);
+    st = CZK_ERR_FILE_CHANGED;
+  }
   czk__file_map_close(&m);
   return st;
 }

@@ -2,8 +2,11 @@
  * (memory-mapped on load, fully validated), the per-proof sparse mat-vec a = A·w, b = B·w, c = C·w and row checks.
  *
  * File layout (host little-endian; every section starts at a multiple of 64 bytes):
- *   header (128 B): "CZKR1CS\0", u32 0x01020304 (byte-order mark), u32 version = 1, u32 n_inputs, n_aux,
- *                   n_constraints, n_user_constraints, u64 nnz_a, nnz_b, nnz_c, u64 file_len, zero padding
+ *   header (128 B): "CZKR1CS\0", u32 0x01020304 (byte-order mark), u32 version = 2, u32 n_inputs, n_aux,
+ *                   n_constraints, n_user_constraints, u64 nnz_a, nnz_b, nnz_c, u64 file_len, u64 body_hash (of
+ *                   everything after the header, see body_hash below), zero padding
+ * The file is a cache of a shape czk can always re-record: a file of another version, or one whose body hash does
+ * not match, is refused (and the kinds adapter re-records and rewrites it).
  *   for M in A, B, C: u64 row_ptr[n_constraints + 1] | u32 col[nnz_M] | czk_fr val[nnz_M] (Montgomery limbs)
  * Densities are not stored: they are recomputed from the matrices at load (O(nnz), same cost as validating them).
  * Invariants of a shape (checked at load): row_ptr[0] = 0, non-decreasing, row_ptr[n] = nnz; columns < n_inputs +
@@ -14,11 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomicfile.h"
 #include "core/mapfile.h"
 #include "cs/cs_internal.h"
 
 #define R1CS_MAGIC "CZKR1CS"
-#define R1CS_VERSION 1u
+#define R1CS_VERSION 2u /* 2: the header carries body_hash (a cache of version 1 is refused and so re-recorded) */
 #define R1CS_HDR 128u
 #define ALIGN64(x) (((x) + 63u) & ~(uint64_t)63u)
 
@@ -59,8 +63,8 @@ static czk_status compute_densities(czk_r1cs *r) {
 void czk_r1cs_free(czk_r1cs *r) {
   if (!r) return;
   if (r->mapped) {
-    czk__file_map m = {r->mem, r->mem_len};
-    czk__file_map_close(&m);
+    czk__file_map_close(r->file);
+    free(r->file);
   } else {
     czk_csr *m[3] = {&r->a, &r->b, &r->c};
     for (int k = 0; k < 3; k++) {
@@ -175,8 +179,54 @@ typedef struct r1cs_hdr {
   uint32_t n_inputs, n_aux, n_constraints, n_user_constraints;
   uint64_t nnz[3];
   uint64_t file_len;
-  uint8_t pad[R1CS_HDR - 8 - 4 * 6 - 8 * 4];
+  uint64_t body_hash; /* body_hash() of bytes [R1CS_HDR, file_len): a corrupted cache is refused, not used */
+  uint8_t pad[R1CS_HDR - 8 - 4 * 6 - 8 * 5];
 } r1cs_hdr;
+
+/* The body hash: 8-byte little-endian words, word i into lane i mod 4 by x = rotl(x ^ w, 31) * K. Each step is a
+ * bijection of the lane for a fixed word, so a change of any one word always changes the result (a random change of
+ * several words collides with probability about 2^-64); four lanes keep the multiplies independent (several GB/s).
+ * Not a defence against someone forging a file: the cache is ours, in the keys directory. */
+typedef struct body_hash {
+  uint64_t l[4];
+  uint64_t n; /* words so far */
+} body_hash;
+
+static void bh_init(body_hash *h) {
+  h->l[0] = 0x243f6a8885a308d3u, h->l[1] = 0x13198a2e03707344u, h->l[2] = 0xa4093822299f31d0u;
+  h->l[3] = 0x082efa98ec4e6c89u, h->n = 0;
+}
+
+static inline void bh_word(body_hash *h, uint64_t w) {
+  uint64_t *x = &h->l[h->n++ & 3];
+  uint64_t v = *x ^ w;
+  *x = (v << 31 | v >> 33) * 0x9e3779b97f4a7c15u;
+}
+
+/* n bytes at p, then zero bytes up to the next multiple of 8 (the file's padding continues with zeros). */
+static void bh_bytes(body_hash *h, const void *p, size_t n) {
+  const uint8_t *b = p;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    bh_word(h, w);
+  }
+  if (i < n) {
+    uint64_t w = 0;
+    memcpy(&w, b + i, n - i);
+    bh_word(h, w);
+  }
+}
+
+static uint64_t bh_final(const body_hash *h) {
+  uint64_t r = h->n * 0x9e3779b97f4a7c15u;
+  for (int i = 0; i < 4; i++) {
+    r ^= h->l[i];
+    r = (r << 27 | r >> 37) * 0xbf58476d1ce4e5b9u;
+  }
+  return r ^ (r >> 31);
+}
 _Static_assert(sizeof(r1cs_hdr) == R1CS_HDR, "r1cs header size");
 
 /* Section offsets from the counts; false on overflow. off[k][0..2] = row_ptr, col, val of matrix k. */
@@ -220,23 +270,35 @@ czk_status czk_r1cs_save(const czk_r1cs *r, const char *path) {
   for (int k = 0; k < 3; k++) h.nnz[k] = m[k]->nnz;
   uint64_t off[3][3];
   if (!layout(&h, off, &h.file_len)) return CZK_ERR_LIMIT;
-  FILE *f = fopen(path, "wb");
-  if (!f) return CZK_ERR_IO;
-  czk_status st = write_all(f, &h, sizeof h);
+  czk__afile af; /* temp + fsync + rename: a reader that maps the old file keeps it whole */
+  CZK_TRY(czk__afile_open(&af, path, "wb"));
+  FILE *f = af.f;
+  czk_status st = write_all(f, &h, sizeof h); /* body_hash filled in below */
   uint64_t pos = R1CS_HDR;
+  body_hash bh;
+  bh_init(&bh);
   for (int k = 0; k < 3 && st == CZK_OK; k++) {
     size_t sz[3] = {((size_t)r->n_constraints + 1) * 8, (size_t)m[k]->nnz * 4, (size_t)m[k]->nnz * sizeof(czk_fr)};
     const void *src[3] = {m[k]->row_ptr, m[k]->col, m[k]->val};
     for (int s = 0; s < 3 && st == CZK_OK; s++) {
       st = write_all(f, src[s], sz[s]);
+      bh_bytes(&bh, src[s], sz[s]); /* every section starts 64-aligned; its zero padding follows */
+      for (uint64_t z = (pos + sz[s] + 7) & ~(uint64_t)7; z < ALIGN64(pos + sz[s]); z += 8) bh_word(&bh, 0);
       pos += sz[s];
       if (st == CZK_OK) st = write_pad(f, pos);
       pos = ALIGN64(pos);
     }
   }
-  if (fclose(f) != 0 && st == CZK_OK) st = CZK_ERR_IO;
-  if (st != CZK_OK) remove(path);
+  h.body_hash = bh_final(&bh);
+  if (st == CZK_OK && fseek(f, 0, SEEK_SET) != 0) st = CZK_ERR_IO;
+  if (st == CZK_OK) st = write_all(f, &h, sizeof h);
+  if (st == CZK_OK) return czk__afile_commit(&af);
+  czk__afile_abort(&af);
   return st;
+}
+
+czk_status czk_r1cs_check_file(const czk_r1cs *r) {
+  return r && r->mapped && r->file ? czk__file_map_check(r->file) : CZK_OK;
 }
 
 static czk_status validate_csr(const czk_csr *m, uint32_t rows, uint32_t n_vars) {
@@ -282,10 +344,18 @@ czk_status czk_r1cs_load(czk_r1cs **out, const char *path) {
     r = calloc(1, sizeof *r);
     if (!r) st = CZK_ERR_NOMEM;
   }
+  if (st == CZK_OK) {
+    r->file = malloc(sizeof fm);
+    if (!r->file) {
+      free(r);
+      st = CZK_ERR_NOMEM;
+    }
+  }
   if (st != CZK_OK) {
     czk__file_map_close(&fm);
     return st;
   }
+  *(czk__file_map *)r->file = fm;
   r->mem = (void *)fm.data; /* read-only mapping; r1cs_free unmaps it */
   r->mem_len = fm.len;
   r->mapped = true;
@@ -312,6 +382,13 @@ czk_status czk_r1cs_load(czk_r1cs **out, const char *path) {
       st = CZK_ERR_FORMAT;
   }
   if (st == CZK_OK) st = compute_densities(r);
+  if (st == CZK_OK) { /* a corrupted cache that still validates (a changed coefficient) is refused here */
+    body_hash bh;
+    bh_init(&bh);
+    bh_bytes(&bh, (const uint8_t *)r->mem + R1CS_HDR, (size_t)(total - R1CS_HDR)); /* a multiple of 64 bytes */
+    if (bh_final(&bh) != h.body_hash) st = CZK_ERR_FORMAT;
+  }
+  if (czk__file_map_check(r->file) != CZK_OK) st = CZK_ERR_FILE_CHANGED; /* changed while being validated */
   if (st != CZK_OK) {
     czk_r1cs_free(r);
     return st;

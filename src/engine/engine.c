@@ -173,7 +173,7 @@ static void budget_observe(void *ctx, uint64_t used) {
 typedef struct joblog {
   struct joblog *next;
   czk_log_level level;
-  char line[512];
+  char line[1024];
 } joblog;
 
 static const char *prio_name(int p) {
@@ -333,7 +333,8 @@ static void end_list(czk_engine *e, epart *l) {
 
 /* Without locks: partition p failed with st; fail its job (first failure wins) and end p. */
 static void part_fail(czk_engine *e, epart *p, czk_status st, const char *stage) {
-  char why[160];
+  if (st == CZK_ERR_FILE_CHANGED && p->key) czk__key_mark_stale(e, p->key); /* reload it for the next job */
+  char why[512];
   snprintf(why, sizeof why, "%s of partition %u failed: %s", stage, p->index, czk_status_str(st));
   epart *drop = NULL;
   pthread_mutex_lock(&e->mu);
@@ -466,7 +467,11 @@ static void *synth_main(void *arg) {
         uint64_t t1 = czk__clock_now_ns();
         if (t1 - t0 > 50000) czk__span(e, "key wait", TRACK_PID_ENGINE, w->track, t0, t1, j->id, (int32_t)p->index);
         if (st != CZK_OK) {
-          part_fail(e, p, st, "key load");
+          char stage[400] = "key load", kw[360] = "";
+          ekind *kk = p->key->kind;
+          if (kk->k.key_error) kk->k.key_error(kk->k.user, p->key->id, kw, sizeof kw);
+          if (kw[0]) snprintf(stage, sizeof stage, "key load (%s)", kw);
+          part_fail(e, p, st, stage);
           failed = true;
         }
       }

@@ -72,7 +72,7 @@ struct ejob {
   bool done;
   czk_status status;
   uint32_t failed_part;
-  char error[160];
+  char error[512];
   atomic_int stop; /* set when the job failed or was cancelled: running partitions stop at the next boundary */
   pthread_cond_t cv;
   uint32_t waiters;
@@ -101,6 +101,7 @@ struct ekey {
   ekind *kind; /* loader */
   key_state state;
   bool loader_active, linked;
+  bool stale; /* its file changed under it (CZK_ERR_FILE_CHANGED): unlinked, dropped by the last reference */
   czk_status load_status;
   uint32_t refs;
   void *obj;
@@ -218,6 +219,9 @@ czk_status czk__key_ensure(czk_engine *e, epart *p);
 /* Without locks: drop a reference. A resident key left unreferenced wakes the dispatcher (keys_idle_gen): its bytes
  * may be what the head of the queue waits for. */
 void czk__key_unref(czk_engine *e, ekey *key);
+/* A part using key failed with CZK_ERR_FILE_CHANGED: the loaded key no longer matches its file. Unlink it (the next
+ * part of that key id loads it afresh from disk) and drop it with its last reference. */
+void czk__key_mark_stale(czk_engine *e, ekey *key);
 /* The key's copy on device d for one prove (keys.c): resident -> referenced; absent -> uploaded when the device's key
  * memory allows (evicting least recently used unreferenced copies there), else NULL: prove from the host copy.
  * Every non-NULL result is released once with czk__key_device_release after prove_finish. */

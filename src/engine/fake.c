@@ -47,6 +47,7 @@ czk_status czk__fake_stage_status(czk_fake_stage stage) {
   case CZK_FAKE_PROVE_START: return CZK_ERR_DEVICE;
   case CZK_FAKE_PROVE_FINISH: return CZK_ERR_INTERNAL;
   case CZK_FAKE_VERIFY: return CZK_ERR_VERIFY_FAILED;
+  case CZK_FAKE_KEY_FILE: return CZK_ERR_FILE_CHANGED;
   default: return CZK_OK;
   }
 }
@@ -259,6 +260,7 @@ static czk_status fake_prove_finish(void *user, const czk_engine_device_ctx *dev
   fake_pending *p = pending;
   czk__clock_sleep_until_ns(p->end_ns); /* "wait on the device event" */
   czk_status st = stage_hooks(f, &p->j, p->part, CZK_FAKE_PROVE_FINISH);
+  if (st == CZK_OK) st = stage_hooks(f, &p->j, p->part, CZK_FAKE_KEY_FILE);
   czk__fake_expected_proof(p->tag, p->part, proof);
   free(p);
   atomic_fetch_sub(&f->live_pending, 1);

@@ -28,6 +28,7 @@ typedef enum czk_fake_stage {
   CZK_FAKE_PROVE_START = 3,
   CZK_FAKE_PROVE_FINISH = 4,
   CZK_FAKE_VERIFY = 5,
+  CZK_FAKE_KEY_FILE = 6, /* prove_finish fails with CZK_ERR_FILE_CHANGED: the key's file changed under it */
 } czk_fake_stage;
 
 typedef struct czk_fake_job {

@@ -153,11 +153,24 @@ czk_status czk__key_ensure(czk_engine *e, epart *p) {
   return st;
 }
 
+void czk__key_mark_stale(czk_engine *e, ekey *key) {
+  pthread_mutex_lock(&e->kc_mu);
+  if (key->state == KS_RESIDENT && !key->stale) {
+    key->stale = true;
+    if (key->linked) unlink_key_locked(e, key);
+    CZK_WARN("engine", "key %s: its file changed on disk; it is dropped and loaded again by the next job", key->id);
+  }
+  pthread_mutex_unlock(&e->kc_mu);
+}
+
+static uint64_t drop_key(czk_engine *e, ekey *key);
+
 void czk__key_unref(czk_engine *e, ekey *key) {
-  bool free_it = false, idle = false;
+  bool free_it = false, idle = false, drop = false;
   pthread_mutex_lock(&e->kc_mu);
   key->last_use_ns = czk__clock_now_ns();
-  if (--key->refs == 0 && key->state == KS_RESIDENT) idle = true; /* evictable now */
+  if (--key->refs == 0 && key->state == KS_RESIDENT && key->stale) drop = true; /* unlinked when marked */
+  else if (key->refs == 0 && key->state == KS_RESIDENT) idle = true; /* evictable now */
   else if (key->refs == 0 && key->state == KS_FAILED) free_it = true; /* unlinked at failure, bytes released */
   else if (key->refs == 0 && key->state == KS_LOADING && !key->loader_active) {
     /* nobody loaded it (every user was cancelled before synthesis): forget it and return its bytes */
@@ -165,6 +178,7 @@ void czk__key_unref(czk_engine *e, ekey *key) {
     free_it = true;
   }
   pthread_mutex_unlock(&e->kc_mu);
+  if (drop) (void)drop_key(e, key); /* its budget release wakes the dispatcher */
   if (free_it) {
     if (czk_reservation_live(&key->res)) czk_budget_release_all(e->budget, &key->res);
     key_struct_free(key);

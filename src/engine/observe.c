@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomicfile.h"
 #include "core/clock.h"
 #include "engine/engine_internal.h"
 
@@ -272,9 +273,10 @@ void czk_engine_status_free(czk_engine_status *s) { free(s); }
 czk_status czk_engine_trace_write(czk_engine *e, const char *path) {
   if (!e || !path) return CZK_ERR_INVALID_ARG;
   if (!czk_trace_enabled(e->trace)) return CZK_ERR_STATE;
-  FILE *f = fopen(path, "w");
-  if (!f) return CZK_ERR_IO;
-  czk_status st = czk_trace_write_json(e->trace, f, e->t_start);
-  if (fclose(f) != 0 && st == CZK_OK) st = CZK_ERR_IO;
+  czk__afile af; /* temp + fsync + rename */
+  CZK_TRY(czk__afile_open(&af, path, "w"));
+  czk_status st = czk_trace_write_json(e->trace, af.f, e->t_start);
+  if (st == CZK_OK) return czk__afile_commit(&af);
+  czk__afile_abort(&af);
   return st;
 }

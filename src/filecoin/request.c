@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomicfile.h"
+#include "core/jsondup.h"
 #include "filecoin/request.h"
 
 #define MAX_VANILLA_FILE (256u << 20)
@@ -84,11 +86,20 @@ int czk__fc_request_load(const char *path, czk__fc_request *r, char *err, size_t
   json_object *root = tok ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
   bool ok = root && json_tokener_get_error(tok) == json_tokener_success;
   if (tok) json_tokener_free(tok);
-  free(text);
+  char dup[80];
+  if (ok && czk__json_duplicate_key(text, len, dup, sizeof dup)) { /* json-c keeps the last of two: refuse both */
+    free(text);
+    json_object_put(root);
+    char what[160];
+    snprintf(what, sizeof what, "duplicate key \"%s\" in a JSON object", dup);
+    return fail(err, err_len, what, path);
+  }
   if (!ok || !json_object_is_type(root, json_type_object)) {
+    free(text);
     json_object_put(root);
     return fail(err, err_len, "not a JSON object", path);
   }
+  free(text);
   int rc = -1;
   json_object *x, *arr;
   uint64_t pk = 0, part = 0;
@@ -199,11 +210,11 @@ out:
 }
 
 int czk__fc_request_write(const char *dir, const czk__fc_request *r, const char *const *vanilla_names) {
-  char path[4200], tmp[4300], hex[65];
+  char path[4200], hex[65];
   snprintf(path, sizeof path, "%s/request.json", dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return -1;
+  czk__afile af; /* temp + fsync + rename */
+  if (czk__afile_open(&af, path, "w") != CZK_OK) return -1;
+  FILE *f = af.f;
   uint8_t prover[32] = {0};
   uint64_t m = r->miner_id;
   for (int i = 0; i < 32; i++) { /* unsigned LEB128 of the actor id (Go address payload) */
@@ -242,12 +253,6 @@ int czk__fc_request_write(const char *dir, const czk__fc_request *r, const char 
   fprintf(f, "\n  ],\n  \"vanilla_proofs\": [");
   for (size_t i = 0; i < r->n_vanilla; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", vanilla_names[i]);
   fprintf(f, "]\n}\n");
-done:;
-  bool ok = fflush(f) == 0 && !ferror(f);
-  ok = fclose(f) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    remove(tmp);
-    return -1;
-  }
-  return 0;
+done:
+  return czk__afile_commit(&af) == CZK_OK ? 0 : -1;
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "czk/ntt.h"
+#include "core/atomicfile.h"
 #include "groth16/groth16_internal.h"
 
 enum { Q_H, Q_L, Q_A, Q_B1, Q_B2, Q_N };
@@ -66,6 +67,7 @@ czk_status czk_groth16_pk_open(czk_groth16_pk **out, const char *path) {
   if (st == CZK_OK && pos != pk->map.len) st = CZK_ERR_FORMAT;
   /* Structural consistency independent of the circuit: every input is in the a query, and B in G1/G2 match. */
   if (st == CZK_OK && (pk->n[Q_A] < pk->vk.n_ic || pk->n[Q_B1] != pk->n[Q_B2])) st = CZK_ERR_SIZE_MISMATCH;
+  if (pk->map.data && czk__file_map_check(&pk->map) != CZK_OK) st = CZK_ERR_FILE_CHANGED;
   if (st != CZK_OK) {
     czk_groth16_vk_free(&pk->vk);
     czk__file_map_close(&pk->map);
@@ -175,6 +177,8 @@ czk_status czk_groth16_pk_prepare(czk_groth16_pk *pk, czk_pool *pool) {
   pthread_mutex_unlock(&pk->mu);
 
   czk_status st = decode_all(pk, pool);
+  /* the points were decoded from the mapping: a file truncated or rewritten meanwhile gave zeros or a mix */
+  if (st == CZK_OK && czk__file_map_check(&pk->map) != CZK_OK) st = CZK_ERR_FILE_CHANGED;
   if (st != CZK_OK) {
     for (int q = 0; q < 4; q++) {
       free(pk->g1[q]);
@@ -240,11 +244,12 @@ czk_status czk__groth16_params_write(const char *path, const czk_groth16_vk *vk,
   if (bsz < vsz) bsz = vsz;
   uint8_t *buf = malloc(bsz);
   if (!buf) return CZK_ERR_NOMEM;
-  FILE *f = fopen(path, "wb");
-  if (!f) {
+  czk__afile af; /* temp + fsync + rename: never rewrite a key another process may have mapped */
+  if (czk__afile_open(&af, path, "wb") != CZK_OK) {
     free(buf);
     return CZK_ERR_IO;
   }
+  FILE *f = af.f;
   czk_groth16_vk_encode(buf, vk);
   czk_status st = put(f, buf, vsz);
   for (int k = 0; k < Q_N && st == CZK_OK; k++) {
@@ -259,8 +264,8 @@ czk_status czk__groth16_params_write(const char *path, const czk_groth16_vk *vk,
       st = atomic_load(&c.infinity) ? CZK_ERR_INVALID_ARG : put(f, buf, m * sz);
     }
   }
-  if (fclose(f) != 0 && st == CZK_OK) st = CZK_ERR_IO;
-  if (st != CZK_OK) remove(path);
+  if (st == CZK_OK) st = czk__afile_commit(&af);
+  else czk__afile_abort(&af);
   free(buf);
   return st;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/atomicfile.h"
 #include "core/mapfile.h"
 #include "czk/snarkjs.h"
 
@@ -433,17 +434,13 @@ czk_status czk_snarkjs_public_from_wtns(czk_fr **pub, size_t n_public, const czk
   return CZK_OK;
 }
 
-static czk_status finish_file(FILE *f, const char *path, const char *tmp) {
-  bool ok = !ferror(f);
-  ok = (fclose(f) == 0) && ok;
-  if (ok && rename(tmp, path) == 0) return CZK_OK;
-  remove(tmp);
-  return CZK_ERR_IO;
-}
-
-static FILE *open_tmp(const char *path, char *tmp, size_t cap) {
-  if ((size_t)snprintf(tmp, cap, "%s.tmp", path) >= cap) return NULL;
-  return fopen(tmp, "wb");
+/* temp + fsync + rename (core/atomicfile.h): a reader of the old file never sees a half-written one */
+static czk_status finish_file(czk__afile *af) {
+  if (ferror(af->f)) {
+    czk__afile_abort(af);
+    return CZK_ERR_IO;
+  }
+  return czk__afile_commit(af);
 }
 
 static void put_fp(FILE *f, const char *indent, const czk_fp *x, bool comma) {
@@ -453,9 +450,9 @@ static void put_fp(FILE *f, const char *indent, const czk_fp *x, bool comma) {
 }
 
 czk_status czk_snarkjs_proof_write(const char *path, const czk_groth16_proof *p) {
-  char tmp[4096];
-  FILE *f = open_tmp(path, tmp, sizeof tmp);
-  if (!f) return CZK_ERR_IO;
+  czk__afile af;
+  if (czk__afile_open(&af, path, "wb") != CZK_OK) return CZK_ERR_IO;
+  FILE *f = af.f;
   const czk_g1_affine *g1[2] = {&p->a, &p->c};
   const char *name[2] = {"pi_a", "pi_c"};
   for (int k = 0; k < 2; k++) {
@@ -487,13 +484,13 @@ czk_status czk_snarkjs_proof_write(const char *path, const czk_groth16_proof *p)
     }
   }
   fprintf(f, " \"protocol\": \"groth16\",\n \"curve\": \"bls12381\"\n}");
-  return finish_file(f, path, tmp);
+  return finish_file(&af);
 }
 
 czk_status czk_snarkjs_public_write(const char *path, const czk_fr *pub, size_t n) {
-  char tmp[4096];
-  FILE *f = open_tmp(path, tmp, sizeof tmp);
-  if (!f) return CZK_ERR_IO;
+  czk__afile af;
+  if (czk__afile_open(&af, path, "wb") != CZK_OK) return CZK_ERR_IO;
+  FILE *f = af.f;
   if (n == 0) {
     fputs("[]", f);
   } else {
@@ -505,5 +502,5 @@ czk_status czk_snarkjs_public_write(const char *path, const czk_fr *pub, size_t 
     }
     fputs("]", f);
   }
-  return finish_file(f, path, tmp);
+  return finish_file(&af);
 }

@@ -15,6 +15,7 @@
 
 #include "czk/groth16.h"
 #include "czk/msm.h"
+#include "core/atomicfile.h"
 #include "groth16/groth16_internal.h"
 
 /* ------------------------------------------------------------------------------------------------ proofs */
@@ -104,11 +105,11 @@ czk_status czk_groth16_vk_write(const czk_groth16_vk *vk, const char *path) {
   uint8_t *buf = malloc(n);
   if (!buf) return CZK_ERR_NOMEM;
   czk_groth16_vk_encode(buf, vk);
-  FILE *f = fopen(path, "wb");
-  czk_status st = f ? CZK_OK : CZK_ERR_IO;
-  if (f && fwrite(buf, 1, n, f) != n) st = CZK_ERR_IO;
-  if (f && fclose(f) != 0) st = CZK_ERR_IO;
-  if (st != CZK_OK && f) remove(path);
+  czk__afile af; /* temp + fsync + rename */
+  czk_status st = czk__afile_open(&af, path, "wb");
+  if (st == CZK_OK && fwrite(buf, 1, n, af.f) != n) st = CZK_ERR_IO;
+  if (st == CZK_OK) st = czk__afile_commit(&af);
+  else czk__afile_abort(&af);
   free(buf);
   return st;
 }
@@ -119,6 +120,10 @@ czk_status czk_groth16_vk_read(czk_groth16_vk *vk, const char *path, bool allow_
   CZK_TRY(czk__file_map_open(&m, path));
   size_t used = 0;
   czk_status st = czk_groth16_vk_parse(vk, m.data, m.len, &used);
+  if (st == CZK_OK && czk__file_map_check(&m) != CZK_OK) { /* truncated or rewritten while being read */
+    czk_groth16_vk_free(vk);
+    st = CZK_ERR_FILE_CHANGED;
+  }
   if (st == CZK_OK && !allow_trailing && used != m.len) {
     czk_groth16_vk_free(vk);
     st = CZK_ERR_FORMAT;

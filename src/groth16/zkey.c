@@ -196,6 +196,10 @@ czk_status czk_zkey_open(czk_zkey **out, const char *path) {
   CZK_TRY(zkey_new(&z));
   czk_status st = czk__file_map_open(&z->map, path);
   if (st == CZK_OK) st = zkey_parse_mapped(z);
+  if (st == CZK_OK || z->map.data) { /* a file changed during parsing is reported as such, not as malformed */
+    czk_status cs = czk__file_map_check(&z->map);
+    if (cs != CZK_OK) st = cs;
+  }
   if (st != CZK_OK) {
     czk_zkey_close(z);
     return st;
@@ -226,6 +230,8 @@ czk_status czk_zkey_parse(czk_zkey **out, const uint8_t *buf, size_t len) {
   *out = z;
   return CZK_OK;
 }
+
+czk_status czk_zkey_check_file(const czk_zkey *z) { return z ? czk__file_map_check(&z->map) : CZK_OK; }
 
 void czk_zkey_get_info(const czk_zkey *z, czk_zkey_info *info) { *info = z->info; }
 
@@ -365,6 +371,7 @@ czk_status czk_zkey_prepare(czk_zkey *z, czk_pool *pool) {
   z->pt_h = p;
   if ((st = compile_coefs(z)) != CZK_OK) goto fail;
   if ((st = czk_ntt_domain_new(&z->domain, in->log_domain, CZK_ROOTS_SNARKJS, pool)) != CZK_OK) goto fail;
+  if ((st = czk__file_map_check(&z->map)) != CZK_OK) goto fail; /* checked above was the file as it is now */
   z->prepared = true;
   goto out;
 fail:

@@ -35,6 +35,9 @@ typedef struct kuser {
   czk_backend *cpu;    /* lazily opened: proofs on a device without a backend */
   czk_backend *pin_be; /* device backend to pin host keys with (may be NULL) */
   struct akey *live;   /* the loaded key (at most one at a time) */
+  czk_r1cs *stale[8];  /* shapes whose file changed under them: jobs may still read them; freed at destroy */
+  char key_err[360];   /* why the last key load failed, naming the file (guarded by mu) */
+  unsigned n_stale;
 } kuser;
 
 typedef struct akey {
@@ -42,6 +45,11 @@ typedef struct akey {
   czk_groth16_pk *pk;
   czk_zkey *z;
 } akey;
+
+typedef struct kpend { /* a prove in flight and the key it reads */
+  czk_groth16_job *job;
+  akey *k;
+} kpend;
 
 typedef struct kjob {
   void *parsed;
@@ -94,6 +102,39 @@ static czk_status get_shape(kuser *u, const czk_r1cs **out) {
   *out = u->shape;
   pthread_mutex_unlock(&u->mu);
   return st;
+}
+
+/* A loaded shape's file truncated or rewritten in place (by someone else: czk writes by rename) makes whatever was
+ * computed from it meaningless: fail the job naming the file and forget the shape, so that the next job reloads the
+ * cache, or re-records and rewrites it when it no longer loads. */
+static czk_status shape_file_check(kuser *u, const czk_r1cs *shape) {
+  if (czk_r1cs_check_file(shape) == CZK_OK) return CZK_OK;
+  pthread_mutex_lock(&u->mu);
+  if (u->shape == shape && u->n_stale < sizeof u->stale / sizeof u->stale[0]) {
+    CZK_ERROR("kinds", "%s: the cached shape %s/%s.r1cs changed on disk while in use (truncated or rewritten in "
+              "place); the job fails and the next one reloads it", u->name, u->keys_dir, u->key_name);
+    u->stale[u->n_stale++] = u->shape;
+    u->shape = NULL;
+  }
+  pthread_mutex_unlock(&u->mu);
+  return CZK_ERR_FILE_CHANGED;
+}
+
+/* The key's own file (a mapped .zkey) truncated or rewritten in place since it was loaded. */
+static czk_status key_file_check(kuser *u, const struct akey *k);
+
+/* Log a key-loading failure naming the file and keep it for the job's error (k_key_error). */
+static void key_fail(kuser *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void key_fail(kuser *u, const char *fmt, ...) {
+  char msg[360];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  CZK_ERROR("kinds", "%s: %s", u->name, msg);
+  pthread_mutex_lock(&u->mu);
+  snprintf(u->key_err, sizeof u->key_err, "%s", msg);
+  pthread_mutex_unlock(&u->mu);
 }
 
 static czk_backend *cpu_backend(kuser *u, czk_status *st) {
@@ -158,11 +199,14 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
     st = get_shape(u, &shape);
     if (st == CZK_OK) st = u->desc->witness(u->cfg, j->parsed, part, &w);
     if (st == CZK_OK) st = czk_groth16_synthesize(as, shape, &w, pool);
+    if (st == CZK_OK) st = shape_file_check(u, shape);
   } else {
     pthread_mutex_lock(&u->mu);
-    czk_zkey *z = u->live ? u->live->z : NULL;
+    struct akey *live = u->live;
+    czk_zkey *z = live ? live->z : NULL;
     pthread_mutex_unlock(&u->mu);
     st = z ? czk_snarkjs_synthesize(as, z, u->desc->wtns(j->parsed), pool) : CZK_ERR_STATE;
+    if (st == CZK_OK) st = key_file_check(u, live);
   }
   size_t n_pub = st == CZK_OK && as->w.n_inputs ? as->w.n_inputs - 1 : 0;
   /* a family that recomputes its public inputs from the request proves only a witness that agrees with them */
@@ -207,21 +251,33 @@ static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, vo
   czk_status st = CZK_OK;
   czk_backend *be = dev && dev->backend ? (czk_backend *)dev->backend : cpu_backend(u, &st);
   if (st != CZK_OK) return st;
-  czk_groth16_job *job;
+  CZK_TRY(key_file_check(u, k)); /* refuse a key whose file changed before spending a prove on it */
+  kpend *pd = calloc(1, sizeof *pd);
+  if (!pd) return CZK_ERR_NOMEM;
+  pd->k = k;
   /* prove_start consumes the assignment's arrays; the engine still owns (and will free) the struct itself */
-  CZK_TRY(czk_groth16_prove_start(&job, be, k->gk, dev ? (const czk_groth16_dkey *)dev->dkey : NULL,
-                                  (czk_groth16_assignment *)synth, u->pool));
-  *pending = job;
+  st = czk_groth16_prove_start(&pd->job, be, k->gk, dev ? (const czk_groth16_dkey *)dev->dkey : NULL,
+                               (czk_groth16_assignment *)synth, u->pool);
+  if (st != CZK_OK) {
+    free(pd);
+    return st;
+  }
+  *pending = pd;
   return CZK_OK;
 }
 
 static czk_status k_prove_finish(void *user, const czk_engine_device_ctx *dev, void *pending, uint8_t *proof,
                                  czk_engine_prove_report *rep) {
-  (void)user;
+  kuser *u = user;
+  kpend *pd = pending;
+  akey *k = pd->k;
   czk_groth16_proof pr;
   czk_groth16_timings t;
   memset(&t, 0, sizeof t);
-  CZK_TRY(czk_groth16_prove_finish((czk_groth16_job *)pending, &pr, &t));
+  czk_status st = czk_groth16_prove_finish(pd->job, &pr, &t);
+  free(pd);
+  CZK_TRY(st);
+  CZK_TRY(key_file_check(u, k)); /* the key read in place changed during the prove: the proof is garbage */
   czk_groth16_proof_encode(proof, &pr);
   rep->ntt_ns = (uint64_t)(t.h * 1e9);
   rep->msm_ns = (uint64_t)((t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2) * 1e9);
@@ -243,6 +299,13 @@ static czk_status k_verify(void *user, void *key, const void *parsed, uint32_t p
 }
 
 /* ------------------------------------------------------------------------------------------------ keys */
+static czk_status key_file_check(kuser *u, const akey *k) {
+  if (!k || !k->z || czk_zkey_check_file(k->z) == CZK_OK) return CZK_OK;
+  CZK_ERROR("kinds", "%s: the key file %s changed on disk while loaded (truncated or rewritten in place); this job "
+            "fails and the key is loaded again by the next one", u->name, u->key_path);
+  return CZK_ERR_FILE_CHANGED;
+}
+
 static void akey_free(akey *k) {
   if (!k) return;
   czk_groth16_key_free(k->gk);
@@ -278,8 +341,17 @@ static czk_status open_params(kuser *u, akey *k) {
     }
   }
   czk_groth16_vk v;
-  CZK_TRY(czk_groth16_pk_open(&k->pk, params));
-  CZK_TRY(czk_groth16_vk_read(&v, vk, false));
+  czk_status ost = czk_groth16_pk_open(&k->pk, params);
+  if (ost != CZK_OK) {
+    key_fail(u, "the key file %s is unusable: %s (replace it, or delete it and its .vk to set up a new key)", params,
+             czk_status_str(ost));
+    return ost;
+  }
+  ost = czk_groth16_vk_read(&v, vk, false);
+  if (ost != CZK_OK) {
+    key_fail(u, "the key file %s is unusable: %s", vk, czk_status_str(ost));
+    return ost;
+  }
   /* the .vk file must be the .params file's vk (a mismatched pair would make every self-check fail) */
   const czk_groth16_vk *pv = czk_groth16_pk_vk(k->pk);
   size_t n = czk_groth16_vk_size(&v);
@@ -300,13 +372,19 @@ static czk_status open_params(kuser *u, akey *k) {
     CZK_ERROR("kinds", "%s: %s does not belong to %s", u->name, vk, params);
     return st;
   }
-  return czk_groth16_key_from_pk(&k->gk, k->pk, shape, u->pool);
+  st = czk_groth16_key_from_pk(&k->gk, k->pk, shape, u->pool);
+  if (st != CZK_OK)
+    key_fail(u, "the key file %s does not load against the circuit's shape: %s", params, czk_status_str(st));
+  return st;
 }
 
 static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
                              uint64_t *bytes) {
   kuser *u = user;
   if (strcmp(key_id, u->key_id) != 0) return CZK_ERR_NOT_FOUND;
+  pthread_mutex_lock(&u->mu);
+  u->key_err[0] = 0;
+  pthread_mutex_unlock(&u->mu);
   akey *k = calloc(1, sizeof *k);
   if (!k) return CZK_ERR_NOMEM;
   czk_status st;
@@ -315,6 +393,7 @@ static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, 
   } else {
     st = czk_zkey_open(&k->z, u->key_path);
     if (st == CZK_OK) st = czk_groth16_key_from_zkey(&k->gk, k->z, u->pool);
+    if (st != CZK_OK) key_fail(u, "the key file %s is unusable: %s", u->key_path, czk_status_str(st));
   }
   if (st != CZK_OK) {
     akey_free(k);
@@ -332,6 +411,14 @@ static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, 
   pthread_mutex_unlock(&u->mu);
   *key = k;
   return CZK_OK;
+}
+
+static void k_key_error(void *user, const char *key_id, char *buf, size_t len) {
+  kuser *u = user;
+  if (!len) return;
+  pthread_mutex_lock(&u->mu);
+  snprintf(buf, len, "%s", strcmp(key_id, u->key_id) == 0 ? u->key_err : "");
+  pthread_mutex_unlock(&u->mu);
 }
 
 static void k_key_free(void *user, void *key) {
@@ -358,6 +445,7 @@ static void k_destroy(void *user) {
   kuser *u = user;
   if (!u) return;
   if (u->shape) czk_r1cs_free(u->shape);
+  for (unsigned i = 0; i < u->n_stale; i++) czk_r1cs_free(u->stale[i]);
   czk_backend_free(u->cpu);
   if (u->desc->destroy) u->desc->destroy(u->cfg);
   pthread_mutex_destroy(&u->mu);
@@ -408,6 +496,7 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->verify = k_verify;
   out->key_load = k_key_load;
   out->key_free = k_key_free;
+  out->key_error = k_key_error;
   out->key_upload = k_key_upload;
   out->key_unload = k_key_unload;
   out->destroy = k_destroy;

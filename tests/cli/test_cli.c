@@ -383,6 +383,39 @@ static void test_prove_verify(void) {
   expect_fail(&r, 2, "bad <k> or <seed>", "prove seed 7x");
   RUN(&r, NULL, "setup", "99", params, vk);
   expect_fail(&r, 2, "k must be an integer", "setup k 99");
+
+  /* issue 22 #11: a corrupted key that still loads (two valid H points swapped) gave an invalid proof without a word;
+   * now prove verifies by default and writes nothing, and --no-verify is the way to skip that */
+  struct stat ks;
+  size_t klen = stat(params, &ks) == 0 ? (size_t)ks.st_size : 0;
+  uint8_t *key = (uint8_t *)read_text(params);
+  CHECK(key && klen > 1000);
+  if (key && klen > 1000) {
+    size_t at = 864; /* alpha1 beta1 beta2 gamma2 delta1 delta2, then the IC count (big-endian) */
+    uint32_t n_ic = (uint32_t)key[at] << 24 | (uint32_t)key[at + 1] << 16 | (uint32_t)key[at + 2] << 8 | key[at + 3];
+    at += 4 + (size_t)n_ic * 96 + 4; /* the first H point */
+    CHECK(at + 192 <= klen);
+    if (at + 192 <= klen) {
+      uint8_t tmp[96];
+      memcpy(tmp, key + at, 96);
+      memcpy(key + at, key + at + 96, 96);
+      memcpy(key + at + 96, tmp, 96);
+    }
+    char corrupt[128], cproof[128], cpub[128];
+    path_in(corrupt, sizeof corrupt, "corrupt.params");
+    path_in(cproof, sizeof cproof, "cproof.bin");
+    path_in(cpub, sizeof cpub, "cpublic.json");
+    CHECK(write_file(corrupt, key, klen));
+    RUN(&r, NULL, "prove", corrupt, "4", "7", cproof, cpub);
+    CHECK_MSG(r.rc == 1 && strstr(r.err, "does not verify against") && strstr(r.err, "corrupt.params"),
+              "prove with a corrupted key: rc %d err %s", r.rc, r.err);
+    CHECK(access(cproof, F_OK) != 0 && access(cpub, F_OK) != 0); /* nothing written */
+    RUN(&r, NULL, "prove", corrupt, "4", "7", cproof, cpub, "--no-verify");
+    CHECK_MSG(r.rc == 0, "prove --no-verify: rc %d err %s", r.rc, r.err);
+    RUN(&r, NULL, "verify", vk, cpub, cproof);
+    CHECK_MSG(r.rc == 1, "the unverified proof of a corrupted key is invalid: rc %d", r.rc);
+  }
+  free(key);
 }
 
 /* czk bench msm|ntt|prove --backend: cpu runs the CPU table; cuda rewrites the options for the GPU benchmark (which,

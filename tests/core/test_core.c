@@ -51,7 +51,7 @@ static void test_mapfile(void) {
   int fd = mkstemp(path);
   CHECK(fd >= 0);
   if (fd < 0) return;
-  czk__file_map m = {(const uint8_t *)"x", 1};
+  czk__file_map m = {.data = (const uint8_t *)"x", .len = 1};
   CHECK(czk__file_map_open(&m, path) == CZK_OK && m.data == NULL && m.len == 0); /* empty file */
   CHECK(write(fd, "hello map", 9) == 9);
   close(fd);

@@ -388,6 +388,14 @@ static void test_file(void) {
   memcpy(cp, buf, len);
   cp[128 + (rows - 1) * 8] ^= 1; /* row_ptr[n] != nnz */
   CHECK(load_bytes(path2, cp, len) == CZK_ERR_FORMAT);
+  /* issue 22 #11: a coefficient changed to another valid one (its lowest bit: still canonical, non-zero) passed every
+   * structural check and gave a different circuit (keys that never verify); the body hash refuses it */
+  memcpy(cp, buf, len);
+  cp[off_val] ^= 1;
+  CHECK_EQ_INT(load_bytes(path2, cp, len), CZK_ERR_FORMAT);
+  memcpy(cp, buf, len);
+  cp[len - 1] ^= 0x80; /* the last byte (a value or padding) */
+  CHECK(load_bytes(path2, cp, len) != CZK_OK);
   /* random single-byte flips never crash */
   czk_test_rng rng;
   czk_test_rng_seed(&rng, 42);

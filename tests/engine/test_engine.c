@@ -644,6 +644,26 @@ static void test_keys(void) {
   CHECK(count_lines("key-a: load failed after ", CZK_LOG_WARN) == 1);
   czk_log_set_sink(NULL, NULL);
   czk_log_set_level(saved_level);
+  /* issue 22 #1: a prove that finds its key's file changed (CZK_ERR_FILE_CHANGED) fails its job; the key is dropped
+   * (not kept, failing every later job) and the next job loads it again from disk */
+  f.key_fail_every = 0;
+  long loads = atomic_load(&f.key_loads);
+  czk_fake_job jf = fjob(2, 3, 100, 100);
+  jf.fail_stage = CZK_FAKE_KEY_FILE;
+  jf.fail_part = 1;
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &jf, &id) == CZK_OK);
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_ERR_FILE_CHANGED);
+  czk_engine_result_free(&r);
+  check_idle(e, &f, "stale key");
+  CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+  CHECK_MSG(s->nkeys == 0 && s->mem_used == 0, "stale key kept: %u keys, %llu bytes", s->nkeys,
+            (unsigned long long)s->mem_used);
+  czk_engine_status_free(s);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK(atomic_load(&f.key_loads) == loads + 1);
+  check_idle(e, &f, "after a stale key");
   char path[] = "/tmp/czk_engine_trace_XXXXXX";
   int fd = mkstemp(path);
   CHECK(fd >= 0);
