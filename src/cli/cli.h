@@ -7,6 +7,7 @@
 #define CZK_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #define CZK_CMD(name, summary) int czk_cmd_##name(int argc, char **argv);
@@ -15,6 +16,11 @@
 /* Filecoin forms of setup / verify (cmd_filecoin.c), chosen by --kind / --request. */
 int czk__cmd_setup_kind(int argc, char **argv);
 int czk__cmd_verify_request(int argc, char **argv);
+/* circuit-info's count lines from "aux variables" to "counted in" (cmd_filecoin.c). */
+typedef struct czk_cs_counts czk_cs_counts;
+void czk__print_counts_tail(const czk_cs_counts *c, double secs);
+/* v in decimal with thousands separators ("130,278,541"). */
+void czk__group(char *out, size_t len, uint64_t v);
 /* SnapDeals forms of circuit-info, gen-vanilla, setup --kind and verify --request (cmd_snap.c). */
 struct czk__fc_request;
 int czk__cmd_circuit_info_snap(const char *size, bool json);

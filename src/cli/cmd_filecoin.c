@@ -56,7 +56,7 @@ static int mkdir_p(const char *dir) {
 }
 
 /* ------------------------------------------------------------------------------------------------ circuit-info */
-static void group(char *out, size_t len, uint64_t v) {
+void czk__group(char *out, size_t len, uint64_t v) {
   char d[32];
   int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v), k = 0;
   for (int i = 0; i < n && (size_t)k + 2 < len; i++) {
@@ -64,6 +64,24 @@ static void group(char *out, size_t len, uint64_t v) {
     out[k++] = d[i];
   }
   out[k] = 0;
+}
+
+/* circuit-info's lines from the aux count on (every kind prints them alike). */
+void czk__print_counts_tail(const czk_cs_counts *c, double secs) {
+  char a[40];
+  const struct {
+    const char *label;
+    uint64_t v;
+  } rows[] = {{"aux variables     ", c->n_aux},       {"non-zeros A       ", c->nnz_a},
+              {"non-zeros B       ", c->nnz_b},       {"non-zeros C       ", c->nnz_c},
+              {"density A aux     ", c->a_aux_count}, {"density B input   ", c->b_input_count},
+              {"density B aux     ", c->b_aux_count}};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    czk__group(a, sizeof a, rows[i].v);
+    printf("  %s   %s\n", rows[i].label, a);
+  }
+  printf("  FFT domain           2^%u\n", c->log_domain);
+  printf("  counted in           %.2f s\n", secs);
 }
 
 int czk_cmd_circuit_info(int argc, char **argv) {
@@ -139,26 +157,11 @@ int czk_cmd_circuit_info(int argc, char **argv) {
                                           : "registered proofs V1 and V1_2",
          cid);
   printf("  parameters           %s.params\n", stem);
-  group(a, sizeof a, n.n_user_constraints), group(b, sizeof b, n.n_constraints);
+  czk__group(a, sizeof a, n.n_user_constraints), czk__group(b, sizeof b, n.n_constraints);
   printf("  constraints          %s (with the %llu input constraints: %s)\n", a, (unsigned long long)n.n_inputs, b);
-  group(a, sizeof a, n.n_inputs);
+  czk__group(a, sizeof a, n.n_inputs);
   printf("  public inputs        %s (ONE included)\n", a);
-  group(a, sizeof a, n.n_aux);
-  printf("  aux variables        %s\n", a);
-  group(a, sizeof a, n.nnz_a);
-  printf("  non-zeros A          %s\n", a);
-  group(a, sizeof a, n.nnz_b);
-  printf("  non-zeros B          %s\n", a);
-  group(a, sizeof a, n.nnz_c);
-  printf("  non-zeros C          %s\n", a);
-  group(a, sizeof a, n.a_aux_count);
-  printf("  density A aux        %s\n", a);
-  group(a, sizeof a, n.b_input_count);
-  printf("  density B input      %s\n", a);
-  group(a, sizeof a, n.b_aux_count);
-  printf("  density B aux        %s\n", a);
-  printf("  FFT domain           2^%u\n", n.log_domain);
-  printf("  counted in           %.2f s\n", secs);
+  czk__print_counts_tail(&n, secs);
   return 0;
 }
 

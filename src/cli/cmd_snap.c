@@ -57,15 +57,6 @@ bool czk__first_positional_is(int argc, char **argv, const char *word) {
 }
 
 /* ------------------------------------------------------------------------------------------------ circuit-info */
-static void group(char *out, size_t len, uint64_t v) {
-  char d[32];
-  int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v), k = 0;
-  for (int i = 0; i < n && (size_t)k + 2 < len; i++) {
-    if (i && (n - i) % 3 == 0) out[k++] = ',';
-    out[k++] = d[i];
-  }
-  out[k] = 0;
-}
 
 int czk__cmd_circuit_info_snap(const char *size, bool json) {
   const czk_snap_info *info = snap_lookup("circuit-info", size);
@@ -104,26 +95,11 @@ int czk__cmd_circuit_info_snap(const char *size, bool json) {
   printf("snap %s (%s, one of %u partitions, %u challenges each; circuit id %s)\n", info->size_name, info->name,
          info->partitions, info->challenges, czk_snap_circuit_id(info));
   printf("  parameters           %s.params\n", stem);
-  group(a, sizeof a, n.n_user_constraints), group(b, sizeof b, n.n_constraints);
+  czk__group(a, sizeof a, n.n_user_constraints), czk__group(b, sizeof b, n.n_constraints);
   printf("  constraints          %s (with the %llu input constraints: %s)\n", a, (unsigned long long)n.n_inputs, b);
   printf("  public inputs        %llu (ONE, k_and_h_select, comm_r_old, comm_d_new, comm_r_new)\n",
          (unsigned long long)n.n_inputs);
-  group(a, sizeof a, n.n_aux);
-  printf("  aux variables        %s\n", a);
-  group(a, sizeof a, n.nnz_a);
-  printf("  non-zeros A          %s\n", a);
-  group(a, sizeof a, n.nnz_b);
-  printf("  non-zeros B          %s\n", a);
-  group(a, sizeof a, n.nnz_c);
-  printf("  non-zeros C          %s\n", a);
-  group(a, sizeof a, n.a_aux_count);
-  printf("  density A aux        %s\n", a);
-  group(a, sizeof a, n.b_input_count);
-  printf("  density B input      %s\n", a);
-  group(a, sizeof a, n.b_aux_count);
-  printf("  density B aux        %s\n", a);
-  printf("  FFT domain           2^%u\n", n.log_domain);
-  printf("  counted in           %.2f s\n", secs);
+  czk__print_counts_tail(&n, secs);
   return 0;
 }
 
