@@ -30,10 +30,12 @@
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench porep --sector-size S [--c1 FILE --miner M --sector N] [--partition K] [--reps R]\n"
-             "                       [--backend cpu|cuda|cuda:N (--params DIR | --random-key)]\n"
+             "                       [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key)]\n"
              "  One PoRep C2 partition's host work through the daemon's kind: C1 read (envelope), native\n"
              "  checks, public inputs, synthesis (witness + a/b/c); peak RSS of the synthesis against the kind's\n"
-             "  reservation. Without --c1 a sparse C1 output of the size is generated (interactive V1_1).\n");
+             "  reservation. Without --c1 a sparse C1 output of the size is generated (interactive V1_1).\n"
+             "  --setup: a real key of our own made in memory on the backend (GPU fixed-base multiplications;\n"
+             "  the circuit walked once), every proof verified; --random-key: random points (device work only).\n");
 }
 
 static double median(double *v, unsigned n) {
@@ -44,7 +46,11 @@ static double median(double *v, unsigned n) {
 /* --backend: partition `part` assigned (czk_porep_evaluate, as the kind does) and proven reps + 1 times with the key
  * resident on the device; prove time and device busy time per rep. */
 static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32_t part, const char *bname,
-                      const char *params, unsigned reps, czk_pool *pool, double *tv, double *tg, double frac[3]) {
+                      const char *params, bool setup, unsigned reps, czk_pool *pool, double *tv, double *tg,
+                      double frac[3]) {
+  const bool verify = params || setup;
+  czk_groth16_key_mem km;
+  memset(&km, 0, sizeof km);
   czk_porep_circuit circ;
   czk_porep_circuit_of(info, &circ);
   czk_backend *be = NULL;
@@ -66,10 +72,19 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     snprintf(path, sizeof path, "%s/%s.params", params, stem);
     st = czk_groth16_pk_open(&pk, path);
     if (st == CZK_OK) st = czk_groth16_key_from_pk(&key, pk, outline, pool);
+  } else if (st == CZK_OK && setup) { /* a real key of our own, made on the backend (GPU fixed-base) */
+    czk_fc_circuit fc;
+    st = czk_fc_circuit_find(&fc, "porep", info->sector_size);
+    if (st == CZK_OK) st = czk_fc_setup_mem(&fc, be, pool, NULL, 1, &km, NULL);
+    czk_groth16_pk_queries q;
+    czk_groth16_key_mem_queries(&km, &q);
+    if (st == CZK_OK) st = czk_groth16_key_from_queries(&key, &km.vk, &q, &km.s, outline);
   } else if (st == CZK_OK) {
     st = czk__bench_random_key(&key, outline, dom, pool, &p1, &p2);
   }
-  if (st == CZK_OK) printf("  %s key of the full size in %.2f s\n", params ? "the" : "a random", czk__now_s() - t);
+  if (st == CZK_OK)
+    printf("  %s key of the full size in %.2f s\n", params ? "the" : setup ? "a setup (on this backend)" : "a random",
+           czk__now_s() - t);
   t = czk__now_s();
   if (st == CZK_OK) st = czk_groth16_key_upload(&dkey, key, be);
   if (st == CZK_OK) printf("  key resident on %s (%.2f s)\n", czk_backend_name(be), czk__now_s() - t);
@@ -113,9 +128,9 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     st = czk_groth16_prove_start(&job, be, key, dkey, &as, pool); /* consumes the assignment */
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
     tv[r] = czk__now_s() - t, tg[r] = tim.device;
-    if (st == CZK_OK && params) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
+    if (st == CZK_OK && verify) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
     printf("  %s prove %.1f ms (device %.1f ms)%s\n", r ? "rep    " : "warm-up", 1e3 * tv[r], 1e3 * tg[r],
-           params && st == CZK_OK ? ", verified" : "");
+           verify && st == CZK_OK ? ", verified" : "");
   }
   if (st != CZK_OK) fprintf(stderr, "czk bench porep: prove: %s\n", czk_status_str(st));
   free(pub);
@@ -125,6 +140,7 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
   czk_r1cs_free(outline);
   czk_backend_free(be);
   free(p1), free(p2);
+  czk_groth16_key_mem_free(&km);
   return st == CZK_OK ? 0 : 1;
 }
 
@@ -134,13 +150,13 @@ int czk_bench_porep(int argc, char **argv) {
     return 0;
   }
   const char *size = NULL, *file = NULL, *bname = NULL, *params = NULL;
-  bool random_key = false;
+  bool random_key = false, setup = false;
   unsigned reps = 3;
   uint64_t miner = 1000, sector = 1, part = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--random-key") == 0) {
-      random_key = true;
+    if (strcmp(a, "--random-key") == 0 || strcmp(a, "--setup") == 0) {
+      *(a[2] == 'r' ? &random_key : &setup) = true;
       continue;
     }
     if (!v) return fprintf(stderr, "czk bench porep: %s needs a value\n", a), 2;
@@ -157,7 +173,7 @@ int czk_bench_porep(int argc, char **argv) {
   }
   uint64_t bytes;
   if (!size || !czk__parse_size(size, &bytes) || !czk_porep_info_for_size(bytes) || reps < 1 || reps > 100 ||
-      (bname && !params && !random_key) || (params && random_key))
+      (bname && !params && !random_key && !setup) || ((params != NULL) + random_key + setup > 1))
     return usage(stderr), 2;
   const czk_porep_info *info = czk_porep_info_for_size(bytes);
   if (part >= info->partitions) return fprintf(stderr, "czk bench porep: --partition must be < %u\n", info->partitions), 2;
@@ -262,7 +278,7 @@ int czk_bench_porep(int argc, char **argv) {
   if (bname) { /* the prove reads the C1 output itself (the kind's parsed job is opaque) */
     czk_porep_c1 c1;
     rc = czk_porep_c1_read(&c1, (const uint8_t *)env, env_len, NULL, NULL, err, sizeof err) == CZK_OK ? 0 : 1;
-    if (rc == 0) rc = prove_reps(info, &c1, (uint32_t)part, bname, params, reps, pool, tv, tg, frac);
+    if (rc == 0) rc = prove_reps(info, &c1, (uint32_t)part, bname, params, setup, reps, pool, tv, tg, frac);
     czk_porep_c1_free(&c1);
   }
   uint64_t reserved = kind.shape.abc_bytes + kind.shape.witness_bytes;
@@ -275,7 +291,7 @@ int czk_bench_porep(int argc, char **argv) {
   printf("| first synthesis (includes counting the circuit once) | %.1f |\n", 1e3 * first);
   if (bname && rc == 0) {
     printf("| prove on %s (%s key resident; witness %.1f%% zero, %.1f%% one, %.1f%% other) | %.1f |\n", bname,
-           params ? "the real" : "a random", 100 * frac[0], 100 * frac[1], 100 * frac[2], 1e3 * median(tv + 1, reps));
+           params ? "the real" : setup ? "a set-up" : "a random", 100 * frac[0], 100 * frac[1], 100 * frac[2], 1e3 * median(tv + 1, reps));
     printf("| of which device busy | %.1f |\n", 1e3 * median(tg + 1, reps));
   }
   printf("\n| memory | MiB |\n|---|---:|\n");

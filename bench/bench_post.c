@@ -18,11 +18,12 @@
 #include "core/units.h"
 #include "czk/backend.h"
 #include "czk/groth16.h"
+#include "czk/kinds.h"
 #include "czk/post.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench post --kind winning-post|window-post --sector-size S [--sectors N] [--reps R]\n"
-             "                      [--backend cpu|cuda|cuda:N (--params DIR | --random-key) [--streamed]]\n"
+             "                      [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key) [--streamed]]\n"
              "  One PoSt partition stage by stage from sparse vanilla proofs: parse, native check, public inputs,\n"
              "  synthesis (witness + a/b/c, parallel), and with --backend the prove (key resident on the device).\n"
              "  --sectors: WindowPoSt sectors in the partition (default: all of them, no padding).\n"
@@ -42,11 +43,12 @@ int czk_bench_post(int argc, char **argv) {
   const char *kind = NULL, *size = NULL, *bname = NULL, *params = NULL;
   unsigned reps = 3;
   uint64_t sectors = 0;
-  bool random_key = false, streamed = false;
+  bool random_key = false, streamed = false, setup = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--random-key") == 0 || strcmp(a, "--streamed") == 0) {
+    if (strcmp(a, "--random-key") == 0 || strcmp(a, "--streamed") == 0 || strcmp(a, "--setup") == 0) {
       if (a[2] == 'r') random_key = true;
+      else if (a[3] == 'e') setup = true;
       else streamed = true;
       continue;
     }
@@ -63,7 +65,8 @@ int czk_bench_post(int argc, char **argv) {
   uint64_t bytes;
   czk_post_type type = kind && strcmp(kind, "winning-post") == 0 ? CZK_POST_WINNING : CZK_POST_WINDOW;
   if (!kind || (strcmp(kind, "winning-post") != 0 && strcmp(kind, "window-post") != 0) || !size ||
-      !czk__parse_size(size, &bytes) || reps < 1 || (bname && !params && !random_key) || (params && random_key))
+      !czk__parse_size(size, &bytes) || reps < 1 || (bname && !params && !random_key && !setup) ||
+      (params != NULL) + random_key + setup > 1)
     return usage(stderr), 2;
   const czk_post_info *info = czk_post_info_find(type, bytes, 2);
   if (!info) return fprintf(stderr, "czk bench post: no %s proof of sector size %s\n", kind, size), 2;
@@ -116,6 +119,8 @@ int czk_bench_post(int argc, char **argv) {
   czk_r1cs *outline = NULL;
   czk_g1_affine *p1 = NULL;
   czk_g2_affine *p2 = NULL;
+  czk_groth16_key_mem km;
+  memset(&km, 0, sizeof km);
   int rc = 0;
   if (bname) {
     czk_status st = czk_backend_open(&be, bname, NULL);
@@ -129,6 +134,16 @@ int czk_bench_post(int argc, char **argv) {
       if (st == CZK_OK) st = czk_groth16_key_from_pk(&key, pk, outline, pool);
       if (st != CZK_OK) fprintf(stderr, "czk bench post: %s: %s\n", path, czk_status_str(st));
       else printf("  key %s loaded in %.2f s\n", path, czk__now_s() - t);
+    } else if (st == CZK_OK && setup) { /* a real key of our own, made on the backend (GPU fixed-base) */
+      czk_fc_circuit fc;
+      t = czk__now_s();
+      st = czk_fc_circuit_find(&fc, kind, bytes);
+      if (st == CZK_OK) st = czk_fc_setup_mem(&fc, be, pool, NULL, 1, &km, NULL);
+      czk_groth16_pk_queries q;
+      czk_groth16_key_mem_queries(&km, &q);
+      if (st == CZK_OK) st = czk_groth16_key_from_queries(&key, &km.vk, &q, &km.s, outline);
+      if (st == CZK_OK) printf("  key set up on %s in %.2f s\n", czk_backend_name(be), czk__now_s() - t);
+      else fprintf(stderr, "czk bench post: setup: %s\n", czk_status_str(st));
     } else if (st == CZK_OK) {
       t = czk__now_s();
       st = czk__bench_random_key(&key, outline, dom, pool, &p1, &p2);
@@ -192,7 +207,7 @@ int czk_bench_post(int argc, char **argv) {
       if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
       t5 = czk__now_s();
       tg[r] = tim.device;
-      if (st == CZK_OK && params) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
+      if (st == CZK_OK && (params || setup)) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
       t6 = czk__now_s();
     } else {
       czk_groth16_assignment_free(&as);
@@ -219,11 +234,12 @@ int czk_bench_post(int argc, char **argv) {
            1e3 * median(tc + 1, reps), 1e3 * median(ti + 1, reps), 1e3 * syn, cons / syn / 1e6, be ? ", " : "\n");
     if (be)
       printf("prove %.1f ms (device busy %.1f ms), parse..prove %.1f ms%s\n", 1e3 * median(tv + 1, reps),
-             1e3 * median(tg + 1, reps), 1e3 * median(tt + 1, reps), params ? ", every proof verified" : "");
+             1e3 * median(tg + 1, reps), 1e3 * median(tt + 1, reps), params || setup ? ", every proof verified" : "");
   }
   free(tp), free(tc), free(ti), free(ts), free(tv), free(tg), free(tt);
   czk_groth16_dkey_free(dkey);
   czk_groth16_key_free(key);
+  czk_groth16_key_mem_free(&km);
   if (pk) czk_groth16_pk_close(pk);
   czk_r1cs_free(outline);
   czk_backend_free(be);

@@ -145,4 +145,9 @@ CZK_API void czk_backend_csr_free(czk_backend *be, czk_backend_csr *m);
 CZK_API czk_status czk_backend_matvec(czk_backend *be, czk_fr *d_out, const czk_backend_csr *m, const czk_fr *d_w,
                                      czk_backend_stream *s);
 
+/* Setup's fixed-base batch multiplication: out[i] = affine(k[i] G) for the generator G of group g, i < n; host arrays
+ * (k Montgomery), synchronous. Variable time in the scalars (see czk_g1_fixed_base_mul_batch_vartime). Backends
+ * without a device implementation return CZK_ERR_UNSUPPORTED (the caller then uses the CPU's). */
+CZK_API czk_status czk_backend_fixed_base(czk_backend *be, czk_backend_group g, void *out, const czk_fr *k, size_t n);
+
 #endif

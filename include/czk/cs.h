@@ -73,7 +73,8 @@ typedef enum czk_cs_mode {
   CZK_CS_WITNESS = 1,
   CZK_CS_CHECK = 2,
   CZK_CS_COUNT = 3,
-  CZK_CS_EVAL = 4
+  CZK_CS_EVAL = 4,
+  CZK_CS_QAP = 5
 } czk_cs_mode;
 
 /* The vtable behind czk_cs (one per implementation). `value` may be NULL only in shape mode. */
@@ -111,6 +112,20 @@ typedef struct czk_cs_eval_at {
   size_t inputs_cap, aux_cap, rows_cap;
 } czk_cs_eval_at;
 CZK_API czk_status czk_cs_evaluator_continue(czk_cs **out, const czk_cs_eval_at *at);
+/* A QAP accumulator (Groth16 setup of a circuit too large to record): no values, no matrices; each constraint k adds
+ * coeff * L[k] to xa/xb/xc[col] for every term of its A/B/C combination (col: input i -> i, aux j -> n_inputs + j),
+ * so that after the circuit x_q[col] = sum_k Q[k][col] L[k] (the trailing input constraints are the caller's). The
+ * input count must be known beforehand (e.g. from the circuit's outline); more inputs than n_inputs, more than
+ * n_vars variables or more than rows_cap constraints are CZK_ERR_LIMIT (sticky). Terms are not merged: a sum is the
+ * same either way. The arrays stay the caller's (zeroed by the caller). */
+typedef struct czk_cs_qap_out {
+  const czk_fr *L;
+  size_t rows_cap;
+  czk_fr *xa, *xb, *xc;
+  uint32_t n_inputs;
+  size_t n_vars;
+} czk_cs_qap_out;
+CZK_API czk_status czk_cs_qap_new(czk_cs **out, const czk_cs_qap_out *dst);
 CZK_API void czk_cs_free(czk_cs *cs);
 
 CZK_API czk_cs_mode czk_cs_get_mode(const czk_cs *cs);

@@ -80,6 +80,14 @@ CZK_API czk_status czk_cuda_msm_g2_run(czk_cuda_msm *m, czk_g2 *out, const uint6
 /* Window size used for n points (the environment variable CZK_CUDA_MSM_WINDOW overrides it, for tuning). */
 CZK_API unsigned czk_cuda_msm_window_bits(size_t n);
 
+/* ------------------------------------------------------------------------------------------------ setup */
+/* Fixed-base batch multiplication of the group generator (Groth16 setup's query points): out[i] = affine(k[i] G)
+ * for i < n; k are Montgomery czk_fr values in host memory, out host memory (infinity (0, 0) for k = 0). Synchronous,
+ * on the current device, in chunks of 2^22 points (a few hundred MiB of device memory whatever n). Variable time in
+ * the scalars (see src/cuda/fixed_base_impl.cuh); the device copies of the scalars are zeroed before they are freed. */
+CZK_API czk_status czk_cuda_fixed_base_g1(czk_g1_affine *out, const czk_fr *k, size_t n);
+CZK_API czk_status czk_cuda_fixed_base_g2(czk_g2_affine *out, const czk_fr *k, size_t n);
+
 /* ------------------------------------------------------------------------------------------------ NTT */
 typedef struct czk_cuda_ntt czk_cuda_ntt;
 

@@ -105,6 +105,37 @@ CZK_API czk_status czk_groth16_params_write(const char *path, const czk_groth16_
 CZK_API czk_status czk_groth16_setup(const czk_r1cs *shape, const char *params_path, const char *vk_path,
                                      czk_pool *pool);
 
+/* The general form: where the multiplications run, how an outline's circuit is walked, and where the key goes.
+ *   be:    a backend with a fixed-base implementation (CUDA) does every query multiplication on its device; NULL or
+ *          a backend without one (CPU): the pool, as czk_groth16_setup.
+ *   synth: for an outline shape (a circuit too large to record as matrices, e.g. a 32 GiB PoRep partition): walks the
+ *          circuit once into the QAP accumulator it is given (czk_cs_qap_new; the synthesis a kind uses for its shape,
+ *          without values); its counts must equal the outline's. Ignored for a recorded shape.
+ *   toxic: NULL = fresh OS randomness (the only form for real keys); else tau, alpha, beta, gamma, delta given by the
+ *          caller (tests: a fixed seed shows two backends' keys identical). */
+typedef struct czk_groth16_setup_opts {
+  czk_pool *pool;
+  czk_backend *be;
+  czk_status (*synth)(void *ctx, czk_cs *cs);
+  void *synth_ctx;
+  const czk_fr *toxic;
+} czk_groth16_setup_opts;
+
+/* A key made in memory (heap arrays owned by it; sizes as in a .params file). */
+typedef struct czk_groth16_key_mem {
+  czk_groth16_vk vk;
+  czk_g1_affine *h, *l, *a, *b_g1;
+  czk_g2_affine *b_g2;
+  czk_groth16_pk_sizes s;
+} czk_groth16_key_mem;
+CZK_API czk_status czk_groth16_setup_mem(czk_groth16_key_mem *out, const czk_r1cs *shape,
+                                         const czk_groth16_setup_opts *o);
+CZK_API void czk_groth16_key_mem_queries(const czk_groth16_key_mem *k, czk_groth16_pk_queries *q);
+CZK_API void czk_groth16_key_mem_free(czk_groth16_key_mem *k);
+/* setup_mem, then params_path (.params) and vk_path (.vk, may be NULL) written (atomically) and the memory freed. */
+CZK_API czk_status czk_groth16_setup_ex(const czk_r1cs *shape, const char *params_path, const char *vk_path,
+                                        const czk_groth16_setup_opts *o);
+
 /* ------------------------------------------------------------------------------------------------ proving */
 /* One proof's synthesized assignment: the witness and the evaluations a = A·w, b = B·w, c = C·w, each of length
  * n_domain (zero past the constraint count); rows < n_rows are checked (a_j b_j = c_j) before any MSM (0: none, e.g.

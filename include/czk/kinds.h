@@ -24,6 +24,7 @@
 
 #include "czk/backend.h"
 #include "czk/engine.h"
+#include "czk/groth16.h"
 #include "czk/post.h"
 
 /* Proof kinds, values as cuzk.v1.ProofKind. */
@@ -99,6 +100,35 @@ CZK_API czk_status czk_kind_circom_new(czk_engine_kind *out, const char *name, c
 CZK_API void czk_kind_set_backend(czk_engine_kind *kind, czk_backend *pin);
 /* Calls the kind's destroy callback and clears the struct. */
 CZK_API void czk_kind_free(czk_engine_kind *kind);
+
+/* ------------------------------------------------------------------------------------------------ Filecoin keys */
+/* A Filecoin circuit by kind ("porep", "winning-post", "window-post", "snap") and sector size: what `czk setup --kind`
+ * and the benchmarks make keys for (fc_setup.c). id: the circuit id ("porep-32g"); stem: the v28 parameter name
+ * without extension. */
+typedef struct czk_fc_circuit {
+  int family; /* 0 porep, 1 winning-post, 2 window-post, 3 snap */
+  const void *info; /* czk_porep_info / czk_post_info / czk_snap_info */
+  uint64_t sector_size;
+  char id[48];
+  char stem[240];
+} czk_fc_circuit;
+CZK_API czk_status czk_fc_circuit_find(czk_fc_circuit *out, const char *kind, uint64_t sector_size);
+/* The outline (counts, densities; milliseconds at any size) and the recorded shape (matrices: small sizes only). */
+CZK_API czk_status czk_fc_circuit_outline(const czk_fc_circuit *c, czk_r1cs **out);
+CZK_API czk_status czk_fc_circuit_record(const czk_fc_circuit *c, czk_r1cs **out);
+/* The circuit walked into cs without values (ctx: a czk_fc_circuit): czk_groth16_setup_opts.synth. */
+CZK_API czk_status czk_fc_circuit_walk(void *ctx, czk_cs *cs);
+/* A key in memory for c (setup on be: NULL = CPU; toxic NULL = fresh OS randomness). walk: 1 = from the outline by
+ * walking the circuit into the QAP accumulator (bounded memory, any size), 0 = from the recorded matrices, -1 = walk
+ * when the circuit has more than 2^22 constraints. *shape (may be NULL): the shape the key was made from (outline or
+ * recorded), which proving with the key needs. */
+CZK_API czk_status czk_fc_setup_mem(const czk_fc_circuit *c, czk_backend *be, czk_pool *pool, const czk_fr *toxic,
+                                    int walk, czk_groth16_key_mem *key, czk_r1cs **shape);
+/* Daemon switch (benchmarks): a Filecoin kind whose key files are missing sets a key of its own up in memory (setup
+ * on be, NULL = CPU; walked from its outline) instead of failing. Call before any kind loads a key. */
+CZK_API void czk_kinds_set_setup_in_memory(bool on, czk_backend *be);
+/* Test-mode toxic waste from a seed (deterministic; NOT for keys anyone relies on). */
+CZK_API void czk_fc_seed_toxic(czk_fr tw[5], uint64_t seed);
 
 /* Reservation of one partition of the 2^k synthetic circuit and its key's resident bytes (also used by benchmarks),
  * for a prover pool of `threads` threads (0 = the default pool's; MSM scratch grows with it). Checked against measured

@@ -35,6 +35,7 @@
   X(UINT, threads, "0", "threads of the shared CPU pool (0 = all online CPUs)")                                      \
   X(DUR, result_ttl, "600s", "how long finished results are kept for AwaitProof")                                    \
   X(BOOL, self_verify, "true", "verify every partition proof before returning it")                                   \
+  X(BOOL, setup_in_memory, "false", "benchmarks only: a missing Filecoin key is set up in memory (on the first GPU) instead of failing") \
   X(SIZE, max_message_size, "128MiB", "largest SubmitProof/Prove message (other requests: 64 KiB) or reply")         \
   X(UINT, max_calls, "256", "concurrent gRPC calls served")                                                          \
   X(DUR, drain_grace, "30s", "on SIGTERM/SIGINT, how long in-flight work may finish before it is cancelled")        \

@@ -258,3 +258,9 @@ czk_status czk_backend_matvec(czk_backend *be, czk_fr *d_out, const czk_backend_
   if (!d_out || !m || !d_w) return CZK_ERR_INVALID_ARG;
   return be->iface->matvec(be, d_out, m, d_w, s);
 }
+czk_status czk_backend_fixed_base(czk_backend *be, czk_backend_group g, void *out, const czk_fr *k, size_t n) {
+  GATE(be);
+  if (!out || (n && !k) || (g != CZK_BACKEND_G1 && g != CZK_BACKEND_G2)) return CZK_ERR_INVALID_ARG;
+  if (!be->iface->fixed_base) return CZK_ERR_UNSUPPORTED;
+  return be->iface->fixed_base(be, g, out, k, n);
+}

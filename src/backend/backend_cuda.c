@@ -293,6 +293,12 @@ static czk_status cu_matvec(czk_backend *be, czk_fr *out, const czk_backend_csr 
   RET(be, czk_cuda_csr_matvec(out, m->d_row_ptr, m->d_col, m->d_val, m->rows, w, SP(s)));
 }
 
+static czk_status cu_fixed_base(czk_backend *be, czk_backend_group g, void *out, const czk_fr *k, size_t n) {
+  TRYD(be, setdev(be));
+  if (g == CZK_BACKEND_G1) RET(be, czk_cuda_fixed_base_g1(out, k, n));
+  RET(be, czk_cuda_fixed_base_g2(out, k, n));
+}
+
 /* ------------------------------------------------------------------------------------------------ lifecycle */
 static void cu_destroy(czk_backend *be) {
   cu_ctx *c = CTX(be);
@@ -334,6 +340,7 @@ static const czk_backend_iface cu_iface = {
     .csr_upload = cu_csr_upload,
     .csr_free = cu_csr_free,
     .matvec = cu_matvec,
+    .fixed_base = cu_fixed_base,
 };
 
 czk_status czk__backend_cuda_count(int *count) {

@@ -43,6 +43,8 @@ typedef struct czk_backend_iface {
   void (*csr_free)(czk_backend *be, czk_backend_csr *m);
   czk_status (*matvec)(czk_backend *be, czk_fr *out, const czk_backend_csr *m, const czk_fr *w,
                        czk_backend_stream *s);
+  /* optional (NULL: CZK_ERR_UNSUPPORTED) */
+  czk_status (*fixed_base)(czk_backend *be, czk_backend_group g, void *out, const czk_fr *k, size_t n);
 } czk_backend_iface;
 
 struct czk_backend {

@@ -21,11 +21,10 @@ typedef struct czk_cs_counts czk_cs_counts;
 void czk__print_counts_tail(const czk_cs_counts *c, double secs);
 /* v in decimal with thousands separators ("130,278,541"). */
 void czk__group(char *out, size_t len, uint64_t v);
-/* SnapDeals forms of circuit-info, gen-vanilla, setup --kind and verify --request (cmd_snap.c). */
+/* SnapDeals forms of circuit-info, gen-vanilla and verify --request (cmd_snap.c). */
 struct czk__fc_request;
 int czk__cmd_circuit_info_snap(const char *size, bool json);
 int czk__cmd_gen_vanilla_snap(int argc, char **argv);
-int czk__cmd_setup_snap(const char *size, const char *out);
 int czk__verify_snap(const struct czk__fc_request *r, const char *req, const char *proof, const char *params);
 /* True when the first positional argument (past options and their values) is `word`. */
 bool czk__first_positional_is(int argc, char **argv, const char *word);

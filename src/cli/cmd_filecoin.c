@@ -400,55 +400,79 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
 
 /* ------------------------------------------------------------------------------------------------ setup */
 int czk__cmd_setup_kind(int argc, char **argv) {
-  static const char *usage = "usage: czk setup --kind winning-post|window-post|porep|snap --sector-size S --out DIR\n"
-                             "  A Groth16 key pair of our own (fresh OS randomness) for a Filecoin circuit, written as\n"
-                             "  DIR/<v28 name>.params and .vk (the names the published parameters have).\n";
-  const char *kind = NULL, *size = NULL, *out = NULL;
-  static const struct option lo[] = {{"kind", 1, 0, 'k'}, {"sector-size", 1, 0, 's'}, {"out", 1, 0, 'o'},
-                                     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+  static const char *usage =
+      "usage: czk setup --kind winning-post|window-post|porep|snap --sector-size S --out DIR\n"
+      "                 [--backend cpu|cuda:N] [--walk|--record] [--seed N]\n"
+      "  A Groth16 key pair of our own (fresh OS randomness) for a Filecoin circuit, written as\n"
+      "  DIR/<v28 name>.params and .vk (the names the published parameters have).\n"
+      "  --backend cuda:N  the query points' fixed-base multiplications on that GPU (default: the CPU cores)\n"
+      "  --walk            set up from the circuit's outline, walking the circuit once (bounded memory: the\n"
+      "                    default above 2^22 constraints); --record: from its recorded matrices\n"
+      "  --seed N          TEST MODE: toxic waste derived from N (anyone can forge proofs for such a key);\n"
+      "                    the same seed gives the same key on every backend\n";
+  const char *kind = NULL, *size = NULL, *out = NULL, *bname = NULL, *seed = NULL;
+  int walk = -1;
+  static const struct option lo[] = {{"kind", 1, 0, 'k'},    {"sector-size", 1, 0, 's'}, {"out", 1, 0, 'o'},
+                                     {"backend", 1, 0, 'b'}, {"seed", 1, 0, 'S'},        {"walk", 0, 0, 'w'},
+                                     {"record", 0, 0, 'r'},  {"help", 0, 0, 'h'},        {0, 0, 0, 0}};
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     if (c == 'k') kind = optarg;
     else if (c == 's') size = optarg;
     else if (c == 'o') out = optarg;
+    else if (c == 'b') bname = optarg;
+    else if (c == 'S') seed = optarg;
+    else if (c == 'w') walk = 1;
+    else if (c == 'r') walk = 0;
     else if (c == 'h') return printf("%s", usage), 0;
     else return fprintf(stderr, "%s", usage), 2;
   }
-  if (optind != argc || !out) return fprintf(stderr, "%s", usage), 2;
-  if (kind && strcmp(kind, "snap") == 0) return czk__cmd_setup_snap(size, out);
-  const czk_post_info *info = NULL;
-  const czk_porep_info *pinfo = NULL;
-  uint64_t bytes = 0;
-  if (kind && strcmp(kind, "porep") == 0) {
-    if (!size || !czk__parse_size(size, &bytes) || !(pinfo = czk_porep_info_for_size(bytes)))
-      return fprintf(stderr, "czk setup: porep has no registered proof for sector size %s\n", size ? size : ""), 2;
-  } else if (!(info = lookup("setup", kind, size, 0))) {
-    return 2;
+  if (optind != argc || !out || !kind) return fprintf(stderr, "%s", usage), 2;
+  uint64_t bytes = 0, seed_v = 0;
+  czk_fc_circuit fc;
+  if (!size || !czk__parse_size(size, &bytes))
+    return fprintf(stderr, "czk setup: --sector-size must be a size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)\n"), 2;
+  if (czk_fc_circuit_find(&fc, kind, bytes) != CZK_OK)
+    return fprintf(stderr, "czk setup: %s has no registered proof for sector size %s (kinds: winning-post, "
+                           "window-post, porep, snap)\n", kind, size), 2;
+  if (seed) {
+    char *end = NULL;
+    errno = 0;
+    seed_v = strtoull(seed, &end, 0);
+    if (errno || !end || *end || !*seed) return fprintf(stderr, "czk setup: --seed must be an integer\n"), 2;
   }
   if (mkdir_p(out) != 0) return fprintf(stderr, "czk setup: cannot create %s\n", out), 1;
-  char stem[240], params[4400], vk[4400], tp[4500], tv[4500];
-  if (pinfo) czk_porep_param_stem(pinfo, stem, sizeof stem);
-  else czk_post_param_stem(info, stem, sizeof stem);
-  snprintf(params, sizeof params, "%s/%s.params", out, stem);
-  snprintf(vk, sizeof vk, "%s/%s.vk", out, stem);
+  czk_backend *be = NULL;
+  if (bname && strcmp(bname, "cpu") != 0) {
+    czk_status bs = czk_backend_open(&be, bname, NULL);
+    if (bs != CZK_OK) return fprintf(stderr, "czk setup: backend %s: %s\n", bname, czk_status_str(bs)), 1;
+  }
+  char params[4400], vk[4400], tp[4500], tv[4500];
+  snprintf(params, sizeof params, "%s/%s.params", out, fc.stem);
+  snprintf(vk, sizeof vk, "%s/%s.vk", out, fc.stem);
   snprintf(tp, sizeof tp, "%s.tmp", params);
   snprintf(tv, sizeof tv, "%s.tmp", vk);
-  double t0 = czk__now_s();
-  czk_cs *cs;
-  czk_r1cs *shape = NULL;
-  czk_post_instance inst = {.info = info, .sectors = NULL, .n_sectors = 0};
-  czk_porep_circuit pc;
-  if (pinfo) czk_porep_circuit_of(pinfo, &pc);
-  czk_status st = czk_cs_shape_new(&cs);
-  if (st == CZK_OK) {
-    st = pinfo ? czk_porep_synthesize(cs, &pc, NULL) : czk_post_synthesize(cs, &inst);
-    if (st == CZK_OK) st = czk_cs_shape_finish(cs, &shape);
-    else czk_cs_free(cs);
+  czk_fr tw[5];
+  if (seed) {
+    czk_fc_seed_toxic(tw, seed_v);
+    fprintf(stderr, "czk setup: TEST MODE (--seed): this key's toxic waste is public; never use it for real proofs\n");
   }
+  double t0 = czk__now_s();
+  czk_groth16_key_mem key;
+  czk_r1cs *shape = NULL;
+  czk_status st = czk_fc_setup_mem(&fc, be, NULL, seed ? tw : NULL, walk, &key, &shape);
+  explicit_bzero(tw, sizeof tw);
   double t1 = czk__now_s();
-  if (st == CZK_OK) st = czk_groth16_setup(shape, tp, tv, NULL);
+  if (st == CZK_OK) {
+    czk_groth16_pk_queries q;
+    czk_groth16_key_mem_queries(&key, &q);
+    st = czk_groth16_params_write(tp, &key.vk, &q, &key.s);
+    if (st == CZK_OK) st = czk_groth16_vk_write(&key.vk, tv);
+    czk_groth16_key_mem_free(&key);
+  }
   if (st == CZK_OK && (rename(tp, params) != 0 || rename(tv, vk) != 0)) st = CZK_ERR_IO;
+  czk_backend_free(be);
   if (st != CZK_OK) {
     remove(tp);
     remove(tv);
@@ -459,9 +483,9 @@ int czk__cmd_setup_kind(int argc, char **argv) {
   struct stat sp, sv;
   stat(params, &sp);
   stat(vk, &sv);
-  printf("%s (%u constraints, %u inputs): shape %.2f s, setup %.2f s\n  %s (%lld bytes)\n  %s (%lld bytes)\n",
-         pinfo ? czk_porep_circuit_id(pinfo) : czk_post_circuit_id(info), shape->n_user_constraints, shape->n_inputs, t1 - t0, czk__now_s() - t1, params,
-         (long long)sp.st_size, vk, (long long)sv.st_size);
+  printf("%s (%u constraints, %u inputs): setup %.2f s (%s, %s), write %.2f s\n  %s (%lld bytes)\n  %s (%lld bytes)\n",
+         fc.id, shape->n_user_constraints, shape->n_inputs, t1 - t0, shape->outline ? "walked outline" : "recorded shape",
+         bname ? bname : "cpu", czk__now_s() - t1, params, (long long)sp.st_size, vk, (long long)sv.st_size);
   czk_r1cs_free(shape);
   return 0;
 }

@@ -201,46 +201,6 @@ int czk__cmd_gen_vanilla_snap(int argc, char **argv) {
 }
 
 /* ------------------------------------------------------------------------------------------------ setup */
-int czk__cmd_setup_snap(const char *size, const char *out) {
-  const czk_snap_info *info = snap_lookup("setup", size);
-  if (!info) return 2;
-  if (mkdir_p(out) != 0) return fprintf(stderr, "czk setup: cannot create %s\n", out), 1;
-  char stem[200], params[4400], vk[4400], tp[4500], tv[4500];
-  czk_snap_param_stem(info, stem, sizeof stem);
-  snprintf(params, sizeof params, "%s/%s.params", out, stem);
-  snprintf(vk, sizeof vk, "%s/%s.vk", out, stem);
-  snprintf(tp, sizeof tp, "%s.tmp", params);
-  snprintf(tv, sizeof tv, "%s.tmp", vk);
-  double t0 = czk__now_s();
-  czk_cs *cs;
-  czk_r1cs *shape = NULL;
-  czk_snap_instance inst = {.info = info};
-  czk_status st = czk_cs_shape_new(&cs);
-  if (st == CZK_OK) {
-    st = czk_snap_synthesize(cs, &inst);
-    if (st == CZK_OK) st = czk_cs_shape_finish(cs, &shape);
-    else czk_cs_free(cs);
-  }
-  double t1 = czk__now_s();
-  if (st == CZK_OK) st = czk_groth16_setup(shape, tp, tv, NULL);
-  if (st == CZK_OK && (rename(tp, params) != 0 || rename(tv, vk) != 0)) st = CZK_ERR_IO;
-  if (st != CZK_OK) {
-    remove(tp);
-    remove(tv);
-    fprintf(stderr, "czk setup: snap %s: %s\n", size, czk_status_str(st));
-    czk_r1cs_free(shape);
-    return 1;
-  }
-  struct stat sp, sv;
-  stat(params, &sp);
-  stat(vk, &sv);
-  printf("%s (%u constraints, %u inputs): shape %.2f s, setup %.2f s\n  %s (%lld bytes)\n  %s (%lld bytes)\n",
-         czk_snap_circuit_id(info), shape->n_user_constraints, shape->n_inputs, t1 - t0, czk__now_s() - t1, params,
-         (long long)sp.st_size, vk, (long long)sv.st_size);
-  czk_r1cs_free(shape);
-  return 0;
-}
-
 /* ------------------------------------------------------------------------------------------------ verify */
 /* Every partition proof of the request parsed and natively checked, its public inputs recomputed from the
  * request's commitments, and partition k's 192-byte proof (at offset 192 k of the proof file) verified against the

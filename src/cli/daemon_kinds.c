@@ -54,6 +54,12 @@ static czk_status add_kind(czk_engine *e, czk_engine_kind *k) {
 }
 
 czk_status czk__daemon_register_kinds(czk_engine *e, const czk__config *cfg) {
+  if (cfg->setup_in_memory) {
+    CZK_WARN("daemon", "setup_in_memory: Filecoin keys missing from %s are set up in memory with our own toxic waste "
+             "(benchmarks only; such proofs verify against this daemon's keys, not the published ones)",
+             cfg->param_dir);
+    czk_kinds_set_setup_in_memory(true, g_nbackends ? g_backends[0] : NULL);
+  }
   for (unsigned k = CZK_SYNTHETIC_MIN_LOG; k <= SYNTHETIC_MAX_K && g_nkinds < MAX_KINDS; k++) {
     CZK_TRY(czk_kind_synthetic_new(&g_kinds[g_nkinds], k, cfg->keys_dir, NULL));
     CZK_TRY(add_kind(e, &g_kinds[g_nkinds]));

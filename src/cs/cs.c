@@ -292,6 +292,45 @@ static czk_status eval_enforce(czk_cs *cs, const char *name, const czk_lc *a, co
   return CZK_OK;
 }
 
+/* ------------------------------------------------------------------------------------------------ QAP accumulator */
+static czk_status qap_alloc(czk_cs *cs, bool input, const czk_fr *value, czk_var *out) {
+  (void)value;
+  if (input ? cs->n_inputs >= cs->qap.n_inputs : (size_t)cs->qap.n_inputs + cs->n_aux >= cs->qap.n_vars)
+    return fail(cs, CZK_ERR_LIMIT);
+  return shape_alloc(cs, input, NULL, out);
+}
+
+static czk_status qap_enforce(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c) {
+  (void)name;
+  if (cs->n_constraints >= cs->qap.rows_cap) return fail(cs, CZK_ERR_LIMIT);
+  if (!lc_vars_known(cs, a) || !lc_vars_known(cs, b) || !lc_vars_known(cs, c)) return fail(cs, CZK_ERR_INVALID_ARG);
+  const czk_fr *l = &cs->qap.L[cs->n_constraints];
+  czk_fr neg_l, t;
+  czk_fr_neg(&neg_l, l);
+  const czk_lc *lcs[3] = {a, b, c};
+  czk_fr *xs[3] = {cs->qap.xa, cs->qap.xb, cs->qap.xc};
+  for (int k = 0; k < 3; k++) {
+    const czk_lc *lc = lcs[k];
+    for (size_t i = 0; i < lc->n; i++) {
+      const czk_lc_term *tm = &lc->t[i];
+      const uint32_t idx = czk_var_index(tm->var);
+      czk_fr *x = &xs[k][czk_var_is_input(tm->var) ? idx : cs->qap.n_inputs + (size_t)idx];
+      if (czk_fr_eq(&tm->coeff, &czk_fr_one_v)) { /* most terms: +-1 */
+        czk_fr_add(x, x, l);
+      } else if (czk_fr_eq(&tm->coeff, &cs->qap_minus_one)) {
+        czk_fr_add(x, x, &neg_l);
+      } else {
+        czk_fr_mul(&t, &tm->coeff, l);
+        czk_fr_add(x, x, &t);
+      }
+    }
+  }
+  explicit_bzero(&t, sizeof t); /* L derives from the toxic waste */
+  explicit_bzero(&neg_l, sizeof neg_l);
+  cs->n_constraints++;
+  return CZK_OK;
+}
+
 /* ------------------------------------------------------------------------------------------------ counter */
 static czk_status set_bit(uint64_t **bits, size_t *cap_words, uint32_t i) {
   size_t old = *cap_words;
@@ -400,6 +439,7 @@ static const czk_cs_ops k_witness_ops = {witness_alloc, witness_enforce, destroy
 static const czk_cs_ops k_check_ops = {witness_alloc, check_enforce, destroy};
 static const czk_cs_ops k_count_ops = {count_alloc, count_enforce, destroy};
 static const czk_cs_ops k_eval_ops = {eval_alloc, eval_enforce, destroy};
+static const czk_cs_ops k_qap_ops = {qap_alloc, qap_enforce, destroy};
 
 static czk_status cs_new(czk_cs **out, czk_cs_mode mode, size_t hint_inputs, size_t hint_aux) {
   *out = NULL;
@@ -410,6 +450,7 @@ static czk_status cs_new(czk_cs **out, czk_cs_mode mode, size_t hint_inputs, siz
             : mode == CZK_CS_WITNESS ? &k_witness_ops
             : mode == CZK_CS_COUNT   ? &k_count_ops
             : mode == CZK_CS_EVAL    ? &k_eval_ops
+            : mode == CZK_CS_QAP     ? &k_qap_ops
                                      : &k_check_ops;
   czk_var one;
   if (mode == CZK_CS_WITNESS || mode == CZK_CS_CHECK || mode == CZK_CS_EVAL) {
@@ -461,6 +502,26 @@ czk_status czk_cs_evaluator_continue(czk_cs **out, const czk_cs_eval_at *at) {
   cs->n_inputs = at->n_inputs;
   cs->n_aux = at->n_aux;
   cs->n_constraints = at->n_rows;
+  return CZK_OK;
+}
+
+czk_status czk_cs_qap_new(czk_cs **out, const czk_cs_qap_out *dst) {
+  *out = NULL;
+  if (!dst || !dst->L || !dst->xa || !dst->xb || !dst->xc || dst->n_inputs < 1 || dst->n_vars < dst->n_inputs)
+    return CZK_ERR_INVALID_ARG;
+  czk_cs *cs = calloc(1, sizeof *cs);
+  if (!cs) return CZK_ERR_NOMEM;
+  cs->mode = CZK_CS_QAP;
+  cs->ops = &k_qap_ops;
+  cs->qap = *dst;
+  czk_fr_neg(&cs->qap_minus_one, &czk_fr_one_v);
+  czk_var one;
+  czk_status st = cs->ops->alloc(cs, true, NULL, &one);
+  if (st != CZK_OK) {
+    destroy(cs);
+    return st;
+  }
+  *out = cs;
   return CZK_OK;
 }
 

@@ -36,6 +36,9 @@ struct czk_cs {
    * too for a continuation, in_borrowed) */
   czk_cs_eval_out eval;
   bool in_borrowed;
+  /* QAP accumulator mode */
+  czk_cs_qap_out qap;
+  czk_fr qap_minus_one;
   /* checker mode */
   char *ns;          /* "outer/inner" */
   size_t ns_len, ns_cap;

@@ -155,10 +155,80 @@ static void powers_chunk(void *vctx, size_t begin, size_t end) {
   explicit_bzero(&t, sizeof t);
 }
 
-czk_status czk__groth16_setup_seeded(const czk_r1cs *sh, const char *params_path, const char *vk_path, czk_pool *pool,
-                                     const czk_fr tw[5]) {
-  if (!sh || !params_path || !tw || sh->log_domain > 28) return CZK_ERR_INVALID_ARG;
-  if (sh->outline) return CZK_ERR_STATE;
+/* Fixed-base multiplications of the generators: on the backend's device when it has them, else on the pool with
+ * tables built on first use (one per group, shared by every query). */
+typedef struct fb_state {
+  czk_backend *be;
+  bool cpu;
+  czk_pool *pool;
+  size_t n1, n2; /* points per group (table windows) */
+  czk_g1_fixed_base *t1;
+  czk_g2_fixed_base *t2;
+  double t_tables;
+} fb_state;
+
+static czk_status fb_mul(fb_state *f, czk_backend_group g, void *out, const czk_fr *k, size_t n) {
+  if (n == 0) return CZK_OK;
+  if (f->be && !f->cpu) {
+    czk_status st = czk_backend_fixed_base(f->be, g, out, k, n);
+    if (st != CZK_ERR_UNSUPPORTED) return st;
+    f->cpu = true;
+  }
+  double t0 = czk__now_s();
+  if (g == CZK_BACKEND_G1 && !f->t1) {
+    czk_g1 g1;
+    czk_g1_generator(&g1);
+    CZK_TRY(czk_g1_fixed_base_new_vartime(&f->t1, &g1, window_for(f->n1)));
+  }
+  if (g == CZK_BACKEND_G2 && !f->t2) {
+    czk_g2 g2;
+    czk_g2_generator(&g2);
+    CZK_TRY(czk_g2_fixed_base_new_vartime(&f->t2, &g2, window_for(f->n2)));
+  }
+  f->t_tables += czk__now_s() - t0;
+  return g == CZK_BACKEND_G1 ? fb_g1(out, f->t1, k, n, f->pool) : fb_g2(out, f->t2, k, n, f->pool);
+}
+
+/* x_q[col] for an outline: the circuit walked once into the QAP accumulator, then the trailing input constraints
+ * (A = input i, B = C = 0 at rows n_user + i). */
+static czk_status qap_outline(const czk_r1cs *sh, const czk_groth16_setup_opts *o, const czk_fr *L, czk_fr *X,
+                              size_t nv) {
+  if (!o || !o->synth) return CZK_ERR_STATE;
+  czk_cs *cs;
+  czk_cs_qap_out q = {L, sh->n_user_constraints, X, X + nv, X + 2 * nv, sh->n_inputs, nv};
+  CZK_TRY(czk_cs_qap_new(&cs, &q));
+  czk_status st = o->synth(o->synth_ctx, cs);
+  if (st == CZK_OK) st = czk_cs_status(cs);
+  if (st == CZK_OK && (czk_cs_num_inputs(cs) != sh->n_inputs || czk_cs_num_aux(cs) != sh->n_aux ||
+                       czk_cs_num_constraints(cs) != sh->n_user_constraints)) {
+    CZK_LOG(CZK_LOG_ERROR, "groth16",
+            "setup: the circuit walked for the QAP has %zu inputs, %zu aux, %zu constraints; its outline %u, %u, %u",
+            czk_cs_num_inputs(cs), czk_cs_num_aux(cs), czk_cs_num_constraints(cs), sh->n_inputs, sh->n_aux,
+            sh->n_user_constraints);
+    st = CZK_ERR_SIZE_MISMATCH;
+  }
+  czk_cs_free(cs);
+  for (uint32_t i = 0; i < sh->n_inputs && st == CZK_OK; i++)
+    czk_fr_add(&X[i], &X[i], &L[(size_t)sh->n_user_constraints + i]);
+  return st;
+}
+
+void czk_groth16_key_mem_free(czk_groth16_key_mem *k) {
+  if (!k) return;
+  free(k->h), free(k->l), free(k->a), free(k->b_g1), free(k->b_g2);
+  czk_groth16_vk_free(&k->vk);
+  memset(k, 0, sizeof *k);
+}
+
+void czk_groth16_key_mem_queries(const czk_groth16_key_mem *k, czk_groth16_pk_queries *q) {
+  q->h = k->h, q->l = k->l, q->a = k->a, q->b_g1 = k->b_g1, q->b_g2 = k->b_g2;
+}
+
+static czk_status setup_core(czk_groth16_key_mem *out, const czk_r1cs *sh, const czk_groth16_setup_opts *o,
+                             const czk_fr tw[5]) {
+  memset(out, 0, sizeof *out);
+  if (!sh || !tw || sh->log_domain > 28) return CZK_ERR_INVALID_ARG;
+  czk_pool *pool = o ? o->pool : NULL;
   const size_t n = (size_t)1 << sh->log_domain, ni = sh->n_inputs, na = sh->n_aux, nv = ni + na;
   const size_t n_a = ni + sh->a_aux_count, n_b = (size_t)sh->b_input_count + sh->b_aux_count;
   const size_t nsc = n > nv ? n : nv;
@@ -171,16 +241,14 @@ czk_status czk__groth16_setup_seeded(const czk_r1cs *sh, const char *params_path
   czk_fr *L = czk_alloc_big(n * sizeof *L), *X = czk_alloc_big(3 * nv * sizeof *X);
   czk_fr *sc = czk_alloc_big(nsc * sizeof *sc);
   if (X) memset(X, 0, 3 * nv * sizeof *X);
-  czk_groth16_vk vk;
-  memset(&vk, 0, sizeof vk);
+  czk_groth16_vk *vk = &out->vk;
   czk_g1_affine *h = czk_alloc_big(n * sizeof *h), *l = czk_alloc_big((na ? na : 1) * sizeof *l);
   czk_g1_affine *a = czk_alloc_big(n_a * sizeof *a), *b1 = czk_alloc_big((n_b ? n_b : 1) * sizeof *b1);
   czk_g2_affine *b2 = czk_alloc_big((n_b ? n_b : 1) * sizeof *b2);
-  vk.ic = malloc(ni * sizeof *vk.ic);
-  vk.n_ic = ni;
-  czk_g1_fixed_base *t1 = NULL;
-  czk_g2_fixed_base *t2 = NULL;
-  if (!L || !X || !sc || !h || !l || !a || !b1 || !b2 || !vk.ic) st = CZK_ERR_NOMEM;
+  vk->ic = malloc(ni * sizeof *vk->ic);
+  vk->n_ic = ni;
+  fb_state fb = {o ? o->be : NULL, false, pool, n - 1 + na + n_a + n_b, n_b, NULL, NULL, 0};
+  if (!L || !X || !sc || !h || !l || !a || !b1 || !b2 || !vk->ic) st = CZK_ERR_NOMEM;
   if (st == CZK_OK) {
     /* zt = tau^n - 1 (square k times) */
     zt = *tau;
@@ -198,21 +266,17 @@ czk_status czk__groth16_setup_seeded(const czk_r1cs *sh, const char *params_path
   ts[1] = czk__now_s();
   czk_fr *XA = X, *XB = X + nv, *XC = X + 2 * nv;
   if (st == CZK_OK) {
-    acc_ctx ac = {X, nv, {&sh->a, &sh->b, &sh->c}, sh->n_constraints, L};
-    czk_pool_parallel_for(pool, 3, 1, accumulate, &ac);
+    if (sh->outline) {
+      st = qap_outline(sh, o, L, X, nv);
+    } else {
+      acc_ctx ac = {X, nv, {&sh->a, &sh->b, &sh->c}, sh->n_constraints, L};
+      czk_pool_parallel_for(pool, 3, 1, accumulate, &ac);
+    }
     czk_fr_inv(&gi, gamma);
     czk_fr_inv(&di, delta);
   }
   ts[2] = czk__now_s();
-  if (st == CZK_OK) { /* the generator tables, one per group, shared by every query */
-    czk_g1 g1;
-    czk_g2 g2;
-    czk_g1_generator(&g1);
-    czk_g2_generator(&g2);
-    st = czk_g1_fixed_base_new_vartime(&t1, &g1, window_for(n - 1 + na + n_a + n_b));
-    if (st == CZK_OK && n_b) st = czk_g2_fixed_base_new_vartime(&t2, &g2, window_for(n_b));
-  }
-  ts[3] = czk__now_s();
+  ts[3] = ts[2];
   if (st == CZK_OK) {
     /* ic (inputs, / gamma) and l (aux, / delta): beta A + alpha B + C */
     for (size_t i = 0; i < nv; i++) {
@@ -224,30 +288,30 @@ czk_status czk__groth16_setup_seeded(const czk_r1cs *sh, const char *params_path
       czk_fr_mul(&sc[i], &sc[i], i < ni ? &gi : &di);
       explicit_bzero(&u, sizeof u);
     }
-    st = fb_g1(vk.ic, t1, sc, ni, pool);
-    if (st == CZK_OK) st = fb_g1(l, t1, sc + ni, na, pool);
+    st = fb_mul(&fb, CZK_BACKEND_G1, vk->ic, sc, ni);
+    if (st == CZK_OK) st = fb_mul(&fb, CZK_BACKEND_G1, l, sc + ni, na);
   }
   if (st == CZK_OK) { /* a: inputs, then aux with A-density */
     size_t m = 0;
     for (size_t i = 0; i < nv; i++)
       if (i < ni || czk_density_get(sh->a_aux_density, i - ni)) sc[m++] = XA[i];
-    st = fb_g1(a, t1, sc, m, pool);
+    st = m == n_a ? fb_mul(&fb, CZK_BACKEND_G1, a, sc, m) : CZK_ERR_INTERNAL;
   }
   if (st == CZK_OK) { /* b: inputs with B-density, then aux with B-density */
     size_t m = 0;
     for (size_t i = 0; i < nv; i++)
       if (i < ni ? czk_density_get(sh->b_input_density, i) : czk_density_get(sh->b_aux_density, i - ni))
         sc[m++] = XB[i];
-    st = fb_g1(b1, t1, sc, m, pool);
+    st = m == n_b ? fb_mul(&fb, CZK_BACKEND_G1, b1, sc, m) : CZK_ERR_INTERNAL;
     ts[4] = czk__now_s();
-    if (st == CZK_OK) st = fb_g2(b2, t2, sc, m, pool);
+    if (st == CZK_OK) st = fb_mul(&fb, CZK_BACKEND_G2, b2, sc, m);
     ts[5] = czk__now_s();
   }
   if (st == CZK_OK) { /* h_i = tau^i (tau^n - 1) / delta */
     czk_fr_mul(&t, &zt, &di);
     pow_ctx pc = {sc, &t, tau};
     czk_pool_parallel_for(pool, n - 1, 1 << 16, powers_chunk, &pc);
-    st = fb_g1(h, t1, sc, n - 1, pool);
+    st = fb_mul(&fb, CZK_BACKEND_G1, h, sc, n - 1);
   }
   ts[6] = czk__now_s();
   if (st == CZK_OK) { /* the vk (constant-time multiplications) */
@@ -255,12 +319,12 @@ czk_status czk__groth16_setup_seeded(const czk_r1cs *sh, const char *params_path
     czk_g2 g2, p2;
     czk_g1_generator(&g1);
     czk_g2_generator(&g2);
-    czk_g1_mul(&p1, &g1, alpha), czk_g1_to_affine(&vk.alpha_g1, &p1);
-    czk_g1_mul(&p1, &g1, beta), czk_g1_to_affine(&vk.beta_g1, &p1);
-    czk_g2_mul(&p2, &g2, beta), czk_g2_to_affine(&vk.beta_g2, &p2);
-    czk_g2_mul(&p2, &g2, gamma), czk_g2_to_affine(&vk.gamma_g2, &p2);
-    czk_g1_mul(&p1, &g1, delta), czk_g1_to_affine(&vk.delta_g1, &p1);
-    czk_g2_mul(&p2, &g2, delta), czk_g2_to_affine(&vk.delta_g2, &p2);
+    czk_g1_mul(&p1, &g1, alpha), czk_g1_to_affine(&vk->alpha_g1, &p1);
+    czk_g1_mul(&p1, &g1, beta), czk_g1_to_affine(&vk->beta_g1, &p1);
+    czk_g2_mul(&p2, &g2, beta), czk_g2_to_affine(&vk->beta_g2, &p2);
+    czk_g2_mul(&p2, &g2, gamma), czk_g2_to_affine(&vk->gamma_g2, &p2);
+    czk_g1_mul(&p1, &g1, delta), czk_g1_to_affine(&vk->delta_g1, &p1);
+    czk_g2_mul(&p2, &g2, delta), czk_g2_to_affine(&vk->delta_g2, &p2);
   }
   /* wipe every secret before any I/O */
   wipe(&zt, sizeof zt), wipe(&t, sizeof t), wipe(&gi, sizeof gi), wipe(&di, sizeof di);
@@ -268,36 +332,79 @@ czk_status czk__groth16_setup_seeded(const czk_r1cs *sh, const char *params_path
   wipe(X, X ? 3 * nv * sizeof *X : 0);
   wipe(sc, sc ? nsc * sizeof *sc : 0);
   free(L), free(X), free(sc);
-  czk_g1_fixed_base_free(t1);
-  czk_g2_fixed_base_free(t2);
+  czk_g1_fixed_base_free(fb.t1);
+  czk_g2_fixed_base_free(fb.t2);
   /* A query point at infinity (a zero polynomial evaluation) would be filtered by bellperson; negligible here. */
   if (st == CZK_OK) st = any_infinity_g1(h, n - 1);
   if (st == CZK_OK) st = any_infinity_g1(a, n_a);
   if (st == CZK_OK) st = any_infinity_g1(b1, n_b);
   if (st == CZK_OK) st = any_infinity_g1(l, na);
-  if (st == CZK_OK) {
-    czk_groth16_pk_queries q = {h, l, a, b1, b2};
-    czk_groth16_pk_sizes s = {n - 1, na, n_a, n_b, n_b};
-    st = czk__groth16_params_write(params_path, &vk, &q, &s, pool);
+  out->h = h, out->l = l, out->a = a, out->b_g1 = b1, out->b_g2 = b2;
+  out->s = (czk_groth16_pk_sizes){n - 1, na, n_a, n_b, n_b};
+  if (st != CZK_OK) {
+    czk_groth16_key_mem_free(out);
+    return st;
   }
-  if (st == CZK_OK && vk_path) st = czk_groth16_vk_write(&vk, vk_path);
   ts[7] = czk__now_s();
-  free(h), free(l), free(a), free(b1), free(b2);
-  czk_groth16_vk_free(&vk);
-  if (st == CZK_OK) /* stage times: at info level for keys worth waiting for */
-    CZK_LOG(sh->log_domain >= 16 ? CZK_LOG_INFO : CZK_LOG_DEBUG, "groth16",
-             "setup 2^%u (%zu G1 + %zu G2 points): lagrange %.2f s, accumulate %.2f s, tables %.2f s, "
-             "ic/l/a/b_g1 %.2f s, b_g2 %.2f s, h %.2f s, vk + write %.2f s",
-             sh->log_domain, n - 1 + na + n_a + n_b, n_b, ts[1] - ts[0], ts[2] - ts[1], ts[3] - ts[2],
-             ts[4] - ts[3], ts[5] - ts[4], ts[6] - ts[5], ts[7] - ts[6]);
+  /* stage times: at info level for keys worth waiting for */
+  CZK_LOG(sh->log_domain >= 16 ? CZK_LOG_INFO : CZK_LOG_DEBUG, "groth16",
+          "setup 2^%u (%zu G1 + %zu G2 points, %s%s): lagrange %.2f s, %s %.2f s, ic/l/a/b_g1 %.2f s, "
+          "b_g2 %.2f s, h %.2f s (of which generator tables %.2f s), vk %.2f s",
+          sh->log_domain, n - 1 + na + n_a + n_b, n_b, fb.cpu || !fb.be ? "cpu" : "device ",
+          fb.cpu || !fb.be ? "" : czk_backend_name(fb.be), ts[1] - ts[0],
+          sh->outline ? "circuit walk (QAP)" : "accumulate", ts[2] - ts[1], ts[4] - ts[3], ts[5] - ts[4],
+          ts[6] - ts[5], fb.t_tables, ts[7] - ts[6]);
+  return CZK_OK;
+}
+
+static czk_status write_key(const czk_groth16_key_mem *k, const char *params_path, const char *vk_path,
+                            czk_pool *pool) {
+  czk_groth16_pk_queries q;
+  czk_groth16_key_mem_queries(k, &q);
+  czk_status st = czk__groth16_params_write(params_path, &k->vk, &q, &k->s, pool);
+  if (st == CZK_OK && vk_path) st = czk_groth16_vk_write(&k->vk, vk_path);
+  return st;
+}
+
+czk_status czk__groth16_setup_seeded(const czk_r1cs *sh, const char *params_path, const char *vk_path, czk_pool *pool,
+                                     const czk_fr tw[5]) {
+  if (!sh || !params_path || !tw) return CZK_ERR_INVALID_ARG;
+  if (sh->outline) return CZK_ERR_STATE;
+  czk_groth16_setup_opts o = {pool, NULL, NULL, NULL, tw};
+  czk_groth16_key_mem k;
+  CZK_TRY(setup_core(&k, sh, &o, tw));
+  czk_status st = write_key(&k, params_path, vk_path, pool);
+  czk_groth16_key_mem_free(&k);
+  return st;
+}
+
+czk_status czk_groth16_setup_mem(czk_groth16_key_mem *out, const czk_r1cs *sh, const czk_groth16_setup_opts *o) {
+  if (!out) return CZK_ERR_INVALID_ARG;
+  memset(out, 0, sizeof *out);
+  if (!sh) return CZK_ERR_INVALID_ARG;
+  if (sh->outline && (!o || !o->synth)) return CZK_ERR_STATE;
+  if (o && o->toxic) return setup_core(out, sh, o, o->toxic);
+  czk_fr tw[5]; /* toxic waste: tau, alpha, beta, gamma, delta */
+  czk_status st = CZK_OK;
+  for (int i = 0; i < 5 && st == CZK_OK; i++) st = czk_fr_random(&tw[i]);
+  if (st == CZK_OK) st = setup_core(out, sh, o, tw);
+  wipe(tw, sizeof tw);
+  return st;
+}
+
+czk_status czk_groth16_setup_ex(const czk_r1cs *sh, const char *params_path, const char *vk_path,
+                                const czk_groth16_setup_opts *o) {
+  if (!params_path) return CZK_ERR_INVALID_ARG;
+  czk_groth16_key_mem k;
+  CZK_TRY(czk_groth16_setup_mem(&k, sh, o));
+  czk_status st = write_key(&k, params_path, vk_path, o ? o->pool : NULL);
+  czk_groth16_key_mem_free(&k);
   return st;
 }
 
 czk_status czk_groth16_setup(const czk_r1cs *sh, const char *params_path, const char *vk_path, czk_pool *pool) {
-  czk_fr tw[5]; /* toxic waste: tau, alpha, beta, gamma, delta */
-  czk_status st = CZK_OK;
-  for (int i = 0; i < 5 && st == CZK_OK; i++) st = czk_fr_random(&tw[i]);
-  if (st == CZK_OK) st = czk__groth16_setup_seeded(sh, params_path, vk_path, pool, tw);
-  wipe(tw, sizeof tw);
-  return st;
+  if (!sh || !params_path) return CZK_ERR_INVALID_ARG;
+  if (sh->outline) return CZK_ERR_STATE;
+  czk_groth16_setup_opts o = {pool, NULL, NULL, NULL, NULL};
+  return czk_groth16_setup_ex(sh, params_path, vk_path, &o);
 }

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "czk/log.h"
+#include "core/clock.h"
 #include "kinds/kinds_internal.h"
 
 typedef struct kuser {
@@ -44,7 +45,17 @@ typedef struct akey {
   czk_groth16_key *gk;
   czk_groth16_pk *pk;
   czk_zkey *z;
+  czk_groth16_key_mem km; /* a key set up in memory (setup_in_memory), else empty */
 } akey;
+
+/* Missing Filecoin keys set up in memory (benchmarks on machines whose disk cannot hold the keys): set once by the
+ * daemon before any kind loads a key. */
+static bool g_setup_mem;
+static czk_backend *g_setup_be;
+void czk_kinds_set_setup_in_memory(bool on, czk_backend *be) {
+  g_setup_mem = on;
+  g_setup_be = be;
+}
 
 typedef struct kpend { /* a prove in flight and the key it reads */
   czk_groth16_job *job;
@@ -309,6 +320,7 @@ static czk_status key_file_check(kuser *u, const akey *k) {
 static void akey_free(akey *k) {
   if (!k) return;
   czk_groth16_key_free(k->gk);
+  czk_groth16_key_mem_free(&k->km);
   if (k->pk) czk_groth16_pk_close(k->pk);
   if (k->z) czk_zkey_close(k->z);
   free(k);
@@ -321,6 +333,20 @@ static czk_status open_params(kuser *u, akey *k) {
   snprintf(vk, sizeof vk, "%s/%s.vk", u->keys_dir, u->key_name);
   const czk_r1cs *shape;
   CZK_TRY(get_shape(u, &shape));
+  if ((!file_exists(params) || !file_exists(vk)) && g_setup_mem && u->desc->walk && shape->outline) {
+    CZK_WARN("kinds", "%s: no key files %s/%s.params / .vk: setting up a key of our own in memory (setup_in_memory: "
+             "for benchmarks; its proofs verify only against this process's key)", u->name, u->keys_dir, u->key_name);
+    double t0 = czk__now_s();
+    czk_groth16_setup_opts o = {u->pool, g_setup_be, u->desc->walk, u->cfg, NULL};
+    czk_status st = czk_groth16_setup_mem(&k->km, shape, &o);
+    czk_groth16_pk_queries q;
+    czk_groth16_key_mem_queries(&k->km, &q);
+    if (st == CZK_OK) st = czk_groth16_key_from_queries(&k->gk, &k->km.vk, &q, &k->km.s, shape);
+    if (st != CZK_OK) key_fail(u, "setting up %s in memory failed: %s", u->key_name, czk_status_str(st));
+    else CZK_INFO("kinds", "%s: key set up in memory in %.1f s (%s)", u->name, czk__now_s() - t0,
+                  g_setup_be ? czk_backend_name(g_setup_be) : "cpu");
+    return st;
+  }
   if (!file_exists(params) || !file_exists(vk)) {
     if (u->desc->no_setup) {
       CZK_ERROR("kinds", "%s: no key %s: %s/%s.params / .vk not found (install the published parameters there, or "

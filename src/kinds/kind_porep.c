@@ -98,6 +98,7 @@ static czk_status porep_outline(void *cfgp, czk_r1cs **out) {
   porep_cfg *c = cfgp;
   return czk_porep_outline(&c->circuit, out);
 }
+static czk_status porep_walk(void *cfgp, czk_cs *cs) { return czk_porep_synthesize(cs, &((porep_cfg *)cfgp)->circuit, NULL); }
 
 /* Partition `part`'s assignment: the circuit evaluated into w and a/b/c (its challenges in parallel on the pool), then
  * the input rows. */
@@ -164,6 +165,7 @@ static const czk__kind_desc porep_desc = {
     .parse = porep_parse,
     .parsed_free = porep_parsed_free,
     .outline_new = porep_outline,
+    .walk = porep_walk,
     .assign = porep_assign,
     .public_inputs = porep_public,
     .destroy = porep_destroy,

@@ -113,6 +113,10 @@ static czk_status post_parse(void *cfg, const czk_kind_request *r, void **parsed
 }
 
 static czk_status post_outline(void *cfg, czk_r1cs **out) { return czk_post_outline(((post_cfg *)cfg)->info, out); }
+static czk_status post_walk(void *cfg, czk_cs *cs) {
+  czk_post_instance inst = {.info = ((post_cfg *)cfg)->info};
+  return czk_post_synthesize(cs, &inst);
+}
 
 /* The whole assignment, slots synthesized in parallel (czk_post_evaluate), a/b/c checked row by row by the prover. */
 static czk_status post_assign(void *cfg, const void *parsed, uint32_t part, czk_pool *pool,
@@ -156,6 +160,7 @@ static const czk__kind_desc post_desc = {
     .parse = post_parse,
     .parsed_free = post_parsed_free,
     .outline_new = post_outline,
+    .walk = post_walk,
     .assign = post_assign,
     .public_inputs = post_public,
     .destroy = free,

@@ -96,6 +96,10 @@ static czk_status snap_parse(void *cfgp, const czk_kind_request *r, void **parse
 }
 
 static czk_status snap_outline(void *cfgp, czk_r1cs **out) { return czk_snap_outline(((snap_cfg *)cfgp)->info, out); }
+static czk_status snap_walk(void *cfgp, czk_cs *cs) {
+  czk_snap_instance inst = {.info = ((snap_cfg *)cfgp)->info};
+  return czk_snap_synthesize(cs, &inst);
+}
 
 /* Partition `part`'s whole assignment (czk_snap_evaluate), a/b/c checked row by row by the prover. */
 static czk_status snap_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
@@ -137,6 +141,7 @@ static const czk__kind_desc snap_desc = {
     .parse = snap_parse,
     .parsed_free = snap_parsed_free,
     .outline_new = snap_outline,
+    .walk = snap_walk,
     .assign = snap_assign,
     .public_inputs = snap_public,
     .destroy = free,

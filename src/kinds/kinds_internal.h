@@ -33,6 +33,9 @@ typedef struct czk__kind_desc {
    * densities, czk_r1cs_outline_new; what the key needs, not cached on disk) and partition `part`'s whole assignment
    * (witness and a, b, c) made directly; they replace shape_new and witness + the CSR evaluation. */
   czk_status (*outline_new)(void *cfg, czk_r1cs **out);
+  /* Optional, with outline_new: the circuit walked without values into cs (a QAP accumulator: a key set up in memory
+   * from the outline, see czk_kinds_set_setup_in_memory). */
+  czk_status (*walk)(void *cfg, czk_cs *cs);
   czk_status (*assign)(void *cfg, const void *parsed, uint32_t part, czk_pool *pool, czk_groth16_assignment *out);
   /* Optional: partition `part`'s public inputs (without ONE) recomputed from the request alone (borrowed from parsed).
    * When set, the adapter proves only a witness whose inputs equal them and self-verifies against them. */

@@ -374,6 +374,41 @@ static void test_ntt(czk_fr_roots roots) {
   free(x), free(y), free(z);
 }
 
+/* Fixed-base batch multiplication of the generators (setup) against the CPU's constant-time multiplication: random
+ * scalars, edge scalars (0 -> infinity, 1, 2, r - 1, 2^255-ish top byte patterns), more than one chunk when big. */
+static void test_fixed_base(size_t n) {
+  czk_fr *k = malloc(n * sizeof *k);
+  czk_g1_affine *o1 = malloc(n * sizeof *o1);
+  czk_g2_affine *o2 = malloc(n * sizeof *o2);
+  for (size_t i = 0; i < n; i++) rand_fr(&k[i]);
+  czk_fr_set_zero(&k[0]);
+  if (n > 3) czk_fr_set_one(&k[1]), czk_fr_from_u64(&k[2], 2), czk_fr_neg(&k[3], &k[1]);
+  if (n > 4) { /* every byte 0xff below the top: many table entries at 255 */
+    uint64_t raw[4] = {~0ull, ~0ull, ~0ull, 0x0fffffffffffffffull};
+    CHECK(czk_fr_from_raw(&k[4], raw) == CZK_OK);
+  }
+  CHECK(czk_cuda_fixed_base_g1(o1, k, n) == CZK_OK);
+  CHECK(czk_cuda_fixed_base_g2(o2, k, n) == CZK_OK);
+  czk_g1 g1, r1;
+  czk_g2 g2, r2;
+  czk_g1_generator(&g1);
+  czk_g2_generator(&g2);
+  size_t bad1 = 0, bad2 = 0, step = n > 5000 ? n / 2000 : 1;
+  for (size_t i = 0; i < n; i += (i < 8 ? 1 : step)) {
+    czk_g1_affine a1;
+    czk_g2_affine a2;
+    czk_g1_mul(&r1, &g1, &k[i]), czk_g1_to_affine(&a1, &r1);
+    czk_g2_mul(&r2, &g2, &k[i]), czk_g2_to_affine(&a2, &r2);
+    bad1 += !czk_g1_affine_eq(&a1, &o1[i]);
+    bad2 += !czk_g2_affine_eq(&a2, &o2[i]);
+  }
+  CHECK(czk_g1_affine_is_infinity(&o1[0]));
+  if (n > 1) CHECK(czk_g1_affine_is_infinity(&o1[n - 1]) == czk_fr_is_zero(&k[n - 1]));
+  if (bad1 || bad2) fprintf(stderr, "fixed_base n=%zu: %zu G1, %zu G2 mismatches\n", n, bad1, bad2);
+  CHECK(bad1 == 0 && bad2 == 0);
+  free(k), free(o1), free(o2);
+}
+
 int main(void) {
   int ndev = 0;
   if (czk_cuda_device_count(&ndev) != CZK_OK || ndev == 0) {
@@ -424,6 +459,9 @@ int main(void) {
   unsetenv("CZK_CUDA_MSM_WINDOW");
   test_ntt(CZK_ROOTS_BELLMAN);
   test_ntt(CZK_ROOTS_SNARKJS);
+  test_fixed_base(1);
+  test_fixed_base(1000);
+  test_fixed_base((1u << 22) + 12345); /* two chunks, the second short and not a multiple of the batch of 8 */
   return czk_test_done("test_cuda");
 }
 #endif

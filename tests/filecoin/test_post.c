@@ -384,6 +384,33 @@ static void evaluate_matches(const czk_post_info *info, const czk_post_sector *s
   CHECK(memcmp(ol->b_input_density, shape->b_input_density, (shape->n_inputs + 63) / 64 * 8) == 0);
   CHECK(ol->a_aux_count == shape->a_aux_count && ol->b_input_count == shape->b_input_count);
   czk_r1cs_free(ol);
+  { /* the QAP accumulator (setup of outlines) gives A^T L, B^T L, C^T L as the recorded matrices do */
+    const size_t rows = shape->n_constraints, nv = (size_t)shape->n_inputs + shape->n_aux;
+    czk_fr *L = malloc(rows * sizeof(czk_fr)), *xr = calloc(3 * nv, sizeof(czk_fr)), *xq = calloc(3 * nv, sizeof(czk_fr));
+    for (size_t j = 0; j < rows; j++) czk_fr_from_u64(&L[j], 0x9e3779b97f4a7c15ull * (j + 1));
+    const czk_csr *m[3] = {&shape->a, &shape->b, &shape->c};
+    for (int q = 0; q < 3; q++)
+      for (size_t j = 0; j < rows; j++)
+        for (uint64_t e = m[q]->row_ptr[j]; e < m[q]->row_ptr[j + 1]; e++) {
+          czk_fr t;
+          czk_fr_mul(&t, &m[q]->val[e], &L[j]);
+          czk_fr_add(&xr[q * nv + m[q]->col[e]], &xr[q * nv + m[q]->col[e]], &t);
+        }
+    czk_cs *qc;
+    czk_cs_qap_out qo = {L, shape->n_user_constraints, xq, xq + nv, xq + 2 * nv, shape->n_inputs, nv};
+    CHECK(czk_cs_qap_new(&qc, &qo) == CZK_OK);
+    CHECK(czk_post_synthesize(qc, &blank) == CZK_OK);
+    CHECK(czk_cs_status(qc) == CZK_OK && czk_cs_num_constraints(qc) == shape->n_user_constraints);
+    czk_cs_free(qc);
+    for (uint32_t i = 0; i < shape->n_inputs; i++) czk_fr_add(&xq[i], &xq[i], &L[shape->n_user_constraints + i]);
+    CHECK(memcmp(xr, xq, 3 * nv * sizeof(czk_fr)) == 0);
+    /* a walk past its capacity is refused, not written out of bounds */
+    qo.rows_cap = shape->n_user_constraints - 1;
+    CHECK(czk_cs_qap_new(&qc, &qo) == CZK_OK);
+    CHECK(czk_post_synthesize(qc, &blank) == CZK_ERR_LIMIT || czk_cs_status(qc) == CZK_ERR_LIMIT);
+    czk_cs_free(qc);
+    free(L), free(xr), free(xq);
+  }
   czk_cs *wc;
   CHECK(czk_cs_witness_new(&wc, 0, 0) == CZK_OK);
   czk_post_instance inst = {.info = info, .sectors = s, .n_sectors = n};

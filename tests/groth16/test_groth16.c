@@ -445,6 +445,69 @@ static czk_status open_prepare(const uint8_t *b, size_t len) {
   return st;
 }
 
+/* An outline walked into the QAP accumulator gives the same key as the recorded shape (same toxic waste), and the
+ * in-memory key proves and verifies; a walk whose counts differ from the outline is refused. */
+static czk_status synth_k(void *ctx, czk_cs *cs) { return czk_synthetic_synthesize(cs, *(const unsigned *)ctx, 0); }
+
+static bool keys_equal(const czk_groth16_key_mem *x, const czk_groth16_key_mem *y) {
+  if (memcmp(&x->s, &y->s, sizeof x->s) != 0 || x->vk.n_ic != y->vk.n_ic) return false;
+  size_t vl = czk_groth16_vk_size(&x->vk);
+  uint8_t *vx = malloc(vl), *vy = malloc(vl);
+  bool eq = vx && vy && vl == czk_groth16_vk_size(&y->vk);
+  if (eq) {
+    czk_groth16_vk_encode(vx, &x->vk), czk_groth16_vk_encode(vy, &y->vk);
+    eq = memcmp(vx, vy, vl) == 0;
+  }
+  free(vx), free(vy);
+  eq = eq && memcmp(x->h, y->h, x->s.n_h * sizeof *x->h) == 0 && memcmp(x->l, y->l, x->s.n_l * sizeof *x->l) == 0 &&
+       memcmp(x->a, y->a, x->s.n_a * sizeof *x->a) == 0 &&
+       memcmp(x->b_g1, y->b_g1, x->s.n_b_g1 * sizeof *x->b_g1) == 0 &&
+       memcmp(x->b_g2, y->b_g2, x->s.n_b_g2 * sizeof *x->b_g2) == 0;
+  return eq;
+}
+
+static void test_setup_outline(void) {
+  unsigned k = 7;
+  czk_r1cs *sh = NULL, *ol = NULL;
+  CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
+  czk_cs *cs;
+  CHECK(czk_cs_counter_new(&cs) == CZK_OK);
+  CHECK(czk_synthetic_synthesize(cs, k, 0) == CZK_OK);
+  CHECK(czk_cs_counter_finish(cs, &ol) == CZK_OK);
+  if (!sh || !ol) return;
+  czk_fr tw[5];
+  for (int i = 0; i < 5; i++) czk_fr_from_u64(&tw[i], 1000003u * (uint64_t)(i + 7) + 11);
+  czk_groth16_setup_opts o = {NULL, NULL, synth_k, &k, tw};
+  czk_groth16_key_mem k1, k2;
+  CHECK(czk_groth16_setup_mem(&k1, sh, &o) == CZK_OK);
+  CHECK(czk_groth16_setup_mem(&k2, ol, &o) == CZK_OK);
+  CHECK(keys_equal(&k1, &k2));
+  /* the in-memory key proves and verifies */
+  czk_groth16_pk_queries q;
+  czk_groth16_key_mem_queries(&k2, &q);
+  czk_groth16_key *key = NULL;
+  CHECK(czk_groth16_key_from_queries(&key, &k2.vk, &q, &k2.s, sh) == CZK_OK);
+  czk_witness w;
+  CHECK(czk_synthetic_witness(&w, k, 5) == CZK_OK);
+  czk_fr pub[16];
+  size_t np = w.n_inputs - 1;
+  memcpy(pub, w.w + 1, np * sizeof *pub);
+  czk_groth16_proof pr;
+  CHECK(czk_groth16_prove(&pr, NULL, key, sh, &w, NULL) == CZK_OK);
+  CHECK(czk_groth16_verify(&k2.vk, &pr, pub, np) == CZK_OK);
+  czk_groth16_key_free(key);
+  czk_groth16_key_mem_free(&k1);
+  czk_groth16_key_mem_free(&k2);
+  /* the walk must match the outline: another size is refused */
+  unsigned k6 = 6;
+  o.synth_ctx = &k6;
+  CHECK(czk_groth16_setup_mem(&k1, ol, &o) != CZK_OK);
+  o.synth = NULL; /* an outline needs its walk */
+  CHECK(czk_groth16_setup_mem(&k1, ol, &o) == CZK_ERR_STATE);
+  czk_r1cs_free(sh);
+  czk_r1cs_free(ol);
+}
+
 static void test_damaged_files(void) {
   czk_r1cs *sh;
   CHECK(czk_synthetic_shape(&sh, 5) == CZK_OK);
@@ -528,6 +591,7 @@ int main(void) {
   snprintf(g_tmp, sizeof g_tmp, "/tmp/czk_t16_%d.tmp", pid);
   for (unsigned k = 4; k <= 10; k += 3) test_roundtrip(k);
   test_setup_seeded();
+  test_setup_outline();
   test_damaged_files();
   remove(g_params);
   remove(g_vk);

@@ -123,6 +123,44 @@ static void test_prover(czk_backend *be, unsigned k) {
   czk_r1cs_free(sh);
 }
 
+/* Setup on the backend (its fixed-base multiplications: the GPU's for CUDA) gives the key the CPU gives from the same
+ * toxic waste, byte for byte, and that key proves and verifies on the backend. */
+static void test_setup_on(czk_backend *be, unsigned k) {
+  czk_r1cs *sh = NULL;
+  CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
+  if (!sh) return;
+  czk_fr tw[5];
+  for (int i = 0; i < 5; i++) czk_fr_from_u64(&tw[i], 0x1234567ull * (uint64_t)(i + 3) + 5);
+  czk_groth16_setup_opts oc = {NULL, NULL, NULL, NULL, tw}, ob = {NULL, be, NULL, NULL, tw};
+  czk_groth16_key_mem kc, kb;
+  CHECK(czk_groth16_setup_mem(&kc, sh, &oc) == CZK_OK);
+  CHECK(czk_groth16_setup_mem(&kb, sh, &ob) == CZK_OK);
+  CHECK(memcmp(&kc.s, &kb.s, sizeof kc.s) == 0);
+  CHECK(memcmp(kc.h, kb.h, kc.s.n_h * sizeof *kc.h) == 0);
+  CHECK(memcmp(kc.l, kb.l, kc.s.n_l * sizeof *kc.l) == 0);
+  CHECK(memcmp(kc.a, kb.a, kc.s.n_a * sizeof *kc.a) == 0);
+  CHECK(memcmp(kc.b_g1, kb.b_g1, kc.s.n_b_g1 * sizeof *kc.b_g1) == 0);
+  CHECK(memcmp(kc.b_g2, kb.b_g2, kc.s.n_b_g2 * sizeof *kc.b_g2) == 0);
+  CHECK(kc.vk.n_ic == kb.vk.n_ic && memcmp(kc.vk.ic, kb.vk.ic, kc.vk.n_ic * sizeof *kc.vk.ic) == 0);
+  czk_groth16_pk_queries q;
+  czk_groth16_key_mem_queries(&kb, &q);
+  czk_groth16_key *key = NULL;
+  CHECK(czk_groth16_key_from_queries(&key, &kb.vk, &q, &kb.s, sh) == CZK_OK);
+  czk_witness w;
+  CHECK(czk_synthetic_witness(&w, k, 9) == CZK_OK);
+  size_t np = w.n_inputs - 1;
+  czk_fr *pub = malloc(np * sizeof *pub);
+  memcpy(pub, w.w + 1, np * sizeof *pub);
+  czk_groth16_proof pr;
+  CHECK(czk_groth16_prove(&pr, be, key, sh, &w, NULL) == CZK_OK);
+  CHECK(czk_groth16_verify(&kb.vk, &pr, pub, np) == CZK_OK);
+  free(pub);
+  czk_groth16_key_free(key);
+  czk_groth16_key_mem_free(&kc);
+  czk_groth16_key_mem_free(&kb);
+  czk_r1cs_free(sh);
+}
+
 int main(int argc, char **argv) {
   bool gpu_mode = argc > 1 && strcmp(argv[1], "gpu") == 0;
   int pid = (int)getpid();
@@ -140,6 +178,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n; i++) {
     test_prover(list[i], gpu_mode ? 8 : 6);
     if (gpu_mode) test_prover(list[i], 12);
+    test_setup_on(list[i], gpu_mode ? 12 : 6);
     czk_backend_free(list[i]);
   }
   free(list);
