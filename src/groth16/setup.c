@@ -72,10 +72,38 @@ static czk_status fb_g2(czk_g2_affine *out, const czk_g2_fixed_base *t, const cz
   return (czk_status)atomic_load(&c.status);
 }
 
-static czk_status any_infinity_g1(const czk_g1_affine *p, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (czk_g1_affine_is_infinity(&p[i])) return CZK_ERR_INTERNAL; /* probability ~ n / r */
-  return CZK_OK;
+typedef struct inf_ctx {
+  const czk_g1_affine *p;
+  _Atomic int found;
+} inf_ctx;
+static void inf_chunk(void *vctx, size_t begin, size_t end) {
+  inf_ctx *c = vctx;
+  for (size_t i = begin; i < end; i++)
+    if (czk_g1_affine_is_infinity(&c->p[i])) atomic_store(&c->found, 1);
+}
+static czk_status any_infinity_g1(const czk_g1_affine *p, size_t n, czk_pool *pool) {
+  inf_ctx c = {p, 0};
+  czk_pool_parallel_for(pool, n, 1 << 16, inf_chunk, &c);
+  return atomic_load(&c.found) ? CZK_ERR_INTERNAL : CZK_OK; /* probability ~ n / r */
+}
+
+/* sc[i] = (beta A_i + alpha B_i + C_i) / (gamma for inputs, delta for aux), over pool chunks */
+typedef struct lsc_ctx {
+  czk_fr *sc;
+  const czk_fr *XA, *XB, *XC, *alpha, *beta, *gi, *di;
+  size_t ni;
+} lsc_ctx;
+static void lsc_chunk(void *vctx, size_t begin, size_t end) {
+  lsc_ctx *c = vctx;
+  czk_fr u;
+  for (size_t i = begin; i < end; i++) {
+    czk_fr_mul(&c->sc[i], c->beta, &c->XA[i]);
+    czk_fr_mul(&u, c->alpha, &c->XB[i]);
+    czk_fr_add(&c->sc[i], &c->sc[i], &u);
+    czk_fr_add(&c->sc[i], &c->sc[i], &c->XC[i]);
+    czk_fr_mul(&c->sc[i], &c->sc[i], i < c->ni ? c->gi : c->di);
+  }
+  explicit_bzero(&u, sizeof u);
 }
 
 /* L[j] = omega^j (tau^n - 1) / (n (tau - omega^j)) over pool chunks: each chunk starts at omega^begin, inverts its
@@ -279,15 +307,8 @@ static czk_status setup_core(czk_groth16_key_mem *out, const czk_r1cs *sh, const
   ts[3] = ts[2];
   if (st == CZK_OK) {
     /* ic (inputs, / gamma) and l (aux, / delta): beta A + alpha B + C */
-    for (size_t i = 0; i < nv; i++) {
-      czk_fr u;
-      czk_fr_mul(&sc[i], beta, &XA[i]);
-      czk_fr_mul(&u, alpha, &XB[i]);
-      czk_fr_add(&sc[i], &sc[i], &u);
-      czk_fr_add(&sc[i], &sc[i], &XC[i]);
-      czk_fr_mul(&sc[i], &sc[i], i < ni ? &gi : &di);
-      explicit_bzero(&u, sizeof u);
-    }
+    lsc_ctx lc = {sc, XA, XB, XC, alpha, beta, &gi, &di, ni};
+    czk_pool_parallel_for(pool, nv, 1 << 14, lsc_chunk, &lc);
     st = fb_mul(&fb, CZK_BACKEND_G1, vk->ic, sc, ni);
     if (st == CZK_OK) st = fb_mul(&fb, CZK_BACKEND_G1, l, sc + ni, na);
   }
@@ -335,10 +356,10 @@ static czk_status setup_core(czk_groth16_key_mem *out, const czk_r1cs *sh, const
   czk_g1_fixed_base_free(fb.t1);
   czk_g2_fixed_base_free(fb.t2);
   /* A query point at infinity (a zero polynomial evaluation) would be filtered by bellperson; negligible here. */
-  if (st == CZK_OK) st = any_infinity_g1(h, n - 1);
-  if (st == CZK_OK) st = any_infinity_g1(a, n_a);
-  if (st == CZK_OK) st = any_infinity_g1(b1, n_b);
-  if (st == CZK_OK) st = any_infinity_g1(l, na);
+  if (st == CZK_OK) st = any_infinity_g1(h, n - 1, pool);
+  if (st == CZK_OK) st = any_infinity_g1(a, n_a, pool);
+  if (st == CZK_OK) st = any_infinity_g1(b1, n_b, pool);
+  if (st == CZK_OK) st = any_infinity_g1(l, na, pool);
   out->h = h, out->l = l, out->a = a, out->b_g1 = b1, out->b_g2 = b2;
   out->s = (czk_groth16_pk_sizes){n - 1, na, n_a, n_b, n_b};
   if (st != CZK_OK) {
@@ -349,7 +370,7 @@ static czk_status setup_core(czk_groth16_key_mem *out, const czk_r1cs *sh, const
   /* stage times: at info level for keys worth waiting for */
   CZK_LOG(sh->log_domain >= 16 ? CZK_LOG_INFO : CZK_LOG_DEBUG, "groth16",
           "setup 2^%u (%zu G1 + %zu G2 points, %s%s): lagrange %.2f s, %s %.2f s, ic/l/a/b_g1 %.2f s, "
-          "b_g2 %.2f s, h %.2f s (of which generator tables %.2f s), vk %.2f s",
+          "b_g2 %.2f s, h %.2f s (of which generator tables %.2f s), vk + checks %.2f s",
           sh->log_domain, n - 1 + na + n_a + n_b, n_b, fb.cpu || !fb.be ? "cpu" : "device ",
           fb.cpu || !fb.be ? "" : czk_backend_name(fb.be), ts[1] - ts[0],
           sh->outline ? "circuit walk (QAP)" : "accumulate", ts[2] - ts[1], ts[4] - ts[3], ts[5] - ts[4],
