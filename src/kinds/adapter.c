@@ -221,6 +221,8 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
     }
   }
   if (st == CZK_OK) {
+    /* a partition synthesized again (the engine's retry after a device error) replaces its earlier inputs */
+    free(j->pub[part]);
     j->pub[part] = malloc((n_pub ? n_pub : 1) * sizeof(czk_fr));
     if (!j->pub[part]) st = CZK_ERR_NOMEM;
   }
