@@ -42,8 +42,10 @@ if [ -d tests/engine ]; then
   tsan_targets="test_engine test_engine_budget test_pool"
   grep -q "test_rpc" build-tsan/CTestTestfile.cmake build-tsan/tests/api/CTestTestfile.cmake 2>/dev/null &&
     tsan_targets="$tsan_targets test_rpc"
+  # fault injection through the engine: retries, quarantine and requeues across threads (tests/kinds/test_faults.c)
+  grep -q "test_faults" build-tsan/tests/kinds/CTestTestfile.cmake 2>/dev/null && tsan_targets="$tsan_targets test_faults"
   cmake --build build-tsan -j"$J" --target $tsan_targets
-  (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j"$J" -R 'engine|pool|rpc')
+  (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j"$J" -R 'engine|pool|rpc|test_faults$')
 fi
-phase "tsan (engine, pool, rpc)"
+phase "tsan (engine, pool, rpc, faults)"
 echo "test.sh: all tests passed"

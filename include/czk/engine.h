@@ -139,6 +139,11 @@ typedef struct czk_engine_kind {
   uint64_t key_device_bytes;
   czk_status (*key_upload)(void *user, void *key, void *backend, void **dkey);
   void (*key_unload)(void *user, void *backend, void *dkey);
+  /* Optional: after prove_start or prove_finish failed on `dev`, whether that device is lost for good (a sticky error:
+   * its backend is quarantined). The engine then quarantines the device (its workers stop taking work) and proves the
+   * partition again elsewhere; NULL = devices are never lost. A failure with CZK_ERR_DEVICE on a device that is not
+   * lost is transient: the partition is synthesized and proved again once, on another worker (engine.c). */
+  bool (*device_lost)(void *user, const czk_engine_device_ctx *dev);
   /* Optional: frees `user` (called by the kind's owner, not the engine; see czk_kind_free). */
   void (*destroy)(void *user);
 } czk_engine_kind;
@@ -179,7 +184,8 @@ typedef struct czk_engine_submit_info {
 
 /* Submit a job. request_id (may be NULL/"") deduplicates: while a job with the same id is in flight, or completed
  * successfully and not yet pruned, the caller attaches to it. Errors: CZK_ERR_NOT_FOUND (unknown kind), the parser's
- * status, CZK_ERR_BUDGET (a partition can never fit), CZK_ERR_SHUTDOWN. */
+ * status, CZK_ERR_BUDGET (a partition can never fit), CZK_ERR_SHUTDOWN, CZK_ERR_NO_DEVICE (every device is
+ * quarantined). */
 CZK_API czk_status czk_engine_submit(czk_engine *e, const char *kind, czk_priority priority, const char *request_id,
                                      const uint8_t *input, size_t len, czk_engine_submit_info *info);
 
@@ -261,6 +267,8 @@ typedef struct czk_engine_device_status {
   uint64_t key_mem_limit;     /* key_mem_bytes of the device */
   uint64_t key_mem_used;      /* bytes of the key copies resident on it (never above the limit) */
   uint32_t keys_resident;
+  bool quarantined;           /* lost after a sticky error (kind->device_lost): takes no more work */
+  uint64_t prove_errors;      /* proves that failed on this device */
 } czk_engine_device_status;
 
 typedef struct czk_engine_kind_status {
@@ -291,6 +299,8 @@ typedef struct czk_engine_status {
   uint64_t mem_limit, mem_used, mem_used_by_cat[CZK_MEM_COUNT], mem_peak;
   uint64_t reservations_made, reservations_released; /* budget reservations (partitions and keys); at idle made == released + nkeys */
   uint64_t release_errors;                           /* double releases detected (must stay 0) */
+  uint64_t prove_retries;                            /* partitions proved again after a transient device error */
+  uint32_t devices_usable;                           /* devices not quarantined */
   uint64_t jobs_live, jobs_submitted, jobs_completed, jobs_failed, jobs_cancelled, jobs_attached, jobs_pruned;
   uint32_t ndevices, nworkers, nkinds, nkeys;
   czk_engine_device_status *devices;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fault.h"
 #include "czk/log.h"
 
 struct czk__http {
@@ -22,6 +23,10 @@ struct czk__http {
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *type, char *body, size_t len,
                              bool owned) {
+  if (czk_fault("http.write")) { /* fault site (tests): the response cannot be written; the connection is dropped */
+    if (owned) free(body);
+    return MHD_NO;
+  }
   struct MHD_Response *r =
       MHD_create_response_from_buffer(len, body, owned ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
   if (!r) {

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/fault.h"
 #include "czk/log.h"
 
 struct czk__rpc_server {
@@ -202,6 +203,10 @@ static void *call_thread(void *arg) {
   ops[nops].data.send_status_from_server.status = (grpc_status_code)code;
   ops[nops++].data.send_status_from_server.status_details = &details;
   int cancelled = 0;
+  /* fault site (tests): the response is lost on the way out, as when the socket write fails; the call ends cancelled
+   * on both sides, the server frees it as usual, and the job behind it (if any) is untouched */
+  if (czk_fault("rpc.write"))
+    grpc_call_cancel_with_status(c->call, GRPC_STATUS_UNAVAILABLE, "injected fault: response write failed", NULL);
   if (!c->close_started) {
     ops[nops].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
     ops[nops++].data.recv_close_on_server.cancelled = &cancelled;

@@ -38,6 +38,7 @@ int czk__service_grpc_code(czk_status st) {
   case CZK_ERR_NOT_FOUND: return CZK_GRPC_NOT_FOUND;
   case CZK_ERR_BUDGET: return CZK_GRPC_RESOURCE_EXHAUSTED;
   case CZK_ERR_SHUTDOWN: return CZK_GRPC_UNAVAILABLE;
+  case CZK_ERR_NO_DEVICE: return CZK_GRPC_UNAVAILABLE; /* every device quarantined: this daemon cannot prove */
   case CZK_ERR_STATE: return CZK_GRPC_FAILED_PRECONDITION;
   case CZK_ERR_NOMEM: return CZK_GRPC_RESOURCE_EXHAUSTED;
   case CZK_ERR_TIMEOUT: return CZK_GRPC_DEADLINE_EXCEEDED;

@@ -6,12 +6,31 @@
 #include <string.h>
 
 #include "backend/backend_impl.h"
+#include "core/fault.h"
 #include "czk/log.h"
 
 #define GATE(be)                                                                                                      \
   do {                                                                                                                \
     if (!(be)) return CZK_ERR_INVALID_ARG;                                                                            \
     if (atomic_load(&(be)->quarantined)) return CZK_ERR_DEVICE;                                                       \
+  } while (0)
+
+/* Fault injection (core/fault.h) at the device operations, after the quarantine gate: device.upload (allocations,
+ * host->device copies, MSM handles, CSR uploads), device.ntt (NTT, H), device.msm (MSMs, gathers), device.finish
+ * (stream / event syncs, device->host copies). A transient fault fails the one call with CZK_ERR_DEVICE; a sticky one
+ * quarantines the backend first (as a sticky CUDA error does), so every later call fails too. */
+static czk_status device_fault(czk_backend *be, const char *site, czk_fault_kind k) {
+  if (k == CZK_FAULT_STICKY) {
+    char why[80];
+    snprintf(why, sizeof why, "injected sticky fault at %s", site);
+    czk__backend_quarantine(be, why);
+  }
+  return CZK_ERR_DEVICE;
+}
+#define DEVICE_FAULT(be, site)                                                                                        \
+  do {                                                                                                                \
+    czk_fault_kind fk_ = czk_fault(site);                                                                             \
+    if (fk_ != CZK_FAULT_NONE) return device_fault((be), (site), fk_);                                                \
   } while (0)
 
 void czk__backend_quarantine(czk_backend *be, const char *why) {
@@ -94,6 +113,7 @@ czk_status czk_backend_alloc(czk_backend *be, void **dptr, size_t bytes) {
   if (!dptr) return CZK_ERR_INVALID_ARG;
   *dptr = NULL;
   GATE(be);
+  DEVICE_FAULT(be, "device.upload");
   return be->iface->alloc(be, dptr, bytes ? bytes : 1);
 }
 void czk_backend_mem_free(czk_backend *be, void *dptr) {
@@ -103,6 +123,7 @@ czk_status czk_backend_host_alloc(czk_backend *be, void **hptr, size_t bytes) {
   if (!hptr) return CZK_ERR_INVALID_ARG;
   *hptr = NULL;
   GATE(be);
+  DEVICE_FAULT(be, "device.upload");
   return be->iface->host_alloc(be, hptr, bytes ? bytes : 1);
 }
 void czk_backend_host_free(czk_backend *be, void *hptr) {
@@ -119,6 +140,7 @@ void czk_backend_stream_free(czk_backend *be, czk_backend_stream *s) {
 }
 czk_status czk_backend_stream_sync(czk_backend *be, czk_backend_stream *s) {
   GATE(be);
+  DEVICE_FAULT(be, "device.finish");
   return be->iface->stream_sync(be, s);
 }
 czk_status czk_backend_event_new(czk_backend *be, czk_backend_event **out) {
@@ -142,6 +164,7 @@ czk_status czk_backend_stream_wait(czk_backend *be, czk_backend_stream *s, czk_b
 }
 czk_status czk_backend_event_sync(czk_backend *be, czk_backend_event *e) {
   GATE(be);
+  DEVICE_FAULT(be, "device.finish");
   if (!e) return CZK_ERR_INVALID_ARG;
   return be->iface->event_sync(be, e);
 }
@@ -152,12 +175,14 @@ czk_status czk_backend_event_elapsed(czk_backend *be, float *ms, czk_backend_eve
 }
 czk_status czk_backend_copy_htod(czk_backend *be, void *d_dst, const void *src, size_t bytes, czk_backend_stream *s) {
   GATE(be);
+  DEVICE_FAULT(be, "device.upload");
   if (!bytes) return CZK_OK;
   if (!d_dst || !src) return CZK_ERR_INVALID_ARG;
   return be->iface->copy_htod(be, d_dst, src, bytes, s);
 }
 czk_status czk_backend_copy_dtoh(czk_backend *be, void *dst, const void *d_src, size_t bytes, czk_backend_stream *s) {
   GATE(be);
+  DEVICE_FAULT(be, "device.finish");
   if (!bytes) return CZK_OK;
   if (!dst || !d_src) return CZK_ERR_INVALID_ARG;
   return be->iface->copy_dtoh(be, dst, d_src, bytes, s);
@@ -177,12 +202,14 @@ czk_status czk_backend_msm_new(czk_backend *be, czk_backend_msm **out, czk_backe
   if (!out) return CZK_ERR_INVALID_ARG;
   *out = NULL;
   GATE(be);
+  DEVICE_FAULT(be, "device.upload");
   if ((g != CZK_BACKEND_G1 && g != CZK_BACKEND_G2) || !n_max || !d_bases) return CZK_ERR_INVALID_ARG;
   return be->iface->msm_new(be, out, g, d_bases, n_max);
 }
 czk_status czk_backend_msm_run(czk_backend *be, czk_backend_msm *m, void *out, const czk_fr *d_scalars, size_t n,
                                czk_backend_stream *s) {
   GATE(be);
+  DEVICE_FAULT(be, "device.msm");
   if (!m || !out || (n && !d_scalars)) return CZK_ERR_INVALID_ARG;
   return be->iface->msm_run(be, m, out, d_scalars, n, s);
 }
@@ -203,6 +230,7 @@ static czk_status msm_once(czk_backend *be, czk_backend_group g, void *out, cons
 czk_status czk_backend_msm_g1(czk_backend *be, czk_g1 *out, const czk_g1_affine *d_bases, const czk_fr *d_scalars,
                               size_t n, czk_backend_stream *s) {
   GATE(be);
+  DEVICE_FAULT(be, "device.msm");
   if (!out || (n && (!d_bases || !d_scalars))) return CZK_ERR_INVALID_ARG;
   if (n == 0) {
     czk_g1_set_infinity(out);
@@ -213,6 +241,7 @@ czk_status czk_backend_msm_g1(czk_backend *be, czk_g1 *out, const czk_g1_affine 
 czk_status czk_backend_msm_g2(czk_backend *be, czk_g2 *out, const czk_g2_affine *d_bases, const czk_fr *d_scalars,
                               size_t n, czk_backend_stream *s) {
   GATE(be);
+  DEVICE_FAULT(be, "device.msm");
   if (!out || (n && (!d_bases || !d_scalars))) return CZK_ERR_INVALID_ARG;
   if (n == 0) {
     czk_g2_set_infinity(out);
@@ -223,6 +252,7 @@ czk_status czk_backend_msm_g2(czk_backend *be, czk_g2 *out, const czk_g2_affine 
 czk_status czk_backend_ntt(czk_backend *be, czk_fr *d_data, unsigned log_n, czk_fr_roots roots,
                            czk_backend_ntt_dir dir, czk_backend_stream *s) {
   GATE(be);
+  DEVICE_FAULT(be, "device.ntt");
   if (!d_data || log_n > 28 || (unsigned)dir > 3 || (roots != CZK_ROOTS_BELLMAN && roots != CZK_ROOTS_SNARKJS))
     return CZK_ERR_INVALID_ARG;
   return be->iface->ntt(be, d_data, log_n, roots, dir, s);
@@ -230,6 +260,7 @@ czk_status czk_backend_ntt(czk_backend *be, czk_fr *d_data, unsigned log_n, czk_
 czk_status czk_backend_h(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, unsigned log_n, czk_h_kind kind,
                          czk_backend_stream *s) {
   GATE(be);
+  DEVICE_FAULT(be, "device.ntt");
   if (!d_a || !d_b || !d_c || log_n > 28 || (kind != CZK_H_BELLPERSON && kind != CZK_H_SNARKJS))
     return CZK_ERR_INVALID_ARG;
   return be->iface->h(be, d_a, d_b, d_c, log_n, kind, s);
@@ -237,6 +268,7 @@ czk_status czk_backend_h(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c,
 czk_status czk_backend_gather(czk_backend *be, czk_fr *d_out, const czk_fr *d_in, const uint32_t *d_idx, size_t n,
                               czk_backend_stream *s) {
   GATE(be);
+  DEVICE_FAULT(be, "device.msm");
   if (!n) return CZK_OK;
   if (!d_out || !d_in || !d_idx) return CZK_ERR_INVALID_ARG;
   return be->iface->gather(be, d_out, d_in, d_idx, n, s);
@@ -246,6 +278,7 @@ czk_status czk_backend_csr_upload(czk_backend *be, czk_backend_csr **out, const 
   if (!out) return CZK_ERR_INVALID_ARG;
   *out = NULL;
   GATE(be);
+  DEVICE_FAULT(be, "device.upload");
   if (!row_ptr || rows > UINT32_MAX || (row_ptr[rows] && (!col || !val))) return CZK_ERR_INVALID_ARG;
   return be->iface->csr_upload(be, out, row_ptr, col, val, rows, s);
 }

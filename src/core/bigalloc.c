@@ -2,9 +2,11 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "core/fault.h"
 #include "czk/common.h"
 
 void *czk_alloc_big(size_t bytes) {
+  if (czk_fault("alloc.big")) return NULL;
   const size_t huge = (size_t)2 << 20;
   if (bytes < 2 * huge) return malloc(bytes ? bytes : 1);
   size_t n = (bytes + huge - 1) / huge * huge;

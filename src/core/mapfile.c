@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/fault.h"
+
 /* ------------------------------------------------------------------------------------------------ SIGBUS guard */
 /* A slot is claimed by CAS on state (0 free, 1 taken); start != 0 publishes it to the handler; close clears start
  * before the range is unmapped. The handler only reads the table and calls mmap: async-signal-safe in practice. */
@@ -118,6 +120,7 @@ static czk_status read_into_anon(czk__file_map *m, int fd, size_t len) {
 czk_status czk__file_map_open(czk__file_map *m, const char *path) {
   memset(m, 0, sizeof *m);
   if (!path) return CZK_ERR_INVALID_ARG;
+  if (czk_fault("file.map")) return CZK_ERR_IO;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno == ENOENT ? CZK_ERR_NOT_FOUND : CZK_ERR_IO;
   struct stat st;
@@ -184,6 +187,7 @@ czk_status czk__read_file(const char *path, size_t limit, uint8_t **data, size_t
   *data = NULL;
   *len = 0;
   if (!path) return CZK_ERR_INVALID_ARG;
+  if (czk_fault("file.read")) return CZK_ERR_IO;
   if (limit > SIZE_MAX / 2) limit = SIZE_MAX / 2; /* so limit + 2 cannot overflow */
   FILE *f = fopen(path, "rb");
   if (!f) return errno == ENOENT ? CZK_ERR_NOT_FOUND : CZK_ERR_IO;

@@ -12,6 +12,12 @@
  * the head; when it does not fit it evicts unused keys (LRU, other than the head's own) if that makes it fit, else
  * waits; every budget release, queue push, slot return, cancellation and key left unused (keys_idle_gen) signals
  * disp_cv under e->mu, so a wakeup cannot be lost and a new higher-priority head is the one reserved next.
+ * Device errors: a prove that fails on a device the kind reports lost (kind->device_lost: a sticky error) quarantines
+ * that device (its workers stop; ndev_ok counts the rest) and the partition is requeued; with no usable device left,
+ * the GPU queue is failed (CZK_ERR_NO_DEVICE), and so is every later partition and submit. Another CZK_ERR_DEVICE is
+ * transient: the partition is requeued once (part_requeue: its synthesis output, reservation and key reference are
+ * returned, it re-enters the synth queue under its own key, so that order and budget rules hold unchanged) and its
+ * next prove avoids the worker that failed (gpu_pick_locked); a second device error fails the job.
  * Job log: job_complete_locked formats the job's one line (under e->mu, no I/O); part_end and end_list, which every
  * completion path reaches after unlocking, write the pending lines (joblog_flush). */
 #include <errno.h>
@@ -20,6 +26,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/fault.h"
 #include "czk/log.h"
 #include "engine/engine_internal.h"
 
@@ -331,17 +338,31 @@ static void end_list(czk_engine *e, epart *l) {
   joblog_flush(e);
 }
 
-/* Without locks: partition p failed with st; fail its job (first failure wins) and end p. */
-static void part_fail(czk_engine *e, epart *p, czk_status st, const char *stage) {
+/* Without locks: partition p failed with st; fail its job with the text `why` (first failure wins) and end p. */
+static void part_fail_why(czk_engine *e, epart *p, czk_status st, const char *why) {
   if (st == CZK_ERR_FILE_CHANGED && p->key) czk__key_mark_stale(e, p->key); /* reload it for the next job */
-  char why[512];
-  snprintf(why, sizeof why, "%s of partition %u failed: %s", stage, p->index, czk_status_str(st));
   epart *drop = NULL;
   pthread_mutex_lock(&e->mu);
   job_stop_locked(e, p->job, st, p->index, why, &drop);
   pthread_mutex_unlock(&e->mu);
   end_list(e, drop);
   part_end(e, p);
+}
+
+/* Without locks: as part_fail_why, the text being "<stage> of partition <i> failed: <status text>". */
+static void part_fail(czk_engine *e, epart *p, czk_status st, const char *stage) {
+  char why[512];
+  snprintf(why, sizeof why, "%s of partition %u failed: %s", stage, p->index, czk_status_str(st));
+  part_fail_why(e, p, st, why);
+}
+
+static const char k_no_device[] = "no usable device (every device was quarantined after a sticky device error)";
+
+/* Without locks: fail p because no device is left. */
+static void part_fail_no_device(czk_engine *e, epart *p) {
+  char why[512];
+  snprintf(why, sizeof why, "prove of partition %u failed: %s", p->index, k_no_device);
+  part_fail_why(e, p, CZK_ERR_NO_DEVICE, why);
 }
 
 static bool job_stopped(const ejob *j) { return atomic_load(&j->stop) != 0; }
@@ -360,7 +381,8 @@ static void *dispatcher_main(void *arg) {
     epart *p = e->sheap[0];
     uint64_t now = czk__clock_now_ns();
     uint64_t need = 0, idle_gen = e->keys_idle_gen;
-    czk_status st = czk__key_dispatch_reserve(e, p->job->kind, p, &need);
+    /* fault site (tests): the partition's memory reservation fails as an allocation would */
+    czk_status st = czk_fault("engine.reserve") ? CZK_ERR_NOMEM : czk__key_dispatch_reserve(e, p->job->kind, p, &need);
     if (st == CZK_OK) {
       heap_remove(e->sheap, &e->sheap_n, p);
       atomic_fetch_sub(&e->g_synth_queue, 1);
@@ -393,7 +415,9 @@ static void *dispatcher_main(void *arg) {
     if (st != CZK_ERR_TIMEOUT) {
       /* cannot happen for admitted jobs (checked at submit); fail the job rather than spin */
       epart *drop = NULL;
-      job_stop_locked(e, p->job, st, p->index, "reservation refused", &drop);
+      char why[160];
+      snprintf(why, sizeof why, "memory reservation of partition %u failed: %s", p->index, czk_status_str(st));
+      job_stop_locked(e, p->job, st, p->index, why, &drop);
       pthread_mutex_unlock(&e->mu);
       end_list(e, drop);
       pthread_mutex_lock(&e->mu);
@@ -426,14 +450,18 @@ static void *dispatcher_main(void *arg) {
 static void gpu_push(czk_engine *e, epart *p) {
   p->t_gpu_enq = czk__clock_now_ns();
   pthread_mutex_lock(&e->gq_mu);
-  p->stage = PS_GPU_QUEUED;
-  bool ok = heap_push(&e->gheap, &e->gheap_n, &e->gheap_cap, p);
+  bool nodev = atomic_load(&e->ndev_ok) == 0; /* read under gq_mu: a last quarantine drains the queue under it */
+  bool ok = !nodev && heap_push(&e->gheap, &e->gheap_n, &e->gheap_cap, p);
   if (ok) {
+    p->stage = PS_GPU_QUEUED;
     atomic_fetch_add(&e->g_gpu_queue, 1);
-    pthread_cond_signal(&e->gq_cv);
+    /* a retried partition may be refused by the worker a signal wakes (gpu_pick_locked): wake them all */
+    if (p->avoid_worker >= 0) pthread_cond_broadcast(&e->gq_cv);
+    else pthread_cond_signal(&e->gq_cv);
   }
   pthread_mutex_unlock(&e->gq_mu);
-  if (!ok) part_fail(e, p, CZK_ERR_NOMEM, "GPU queue push");
+  if (nodev) part_fail_no_device(e, p);
+  else if (!ok) part_fail(e, p, CZK_ERR_NOMEM, "GPU queue push");
 }
 
 static void *synth_main(void *arg) {
@@ -460,6 +488,8 @@ static void *synth_main(void *arg) {
     bool failed = false;
     if (job_stopped(j)) {
       part_end(e, p);
+    } else if (atomic_load(&e->ndev_ok) == 0) {
+      part_fail_no_device(e, p);
     } else {
       if (p->key) {
         uint64_t t0 = czk__clock_now_ns();
@@ -518,6 +548,138 @@ static void fin_push(czk_engine *e, epart *p) {
   pthread_mutex_unlock(&e->fq_mu);
 }
 
+/* Under gq_mu: whether worker w may prove p. A partition retried after a transient device error (avoid_worker set)
+ * goes to another worker: while another usable device exists, to one of its workers; on the one usable device, to
+ * the other worker there; a device with one worker retries on that worker. */
+static bool may_take(czk_engine *e, const eworker *w, const epart *p) {
+  if (p->avoid_worker < 0) return true;
+  const eworker *f = &e->workers[p->avoid_worker];
+  if (f->device != w->device) return true;
+  if (atomic_load(&e->ndev_ok) > 1) return false; /* f's device is usable here (w is on it), and another one is */
+  return w != f || e->devices[w->device].nworkers == 1;
+}
+
+/* Under gq_mu: the first partition in queue order that w may take, or NULL. Only a retried head costs a scan. */
+static epart *gpu_pick_locked(czk_engine *e, const eworker *w) {
+  if (!e->gheap_n || may_take(e, w, e->gheap[0])) return e->gheap_n ? e->gheap[0] : NULL;
+  epart *best = NULL;
+  for (size_t i = 1; i < e->gheap_n; i++)
+    if (may_take(e, w, e->gheap[i]) && (!best || part_before(e->gheap[i], best))) best = e->gheap[i];
+  return best;
+}
+
+/* Without locks: p (PS_PROVING, owned by the caller) goes back to the synth queue to be synthesized and proved again:
+ * its synthesis output (consumed by the failed prove), reservation and key reference are returned first, so it holds
+ * nothing while queued, exactly like a partition never dispatched. A stopped job ends it instead. */
+static void part_requeue(czk_engine *e, epart *p, int32_t avoid_worker) {
+  ejob *j = p->job;
+  ekind *k = j->kind;
+  if (p->synth) {
+    k->k.synth_free(k->k.user, p->synth);
+    p->synth = NULL;
+  }
+  if (czk_reservation_live(&p->res)) czk_budget_release_all(e->budget, &p->res);
+  if (p->key) {
+    czk__key_unref(e, p->key);
+    p->key = NULL;
+  }
+  p->avoid_worker = avoid_worker;
+  pthread_mutex_lock(&e->mu);
+  bool queued = !job_stopped(j) && heap_push(&e->sheap, &e->sheap_n, &e->sheap_cap, p);
+  if (queued) {
+    p->stage = PS_SYNTH_QUEUED;
+    p->t_enq = czk__clock_now_ns();
+    p->t_wait0 = 0;
+    k->in_progress--;
+    k->pending++;
+    atomic_fetch_add(&e->g_synth_queue, 1);
+    pthread_cond_broadcast(&e->disp_cv);
+  }
+  bool stopped = job_stopped(j);
+  pthread_mutex_unlock(&e->mu);
+  if (queued) czk__devices_recause(e);
+  else if (stopped) part_end(e, p);
+  else part_fail(e, p, CZK_ERR_NOMEM, "requeue after a device error");
+}
+
+/* Without locks: quarantine device d (once). Returns the usable devices left; with none left, every GPU-queued
+ * partition fails (no worker would take it). */
+static uint32_t device_quarantine(czk_engine *e, edevice *d, const epart *p, czk_status st) {
+  epart *drop = NULL;
+  pthread_mutex_lock(&e->gq_mu);
+  bool first = !atomic_load(&d->quarantined);
+  if (first) {
+    atomic_store(&d->quarantined, true);
+    atomic_fetch_sub(&e->ndev_ok, 1);
+  }
+  uint32_t left = atomic_load(&e->ndev_ok);
+  if (left == 0)
+    while (e->gheap_n) {
+      epart *q = e->gheap[0];
+      heap_remove(e->gheap, &e->gheap_n, q);
+      atomic_fetch_sub(&e->g_gpu_queue, 1);
+      q->stage = PS_FINALIZE; /* owned by this caller now */
+      q->next = drop;
+      drop = q;
+    }
+  pthread_cond_broadcast(&e->gq_cv); /* its workers leave; the others re-check what they may take */
+  pthread_mutex_unlock(&e->gq_mu);
+  if (first)
+    CZK_ERROR("engine", "device %u (%s) quarantined: a prove (job %llu partition %u) failed with a sticky error (%s); "
+              "%u usable device(s) left", d->ordinal, d->name, (unsigned long long)p->job->id, p->index,
+              czk_status_str(st), left);
+  while (drop) {
+    epart *n = drop->next;
+    part_fail_no_device(e, drop);
+    drop = n;
+  }
+  return left;
+}
+
+/* Without locks: the prove of p on worker w (device d) failed with st. */
+static void prove_failed(czk_engine *e, eworker *w, edevice *d, const czk_engine_device_ctx *ctx, epart *p,
+                         czk_status st) {
+  ejob *j = p->job;
+  ekind *k = j->kind;
+  pthread_mutex_lock(&d->mu);
+  d->prove_errors++;
+  pthread_mutex_unlock(&d->mu);
+  if (job_stopped(j)) {
+    part_fail(e, p, st, "prove"); /* the job already has its outcome: this only ends p */
+    return;
+  }
+  if (k->k.device_lost && k->k.device_lost(k->k.user, ctx)) {
+    if (device_quarantine(e, d, p, st) > 0) {
+      part_requeue(e, p, -1);
+      return;
+    }
+    char why[512];
+    snprintf(why, sizeof why, "prove of partition %u failed: %s on device %u (%s); %s", p->index, czk_status_str(st),
+             d->ordinal, d->name, k_no_device);
+    part_fail_why(e, p, CZK_ERR_NO_DEVICE, why);
+    return;
+  }
+  if (st == CZK_ERR_DEVICE && p->retries == 0) {
+    p->retries++;
+    CZK_WARN("engine", "job %llu partition %u: prove failed on device %u (%s) worker %u: %s; proving it again once, "
+             "on another worker", (unsigned long long)j->id, p->index, d->ordinal, d->name, w->index,
+             czk_status_str(st));
+    pthread_mutex_lock(&e->mu);
+    e->prove_retries++;
+    pthread_mutex_unlock(&e->mu);
+    part_requeue(e, p, (int32_t)(w - e->workers));
+    return;
+  }
+  if (st == CZK_ERR_DEVICE) {
+    char why[512];
+    snprintf(why, sizeof why, "prove of partition %u failed: %s on device %u (%s), again after one retry", p->index,
+             czk_status_str(st), d->ordinal, d->name);
+    part_fail_why(e, p, st, why);
+    return;
+  }
+  part_fail(e, p, st, "prove");
+}
+
 static void *prove_main(void *arg) {
   eworker *w = arg;
   czk_engine *e = w->e;
@@ -525,12 +687,17 @@ static void *prove_main(void *arg) {
   czk_engine_device_ctx ctx = {.ordinal = d->ordinal, .worker = w->index, .backend = d->backend};
   for (;;) {
     pthread_mutex_lock(&e->gq_mu);
-    while (!e->gheap_n && !e->gq_stop) pthread_cond_wait(&e->gq_cv, &e->gq_mu);
-    if (!e->gheap_n) {
+    epart *p;
+    for (;;) { /* a quarantined device's workers leave */
+      bool lost = atomic_load(&d->quarantined);
+      p = lost ? NULL : gpu_pick_locked(e, w);
+      if (p || lost || e->gq_stop) break;
+      pthread_cond_wait(&e->gq_cv, &e->gq_mu);
+    }
+    if (!p) {
       pthread_mutex_unlock(&e->gq_mu);
       break;
     }
-    epart *p = e->gheap[0];
     heap_remove(e->gheap, &e->gheap_n, p);
     atomic_fetch_sub(&e->g_gpu_queue, 1);
     p->stage = PS_PROVING;
@@ -580,7 +747,7 @@ static void *prove_main(void *arg) {
     if (msm) czk__span(e, "MSMs", TRACK_PID_PARTS, ptid, c, c + msm, j->id, (int32_t)p->index), c += msm;
     czk__span(e, "prove", TRACK_PID_PARTS, ptid, t0, t2, j->id, (int32_t)p->index);
     czk__worker_set(w, CZK_WORKER_IDLE, 0, 0, NULL);
-    if (st != CZK_OK) part_fail(e, p, st, "prove");
+    if (st != CZK_OK) prove_failed(e, w, d, &ctx, p, st);
     else if (job_stopped(j)) part_end(e, p);
     else fin_push(e, p);
   }
@@ -612,8 +779,9 @@ static void *fin_main(void *arg) {
     czk__worker_set(w, CZK_WORKER_FINALIZE, j->id, p->index, k->name);
     czk_status st = CZK_OK;
     if (!job_stopped(j) && k->verify && k->k.verify)
-      st = k->k.verify(k->k.user, p->key ? p->key->obj : NULL, j->parsed,
-                       p->index, j->proof + (size_t)p->index * k->k.proof_bytes);
+      st = czk_fault("engine.verify") ? CZK_ERR_VERIFY_FAILED /* fault site (tests) */
+                                      : k->k.verify(k->k.user, p->key ? p->key->obj : NULL, j->parsed, p->index,
+                                                    j->proof + (size_t)p->index * k->k.proof_bytes);
     if (p->synth) { /* large buffers are freed here, outside every lock */
       k->k.synth_free(k->k.user, p->synth);
       p->synth = NULL;
@@ -832,6 +1000,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
     e->workers[i].t_state = now;
   }
   e->synth_slots = e->nsynth + ENGINE_SYNTH_LOOKAHEAD;
+  atomic_store(&e->ndev_ok, e->ndevices);
 
   /* threads */
   bool ok = pthread_create(&e->disp_th, NULL, dispatcher_main, e) == 0;
@@ -935,7 +1104,8 @@ czk_status czk_engine_submit(czk_engine *e, const char *kind, czk_priority prior
   pthread_mutex_lock(&e->mu);
   ejob *pruned = prune_locked(e, czk__clock_now_ns());
   ekind *k = find_kind_locked(e, kind);
-  czk_status st = e->intake_closed ? CZK_ERR_SHUTDOWN : k ? CZK_OK : CZK_ERR_NOT_FOUND;
+  czk_status st = e->intake_closed ? CZK_ERR_SHUTDOWN : !k ? CZK_ERR_NOT_FOUND
+                 : atomic_load(&e->ndev_ok) == 0 ? CZK_ERR_NO_DEVICE : CZK_OK;
   bool attached = st == CZK_OK && try_attach_locked(e, request_id, info);
   pthread_mutex_unlock(&e->mu);
   free_job_list(e, pruned);
@@ -961,6 +1131,7 @@ czk_status czk_engine_submit(czk_engine *e, const char *kind, czk_priority prior
     p->job = j;
     p->index = i;
     p->heap_idx = -1;
+    p->avoid_worker = -1;
     p->shape = k->k.shape;
     if (k->k.reserve) st = k->k.reserve(k->k.user, parsed, i, &p->shape);
     if (st == CZK_OK && never_fits(e, k, &p->shape)) st = CZK_ERR_BUDGET;

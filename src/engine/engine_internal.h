@@ -43,6 +43,8 @@ typedef struct epart {
   czk_engine_shape shape;
   czk_reservation res;
   ekey *key;        /* ref held from dispatch to the end */
+  uint32_t retries;     /* proves started again after a transient device error (at most 1) */
+  int32_t avoid_worker; /* -1, or the worker (index in e->workers) whose prove failed: the retry goes elsewhere */
   void *synth;
   struct epart *next; /* channel / finalizer list link */
   uint64_t t_enq, t_wait0, t_dispatch, t_gpu_enq, t_fin_enq;
@@ -144,6 +146,8 @@ typedef struct edevice {
   uint64_t transfer_hw_ns; /* exported TRANSFER idle time never decreases (observe.c) */
   uint64_t key_mem_limit, key_mem_used; /* device copies of keys (e->kc_mu): used <= limit always */
   uint64_t idle_ns[CZK_IDLE_COUNT];
+  atomic_bool quarantined; /* lost (kind->device_lost after a failed prove); set once, under e->gq_mu */
+  uint64_t prove_errors;   /* d->mu */
 } edevice;
 
 #define ENGINE_HASH 4096
@@ -182,6 +186,8 @@ struct czk_engine {
   /* gauges read without e->mu by the idle attribution */
   atomic_uint g_synth_queue, g_synth_busy, g_gpu_queue, g_fin_queue;
   atomic_bool g_disp_budget_wait;
+  atomic_uint ndev_ok;    /* devices not quarantined (changes under gq_mu) */
+  uint64_t prove_retries; /* e->mu */
 
   pthread_mutex_t gq_mu;
   pthread_cond_t gq_cv;

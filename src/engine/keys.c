@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/fault.h"
 #include "czk/log.h"
 #include "engine/engine_internal.h"
 
@@ -106,7 +107,7 @@ static czk_status load_key(czk_engine *e, ekey *key) {
   uint64_t actual = 0, t0 = czk__clock_now_ns();
   CZK_INFO("keys", "%s: loading (%.2f GiB budgeted, %s)", key->id, (double)key->bytes / (1u << 30),
            czk_key_tier_str(want));
-  czk_status st = k->k.key_load(k->k.user, key->id, want, &obj, &tier, &actual);
+  czk_status st = czk_fault("key.load") ? CZK_ERR_IO : k->k.key_load(k->k.user, key->id, want, &obj, &tier, &actual);
   uint64_t t1 = czk__clock_now_ns();
   if (st == CZK_OK)
     CZK_INFO("keys", "%s: loaded in %llu ms: %.2f GiB, %s", key->id, (unsigned long long)((t1 - t0) / CZK_NS_PER_MS),

@@ -173,6 +173,8 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
   s->jobs_cancelled = e->jobs_cancelled;
   s->jobs_attached = e->jobs_attached;
   s->jobs_pruned = e->jobs_pruned;
+  s->prove_retries = e->prove_retries;
+  s->devices_usable = atomic_load(&e->ndev_ok);
   s->nkinds = e->nkinds;
   for (uint32_t i = 0; i < e->nkinds; i++) {
     const ekind *k = e->kinds[i];
@@ -250,6 +252,8 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ds->workers = d->nworkers;
     ds->mem_total_bytes = d->mem_total;
     ds->proofs = d->proofs;
+    ds->quarantined = atomic_load(&d->quarantined);
+    ds->prove_errors = d->prove_errors;
     uint64_t dnow = czk__clock_now_ns(); /* under d->mu: never before t_mark */
     ds->wall_ns = dnow - e->t_start;
     ds->kernel_busy_ns = d->kernel_ns;

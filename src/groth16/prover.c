@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/fault.h"
 #include "groth16/groth16_internal.h"
 
 static _Atomic unsigned long g_msm_launches;
@@ -543,9 +544,10 @@ czk_status czk_groth16_synthesize(czk_groth16_assignment *out, const czk_r1cs *s
   size_t n = (size_t)1 << shape->log_domain, m = shape->n_constraints;
   out->n_domain = n;
   out->n_rows = m;
-  out->a = malloc(n * sizeof(czk_fr));
-  out->b = malloc(n * sizeof(czk_fr));
-  out->c = malloc(n * sizeof(czk_fr));
+  bool fail = czk_fault("alloc.synth") != CZK_FAULT_NONE; /* tests: the a/b/c allocation fails */
+  out->a = fail ? NULL : malloc(n * sizeof(czk_fr));
+  out->b = fail ? NULL : malloc(n * sizeof(czk_fr));
+  out->c = fail ? NULL : malloc(n * sizeof(czk_fr));
   if (!out->a || !out->b || !out->c) {
     czk_groth16_assignment_free(out);
     return CZK_ERR_NOMEM;

@@ -232,6 +232,8 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
     }
   }
   if (st == CZK_OK) {
+    /* a partition synthesized again (the engine's retry after a device error) replaces its earlier inputs */
+    free(j->pub[part]);
     j->pub[part] = malloc((n_pub ? n_pub : 1) * sizeof(czk_fr));
     if (!j->pub[part]) st = CZK_ERR_NOMEM;
   }
@@ -297,6 +299,16 @@ static czk_status k_prove_finish(void *user, const czk_engine_device_ctx *dev, v
   if (dev && dev->backend && !czk_backend_host_memory((const czk_backend *)dev->backend))
     rep->kernel_ns = (uint64_t)(t.device * 1e9);
   return CZK_OK;
+}
+
+/* The device is lost when the backend the prove ran on (the device's, or the kind's own CPU one) is quarantined. */
+static bool k_device_lost(void *user, const czk_engine_device_ctx *dev) {
+  kuser *u = user;
+  if (dev && dev->backend) return czk_backend_quarantined((const czk_backend *)dev->backend);
+  pthread_mutex_lock(&u->mu);
+  bool lost = u->cpu && czk_backend_quarantined(u->cpu);
+  pthread_mutex_unlock(&u->mu);
+  return lost;
 }
 
 static czk_status k_verify(void *user, void *key, const void *parsed, uint32_t part, const uint8_t *proof) {
@@ -520,6 +532,7 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->prove_start = k_prove_start;
   out->prove_finish = k_prove_finish;
   out->verify = k_verify;
+  out->device_lost = k_device_lost;
   out->key_load = k_key_load;
   out->key_free = k_key_free;
   out->key_error = k_key_error;
