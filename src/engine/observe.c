@@ -353,28 +353,34 @@ czk_status czk_engine_job_info_get(czk_engine *e, uint64_t job_id, czk_engine_jo
   out->done = j->done;
   out->partitions = j->nparts;
   uint64_t now = czk__clock_now_ns();
-  pthread_mutex_lock(&e->kc_mu); /* order: e->mu -> kc_mu */
+  bool dispatched = false; /* a partition past dispatch, before the GPU queue: it holds (or waits for) the key */
   for (uint32_t i = 0; i < j->nparts; i++) {
-    const epart *p = &j->parts[i];
-    switch (atomic_load(&p->stage)) {
+    switch (atomic_load(&j->parts[i].stage)) {
     case PS_SYNTH_QUEUED: out->queued++; break;
     case PS_DISPATCHED:
     case PS_SYNTH:
       out->synthesizing++;
-      if (p->key && p->key->state == KS_LOADING && !out->key_loading) {
-        out->key_loading = true;
-        snprintf(out->key_id, sizeof out->key_id, "%s", p->key->id);
-        out->key_bytes = p->key->bytes;
-        out->key_load_ms = p->key->loader_active && now > p->key->load_t0 ? (now - p->key->load_t0) / CZK_NS_PER_MS : 0;
-        files_fn = p->key->kind->k.key_files;
-        files_user = p->key->kind->k.user;
-      }
+      dispatched = true;
       break;
     case PS_GPU_QUEUED:
     case PS_PROVING: out->proving++; break;
     case PS_FINALIZE: out->finalizing++; break;
     default: out->ended++; break;
     }
+  }
+  /* the key by the kind's key id in the cache's list (a partition's own key pointer is not stable to read here: its
+   * holder drops it without e->mu); an entry linked in the list stays valid while kc_mu is held */
+  const char *kid = j->kind->k.key_id;
+  pthread_mutex_lock(&e->kc_mu); /* order: e->mu -> kc_mu */
+  for (ekey *k = e->keys; dispatched && kid && k; k = k->next) {
+    if (strcmp(k->id, kid) != 0 || k->state != KS_LOADING) continue;
+    out->key_loading = true;
+    snprintf(out->key_id, sizeof out->key_id, "%s", k->id);
+    out->key_bytes = k->bytes;
+    out->key_load_ms = k->loader_active && now > k->load_t0 ? (now - k->load_t0) / CZK_NS_PER_MS : 0;
+    files_fn = k->kind->k.key_files;
+    files_user = k->kind->k.user;
+    break;
   }
   pthread_mutex_unlock(&e->kc_mu);
   pthread_mutex_unlock(&e->mu);
