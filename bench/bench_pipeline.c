@@ -300,15 +300,15 @@ int czk_bench_pipeline(int argc, char **argv) {
   print_lat("HIGH", lat[CZK_PRIORITY_HIGH], nlat[CZK_PRIORITY_HIGH]);
   print_lat("CRITICAL", lat[CZK_PRIORITY_CRITICAL], nlat[CZK_PRIORITY_CRITICAL]);
   if (s0 && s1) {
-    printf("devices (over the run):\n  %-8s %8s %8s %9s %9s %9s %9s %9s\n", "device", "proofs", "busy%", "starved",
-           "budget", "transfer", "lock", "no_work");
+    printf("devices (over the run):\n  %-8s %8s %8s %9s %9s %9s %9s %9s %9s\n", "device", "proofs", "busy%", "starved",
+           "budget", "transfer", "lock", "no_work", "key_load");
     for (uint32_t d = 0; d < s1->ndevices; d++) {
       const czk_engine_device_status *a = &s0->devices[d], *b = &s1->devices[d];
       printf("  %-8s %8llu %7.1f%%", b->name, (unsigned long long)(b->proofs - a->proofs),
              100.0 * (double)(b->kernel_busy_ns - a->kernel_busy_ns) / (double)wall);
       for (int c = 0; c < CZK_IDLE_COUNT; c++) {
         static const int order[CZK_IDLE_COUNT] = {CZK_IDLE_STARVED, CZK_IDLE_BUDGET, CZK_IDLE_TRANSFER, CZK_IDLE_LOCK,
-                                                  CZK_IDLE_NO_WORK};
+                                                  CZK_IDLE_NO_WORK, CZK_IDLE_KEY_LOAD};
         printf(" %6.1f ms", (double)(b->idle_ns[order[c]] - a->idle_ns[order[c]]) / 1e6);
       }
       printf("\n");

@@ -61,6 +61,14 @@ typedef enum czk_key_tier {
   CZK_KEY_TIER_DISK = 3,   /* known, not loaded */
 } czk_key_tier;
 
+/* A file behind a proving key (what the kind's loader reads), as the kind reports it (key_files). */
+#define CZK_ENGINE_KEY_FILES 2
+typedef struct czk_engine_key_file {
+  char path[480];
+  uint64_t bytes; /* size on disk (0 when missing) */
+  bool present;
+} czk_engine_key_file;
+
 /* ---- devices ------------------------------------------------------------------------------------------------------ */
 /* What a kind's prove callbacks see about the device they run on. */
 typedef struct czk_engine_device_ctx {
@@ -144,6 +152,10 @@ typedef struct czk_engine_kind {
    * partition again elsewhere; NULL = devices are never lost. A failure with CZK_ERR_DEVICE on a device that is not
    * lost is transient: the partition is synthesized and proved again once, on another worker (engine.c). */
   bool (*device_lost)(void *user, const czk_engine_device_ctx *dev);
+  /* Optional: the files key_id is loaded from (at most max; returns how many), each with its size on disk and whether
+   * it exists (stat only; runs outside every lock). For status: which file backs which key, and whether a load
+   * generates the key (its files are missing). */
+  uint32_t (*key_files)(void *user, const char *key_id, czk_engine_key_file *files, uint32_t max);
   /* Optional: frees `user` (called by the kind's owner, not the engine; see czk_kind_free). */
   void (*destroy)(void *user);
 } czk_engine_kind;
@@ -239,7 +251,8 @@ typedef enum czk_idle_cause {
   CZK_IDLE_TRANSFER = 2, /* a worker was in prove but no kernel ran (uploads, host work, launch latency) */
   CZK_IDLE_LOCK = 3,     /* workers waited on the GPU queue lock */
   CZK_IDLE_NO_WORK = 4,  /* nothing submitted */
-  CZK_IDLE_COUNT = 5,
+  CZK_IDLE_KEY_LOAD = 5, /* a proving key was being loaded (or generated) for queued work and nothing else ran */
+  CZK_IDLE_COUNT = 6,
 } czk_idle_cause;
 
 typedef struct czk_engine_worker_status {
@@ -271,12 +284,21 @@ typedef struct czk_engine_device_status {
   uint64_t prove_errors;      /* proves that failed on this device */
 } czk_engine_device_status;
 
+/* Submit-to-result latency of completed jobs, per kind and priority (however the job was awaited, or if it was not):
+ * bucket b counts jobs with latency <= czk_engine_latency_bounds()[b] and above the previous bound (not cumulative);
+ * bucket CZK_LATENCY_BUCKETS counts the rest. */
+#define CZK_LATENCY_BUCKETS 15
+CZK_API const double *czk_engine_latency_bounds(void);
+
 typedef struct czk_engine_kind_status {
   char name[32];
   uint32_t pending;     /* partitions in the synth queue */
   uint32_t in_progress; /* partitions past dispatch, not yet finalized */
   uint64_t submitted, attached, completed, failed, cancelled; /* jobs */
   uint64_t partitions_proved;
+  uint64_t lat_bucket[CZK_PRIORITY_COUNT][CZK_LATENCY_BUCKETS + 1];
+  double lat_sum[CZK_PRIORITY_COUNT]; /* seconds */
+  uint64_t lat_count[CZK_PRIORITY_COUNT];
 } czk_engine_kind_status;
 
 typedef struct czk_engine_key_status {
@@ -290,6 +312,17 @@ typedef struct czk_engine_key_status {
   uint32_t refs;
   uint64_t last_use_ms_ago;
 } czk_engine_key_status;
+
+/* Every key id a registered kind uses (first registered kind's name), with the files behind it (kind->key_files) and
+ * where the key cache holds it now: DISK when it is not loaded. */
+typedef struct czk_engine_key_source {
+  char key_id[64];
+  char kind[32];
+  czk_key_tier tier;
+  bool loading;
+  uint32_t nfiles;
+  czk_engine_key_file files[CZK_ENGINE_KEY_FILES];
+} czk_engine_key_source;
 
 typedef struct czk_engine_status {
   uint64_t uptime_ns;
@@ -306,8 +339,28 @@ typedef struct czk_engine_status {
   czk_engine_device_status *devices;
   czk_engine_worker_status *workers;
   czk_engine_kind_status *kinds;
-  czk_engine_key_status *keys;
+  czk_engine_key_status *keys;          /* the key cache's entries (loading or resident) */
+  uint32_t nsources;
+  czk_engine_key_source *sources;       /* every key of a registered kind, loaded or not */
 } czk_engine_status;
+
+/* One job as it stands (for a client waiting on it): which stage its partitions are in and whether it waits on its key
+ * being loaded. */
+typedef struct czk_engine_job_info {
+  uint64_t job_id;
+  char kind[32];
+  bool done;
+  uint32_t partitions, queued, synthesizing, proving, finalizing, ended;
+  bool key_loading;       /* a dispatched partition waits for key_id to load */
+  bool key_generating;    /* key_loading and the key's files are missing: the loader makes the key (setup) */
+  char key_id[64];
+  uint64_t key_bytes;     /* the key's budgeted bytes */
+  uint64_t key_load_ms;   /* how long the load has been running */
+} czk_engine_job_info;
+/* CZK_ERR_NOT_FOUND for an unknown or pruned job. Calls kind->key_files outside every lock when a key is loading. */
+CZK_API czk_status czk_engine_job_info_get(czk_engine *e, uint64_t job_id, czk_engine_job_info *out);
+/* "queued", "key_load", "synthesis", "proving", "finalize" or "done": the furthest-behind stage that still has work */
+CZK_API const char *czk_engine_job_stage(const czk_engine_job_info *ji);
 
 /* Snapshot everything (one allocation; free with czk_engine_status_free). */
 CZK_API czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out);

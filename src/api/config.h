@@ -27,7 +27,8 @@
   X(SIZE, memory_budget, "", "memory budget for keys and in-flight proofs (default: physical memory minus 10% and 2 GiB)") \
   X(STR, gpus, "all", "GPUs to use: all, none, or a comma list of ordinals")                                        \
   X(STR, exclude_gpus, "", "comma list of GPU ordinals to leave alone")                                             \
-  X(BOOL, cpu_fallback, "true", "prove on the CPU when no GPU is usable")                                            \
+  X(BOOL, allow_cpu_fallback, "false", "when GPUs are configured (gpus lists ordinals) or present (an NVIDIA driver) but none is usable, prove on the CPU with a loud warning instead of refusing to start") \
+  X(BOOL, allow_cpu_large_sectors, "false", "let a daemon proving on the CPU only accept Filecoin jobs of 512MiB sectors and larger (hours per proof)") \
   X(UINT, synthesis_workers, "2", "CPU synthesis workers")                                                           \
   X(UINT, gpu_workers_per_device, "2", "GPU workers per device (two-phase prove overlaps them)")                    \
   X(STR, gpu_key_memory, "auto", "GPU memory for resident key copies (auto: memory minus 24GiB; 0: keys streamed)") \

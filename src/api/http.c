@@ -1,4 +1,4 @@
-/* http.c: /metrics, /status and /healthz on libmicrohttpd (see http.h).
+/* http.c: /metrics, /status (JSON), /status.html (and /: the same as a page), /healthz on libmicrohttpd (see http.h).
  * Invariants: /metrics and /status take one engine status snapshot per request and render it with no lock held; a
  * rendered body is a heap buffer handed to libmicrohttpd (freed by it, or here when the response cannot be created),
  * fixed texts are static; `draining` is an atomic set by czk__http_set_draining, after which /healthz answers 503. */
@@ -60,19 +60,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return reply(c, 200, "text/plain", "ok\n", 3, false);
   }
   bool metrics = strcmp(url, "/metrics") == 0, status = strcmp(url, "/status") == 0;
-  if (!metrics && !status) return reply(c, 404, "text/plain", "not found\n", 10, false);
+  bool html = strcmp(url, "/status.html") == 0 || strcmp(url, "/") == 0;
+  if (!metrics && !status && !html) return reply(c, 404, "text/plain", "not found\n", 10, false);
   czk_engine_status *st;
   if (czk_engine_status_get(h->svc->engine, &st) != CZK_OK)
     return reply(c, 500, "text/plain", "status unavailable\n", 19, false);
   czk__strbuf sb;
   czk__sb_init(&sb);
-  if (metrics) czk__render_metrics(&sb, st, &h->svc->metrics);
-  else czk__render_status_json(&sb, st);
+  if (metrics) czk__render_metrics(&sb, st, &h->svc->metrics, &h->svc->info);
+  else if (html) czk__render_status_html(&sb, st, &h->svc->info);
+  else czk__render_status_json(&sb, st, &h->svc->info);
   czk_engine_status_free(st);
   size_t len;
   char *body = czk__sb_take(&sb, &len);
   if (!body) return reply(c, 500, "text/plain", "out of memory\n", 14, false);
-  return reply(c, 200, metrics ? "text/plain; version=0.0.4; charset=utf-8" : "application/json", body, len, true);
+  return reply(c, 200,
+               metrics ? "text/plain; version=0.0.4; charset=utf-8"
+               : html  ? "text/html; charset=utf-8"
+                       : "application/json",
+               body, len, true);
 }
 
 czk_status czk__http_start(czk__http **out, const char *addr, czk__service *svc) {

@@ -1,16 +1,18 @@
-/* render.c: engine status -> JSON and Prometheus text; API request counters and latency histograms.
- * Invariants: rendering reads only a czk_engine_status snapshot (no engine lock held while formatting); the API
- * counters and histograms are updated and read under m->mu only; histogram buckets are cumulative in the output
- * (le bounds from czk__api_hist_bounds, then +Inf = _count); label values are escaped (\\, \", \n). */
+/* render.c: engine status -> JSON, HTML and Prometheus text; API request counters.
+ * Invariants: rendering reads only a czk_engine_status snapshot (no engine lock held while formatting) and the
+ * read-only daemon info; the API counters are updated and read under m->mu only; histogram buckets are cumulative in
+ * the output (le bounds from czk_engine_latency_bounds, then +Inf = _count); label values are escaped (\\, \", \n);
+ * HTML text is escaped (&, <, >, "). Key tiers are written in one vocabulary everywhere (czk_key_tier_str: device,
+ * pinned, mapped, disk). */
 #include "api/render.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const czk__api_method_names[CZK_API_METHODS] = {
     "SubmitProof", "AwaitProof", "Prove", "CancelProof", "GetStatus", "GetMetrics", "PreloadSRS", "EvictSRS",
     "GetTrace"};
-const double czk__api_hist_bounds[CZK_API_HIST_BUCKETS] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
-                                                          2.5,  5,     10,   30,  60,   300, 1800};
 static const char *const k_prio_names[CZK_PRIORITY_COUNT] = {"unspecified", "low", "normal", "high", "critical"};
 
 void czk__api_metrics_init(czk__api_metrics *m) {
@@ -27,21 +29,50 @@ void czk__api_metrics_request(czk__api_metrics *m, int method, int code) {
   pthread_mutex_unlock(&m->mu);
 }
 
-void czk__api_metrics_latency(czk__api_metrics *m, czk_priority prio, double s) {
-  unsigned p = (unsigned)prio < CZK_PRIORITY_COUNT ? (unsigned)prio : 0;
-  pthread_mutex_lock(&m->mu);
-  int b = 0;
-  while (b < CZK_API_HIST_BUCKETS && s > czk__api_hist_bounds[b]) b++;
-  m->hist[p][b]++;
-  m->hist_sum[p] += s;
-  m->hist_count[p]++;
-  pthread_mutex_unlock(&m->mu);
+void czk__process_rss(uint64_t *rss, uint64_t *peak) {
+  *rss = *peak = 0;
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return;
+  char line[256];
+  unsigned long long kb;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "VmRSS: %llu kB", &kb) == 1) *rss = (uint64_t)kb << 10;
+    else if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) *peak = (uint64_t)kb << 10;
+  }
+  fclose(f);
 }
 
 static double sec(uint64_t ns) { return (double)ns / 1e9; }
 
-void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st) {
+static void key_files_json(czk__strbuf *sb, const czk_engine_key_source *src) {
+  czk__sb_puts(sb, "[");
+  for (uint32_t f = 0; src && f < src->nfiles; f++) {
+    czk__sb_puts(sb, f ? ", {\"path\": " : "{\"path\": ");
+    czk__sb_json_str(sb, src->files[f].path);
+    czk__sb_printf(sb, ", \"bytes\": %llu, \"present\": %s}", (unsigned long long)src->files[f].bytes,
+                   src->files[f].present ? "true" : "false");
+  }
+  czk__sb_puts(sb, "]");
+}
+
+static const czk_engine_key_source *source_of(const czk_engine_status *st, const char *key_id) {
+  for (uint32_t i = 0; i < st->nsources; i++)
+    if (strcmp(st->sources[i].key_id, key_id) == 0) return &st->sources[i];
+  return NULL;
+}
+
+void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const czk__daemon_info *info) {
   czk__sb_printf(sb, "{\n \"uptime_seconds\": %.3f,\n", sec(st->uptime_ns));
+  uint64_t rss, peak;
+  czk__process_rss(&rss, &peak);
+  czk__sb_puts(sb, " \"daemon\": {\"version\": ");
+  czk__sb_json_str(sb, info && info->version ? info->version : "unknown");
+  czk__sb_printf(sb, ", \"cuda_built\": %s, \"cpu_only\": %s, \"cpu_fallback\": %s, \"cpu_fallback_reason\": ",
+                 info && info->cuda_built ? "true" : "false", info && info->cpu_only ? "true" : "false",
+                 info && info->cpu_fallback ? "true" : "false");
+  czk__sb_json_str(sb, info ? info->cpu_fallback_reason : "");
+  czk__sb_printf(sb, ", \"resident_bytes\": %llu, \"peak_resident_bytes\": %llu},\n", (unsigned long long)rss,
+                 (unsigned long long)peak);
   czk__sb_printf(sb, " \"queues\": {\"synth\": %u, \"gpu\": %u, \"finalize\": %u},\n", st->synth_queue, st->gpu_queue,
                 st->finalize_queue);
   czk__sb_printf(sb, " \"synthesis\": {\"active\": %u, \"workers\": %u, \"dispatcher_waiting_budget\": %s},\n",
@@ -111,9 +142,107 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st) {
                   (unsigned long long)k->bytes, (unsigned long long)k->device_bytes);
     for (uint32_t d = 0, n = 0; d < 32; d++)
       if (k->device_mask & (1u << d)) czk__sb_printf(sb, "%s%u", n++ ? ", " : "", d);
-    czk__sb_printf(sb, "], \"refs\": %u, \"last_use_ms_ago\": %llu}", k->refs, (unsigned long long)k->last_use_ms_ago);
+    czk__sb_printf(sb, "], \"refs\": %u, \"last_use_ms_ago\": %llu, \"files\": ", k->refs,
+                   (unsigned long long)k->last_use_ms_ago);
+    key_files_json(sb, source_of(st, k->key_id));
+    czk__sb_puts(sb, "}");
+  }
+  czk__sb_puts(sb, "\n ],\n \"key_sources\": [");
+  for (uint32_t i = 0; i < st->nsources; i++) {
+    const czk_engine_key_source *src = &st->sources[i];
+    czk__sb_printf(sb, "%s\n  {\"key_id\": ", i ? "," : "");
+    czk__sb_json_str(sb, src->key_id);
+    czk__sb_puts(sb, ", \"kind\": ");
+    czk__sb_json_str(sb, src->kind);
+    czk__sb_printf(sb, ", \"tier\": \"%s\", \"loading\": %s, \"files\": ", czk_key_tier_str(src->tier),
+                   src->loading ? "true" : "false");
+    key_files_json(sb, src);
+    czk__sb_puts(sb, "}");
   }
   czk__sb_puts(sb, "\n ]\n}\n");
+}
+
+static void html_text(czk__strbuf *sb, const char *s) {
+  for (const char *p = s; *p; p++) {
+    switch (*p) {
+    case '&': czk__sb_puts(sb, "&amp;"); break;
+    case '<': czk__sb_puts(sb, "&lt;"); break;
+    case '>': czk__sb_puts(sb, "&gt;"); break;
+    case '"': czk__sb_puts(sb, "&quot;"); break;
+    default: czk__sb_append(sb, p, 1);
+    }
+  }
+}
+
+static void html_bytes(czk__strbuf *sb, uint64_t b) {
+  if (b >= (1ull << 30)) czk__sb_printf(sb, "%.2f GiB", (double)b / (1ull << 30));
+  else if (b >= (1ull << 20)) czk__sb_printf(sb, "%.1f MiB", (double)b / (1ull << 20));
+  else czk__sb_printf(sb, "%llu B", (unsigned long long)b);
+}
+
+void czk__render_status_html(czk__strbuf *sb, const czk_engine_status *st, const czk__daemon_info *info) {
+  czk__sb_puts(sb, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>czk status</title><style>"
+                   "body{font:14px sans-serif;margin:1.5em}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+                   "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#eee}"
+                   ".warn{background:#fdd;border:2px solid #c00;padding:.5em;font-weight:bold}</style></head><body>\n");
+  czk__sb_puts(sb, "<h1>czk ");
+  html_text(sb, info && info->version ? info->version : "");
+  czk__sb_printf(sb, "</h1>\n<p>up %.0f s; jobs: %llu live, %llu completed, %llu failed, %llu cancelled; memory ",
+                 sec(st->uptime_ns), (unsigned long long)st->jobs_live, (unsigned long long)st->jobs_completed,
+                 (unsigned long long)st->jobs_failed, (unsigned long long)st->jobs_cancelled);
+  html_bytes(sb, st->mem_used);
+  czk__sb_puts(sb, " of ");
+  html_bytes(sb, st->mem_limit);
+  czk__sb_printf(sb, "; queues: synth %u, gpu %u, finalize %u. JSON: <a href=\"/status\">/status</a>, "
+                     "<a href=\"/metrics\">/metrics</a>.</p>\n", st->synth_queue, st->gpu_queue, st->finalize_queue);
+  if (info && info->cpu_fallback) {
+    czk__sb_puts(sb, "<p class=\"warn\">CPU fallback: proving on the CPU although ");
+    html_text(sb, info->cpu_fallback_reason);
+    czk__sb_puts(sb, "</p>\n");
+  }
+  czk__sb_puts(sb, "<h2>Devices</h2>\n<table><tr><th>#</th><th>name</th><th>proofs</th><th>busy %</th>");
+  for (int c = 0; c < CZK_IDLE_COUNT; c++) czk__sb_printf(sb, "<th>idle %s s</th>", czk_idle_cause_str((czk_idle_cause)c));
+  czk__sb_puts(sb, "</tr>\n");
+  for (uint32_t i = 0; i < st->ndevices; i++) {
+    const czk_engine_device_status *d = &st->devices[i];
+    double wall = sec(d->wall_ns);
+    czk__sb_printf(sb, "<tr><td>%u</td><td>", d->ordinal);
+    html_text(sb, d->name);
+    czk__sb_printf(sb, "</td><td>%llu</td><td>%.1f</td>", (unsigned long long)d->proofs,
+                   wall > 0 ? 100.0 * sec(d->kernel_busy_ns) / wall : 0.0);
+    for (int c = 0; c < CZK_IDLE_COUNT; c++) czk__sb_printf(sb, "<td>%.1f</td>", sec(d->idle_ns[c]));
+    czk__sb_puts(sb, "</tr>\n");
+  }
+  czk__sb_puts(sb, "</table>\n<h2>Kinds with work</h2>\n<table><tr><th>kind</th><th>pending</th><th>in progress</th>"
+                   "<th>completed</th><th>failed</th></tr>\n");
+  for (uint32_t i = 0; i < st->nkinds; i++) {
+    const czk_engine_kind_status *k = &st->kinds[i];
+    if (!k->pending && !k->in_progress && !k->submitted) continue; /* idle kinds: in /status */
+    czk__sb_puts(sb, "<tr><td>");
+    html_text(sb, k->name);
+    czk__sb_printf(sb, "</td><td>%u</td><td>%u</td><td>%llu</td><td>%llu</td></tr>\n", k->pending, k->in_progress,
+                   (unsigned long long)k->completed, (unsigned long long)k->failed);
+  }
+  czk__sb_puts(sb, "</table>\n<h2>Keys</h2>\n<table><tr><th>key</th><th>tier</th><th>file</th><th>size</th></tr>\n");
+  for (uint32_t i = 0; i < st->nsources; i++) {
+    const czk_engine_key_source *src = &st->sources[i];
+    bool any = src->tier != CZK_KEY_TIER_DISK || src->loading;
+    for (uint32_t f = 0; f < src->nfiles; f++) any |= src->files[f].present;
+    if (!any) continue; /* neither loaded nor on disk: in /status */
+    for (uint32_t f = 0; f < (src->nfiles ? src->nfiles : 1); f++) {
+      czk__sb_puts(sb, "<tr><td>");
+      if (f == 0) html_text(sb, src->key_id);
+      czk__sb_puts(sb, "</td><td>");
+      if (f == 0) czk__sb_printf(sb, "%s%s", czk_key_tier_str(src->tier), src->loading ? " (loading)" : "");
+      czk__sb_puts(sb, "</td><td>");
+      if (src->nfiles) html_text(sb, src->files[f].path);
+      czk__sb_puts(sb, "</td><td>");
+      if (src->nfiles && src->files[f].present) html_bytes(sb, src->files[f].bytes);
+      else if (src->nfiles) czk__sb_puts(sb, "missing");
+      czk__sb_puts(sb, "</td></tr>\n");
+    }
+  }
+  czk__sb_puts(sb, "</table>\n</body></html>\n");
 }
 
 static void help_type(czk__strbuf *sb, const char *name, const char *type, const char *help) {
@@ -132,7 +261,21 @@ static void label_val(czk__strbuf *sb, const char *v) {
   }
 }
 
-void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_metrics *m) {
+void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_metrics *m,
+                         const czk__daemon_info *info) {
+  help_type(sb, "czk_build_info", "gauge", "Always 1; the labels say which czk this is.");
+  czk__sb_puts(sb, "czk_build_info{version=\"");
+  label_val(sb, info && info->version ? info->version : "unknown");
+  czk__sb_printf(sb, "\",cuda=\"%s\"} 1\n", info && info->cuda_built ? "true" : "false");
+  uint64_t rss, peak;
+  czk__process_rss(&rss, &peak);
+  help_type(sb, "czk_process_resident_memory_bytes", "gauge", "Resident set size of the daemon process.");
+  czk__sb_printf(sb, "czk_process_resident_memory_bytes %llu\n", (unsigned long long)rss);
+  help_type(sb, "czk_process_peak_resident_memory_bytes", "gauge", "Highest resident set size of the daemon process.");
+  czk__sb_printf(sb, "czk_process_peak_resident_memory_bytes %llu\n", (unsigned long long)peak);
+  help_type(sb, "czk_daemon_cpu_fallback", "gauge",
+            "1 when the daemon proves on the CPU although GPUs are configured or present (allow_cpu_fallback).");
+  czk__sb_printf(sb, "czk_daemon_cpu_fallback %d\n", info && info->cpu_fallback ? 1 : 0);
   help_type(sb, "czk_engine_uptime_seconds", "gauge", "Seconds since the engine started.");
   czk__sb_printf(sb, "czk_engine_uptime_seconds %.3f\n", sec(st->uptime_ns));
 
@@ -235,6 +378,32 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
                   (unsigned long long)st->devices[i].key_mem_used);
   }
 
+  help_type(sb, "czk_job_latency_seconds", "histogram",
+            "Submit-to-result latency of completed jobs by kind and priority, however they were awaited.");
+  const double *bounds = czk_engine_latency_bounds();
+  for (uint32_t i = 0; i < st->nkinds; i++) {
+    const czk_engine_kind_status *k = &st->kinds[i];
+    for (int p = 0; p < CZK_PRIORITY_COUNT; p++) {
+      if (!k->lat_count[p]) continue; /* series appear with a kind's first completed job at that priority */
+      uint64_t cum = 0;
+      for (int b = 0; b <= CZK_LATENCY_BUCKETS; b++) {
+        cum += k->lat_bucket[p][b];
+        czk__sb_puts(sb, "czk_job_latency_seconds_bucket{kind=\"");
+        label_val(sb, k->name);
+        if (b < CZK_LATENCY_BUCKETS)
+          czk__sb_printf(sb, "\",priority=\"%s\",le=\"%g\"} %llu\n", k_prio_names[p], bounds[b], (unsigned long long)cum);
+        else
+          czk__sb_printf(sb, "\",priority=\"%s\",le=\"+Inf\"} %llu\n", k_prio_names[p], (unsigned long long)cum);
+      }
+      czk__sb_puts(sb, "czk_job_latency_seconds_sum{kind=\"");
+      label_val(sb, k->name);
+      czk__sb_printf(sb, "\",priority=\"%s\"} %.6f\n", k_prio_names[p], k->lat_sum[p]);
+      czk__sb_puts(sb, "czk_job_latency_seconds_count{kind=\"");
+      label_val(sb, k->name);
+      czk__sb_printf(sb, "\",priority=\"%s\"} %llu\n", k_prio_names[p], (unsigned long long)k->lat_count[p]);
+    }
+  }
+
   if (!m) return;
   pthread_mutex_lock(&m->mu);
   help_type(sb, "czk_api_requests_total", "counter", "gRPC requests by method and status code.");
@@ -243,21 +412,5 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
       if (m->requests[i][c])
         czk__sb_printf(sb, "czk_api_requests_total{method=\"%s\",code=\"%d\"} %llu\n", czk__api_method_names[i], c,
                       (unsigned long long)m->requests[i][c]);
-  help_type(sb, "czk_api_job_latency_seconds", "histogram",
-            "Submit-to-result latency of jobs returned by AwaitProof/Prove, by priority.");
-  for (int p = 0; p < CZK_PRIORITY_COUNT; p++) {
-    uint64_t cum = 0;
-    for (int b = 0; b < CZK_API_HIST_BUCKETS; b++) {
-      cum += m->hist[p][b];
-      czk__sb_printf(sb, "czk_api_job_latency_seconds_bucket{priority=\"%s\",le=\"%g\"} %llu\n", k_prio_names[p],
-                    czk__api_hist_bounds[b], (unsigned long long)cum);
-    }
-    cum += m->hist[p][CZK_API_HIST_BUCKETS];
-    czk__sb_printf(sb, "czk_api_job_latency_seconds_bucket{priority=\"%s\",le=\"+Inf\"} %llu\n", k_prio_names[p],
-                  (unsigned long long)cum);
-    czk__sb_printf(sb, "czk_api_job_latency_seconds_sum{priority=\"%s\"} %.6f\n", k_prio_names[p], m->hist_sum[p]);
-    czk__sb_printf(sb, "czk_api_job_latency_seconds_count{priority=\"%s\"} %llu\n", k_prio_names[p],
-                  (unsigned long long)m->hist_count[p]);
-  }
   pthread_mutex_unlock(&m->mu);
 }

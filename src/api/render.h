@@ -12,30 +12,39 @@
 #include "czk/engine.h"
 
 #define CZK_API_METHODS 9
-#define CZK_API_HIST_BUCKETS 14
 
-/* Counters kept by the service (thread-safe under mu). */
+/* Counters kept by the service (thread-safe under mu). Job latency is the engine's (per kind, every completed job). */
 typedef struct czk__api_metrics {
   pthread_mutex_t mu;
   uint64_t requests[CZK_API_METHODS][17]; /* [method][grpc code 0..16] */
-  /* latency of AwaitProof/Prove calls that returned a terminal job result, per priority */
-  uint64_t hist[CZK_PRIORITY_COUNT][CZK_API_HIST_BUCKETS + 1];
-  double hist_sum[CZK_PRIORITY_COUNT];
-  uint64_t hist_count[CZK_PRIORITY_COUNT];
 } czk__api_metrics;
 
+/* What the daemon knows beyond the engine, set once at start (read-only afterwards): for /status, /metrics and
+ * GetStatus. */
+typedef struct czk__daemon_info {
+  const char *version;      /* NULL = "unknown" */
+  bool cuda_built;          /* this binary has the CUDA backend */
+  bool cpu_only;            /* no GPU in use: the engine proves on its CPU device */
+  bool cpu_fallback;        /* cpu_only although GPUs are configured or present (allowed by allow_cpu_fallback) */
+  char cpu_fallback_reason[320];
+} czk__daemon_info;
+
 extern const char *const czk__api_method_names[CZK_API_METHODS];
-extern const double czk__api_hist_bounds[CZK_API_HIST_BUCKETS];
 
 void czk__api_metrics_init(czk__api_metrics *m);
 void czk__api_metrics_destroy(czk__api_metrics *m);
 void czk__api_metrics_request(czk__api_metrics *m, int method, int grpc_code);
-void czk__api_metrics_latency(czk__api_metrics *m, czk_priority prio, double seconds);
 
-/* /status JSON: {"uptime_seconds", "queues", "memory", "devices":[...], "workers":[...], "kinds":[...], "keys":[...],
- * "jobs":{...}} — docs/api.md lists the fields. */
-void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st);
-/* Prometheus text exposition format 0.0.4. m may be NULL. */
-void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_metrics *m);
+/* The process's resident set and its peak, in bytes (/proc/self; 0 when unknown). */
+void czk__process_rss(uint64_t *rss, uint64_t *peak);
+
+/* /status JSON: {"uptime_seconds", "daemon", "queues", "memory", "devices":[...], "workers":[...], "kinds":[...],
+ * "keys":[...], "key_sources":[...], "jobs":{...}} — docs/api.md lists the fields. info may be NULL. */
+void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const czk__daemon_info *info);
+/* The same snapshot as a plain HTML page (no scripts): devices, kinds with work, keys and their files. */
+void czk__render_status_html(czk__strbuf *sb, const czk_engine_status *st, const czk__daemon_info *info);
+/* Prometheus text exposition format 0.0.4. m and info may be NULL. */
+void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_metrics *m,
+                         const czk__daemon_info *info);
 
 #endif

@@ -16,6 +16,7 @@
 #include "api/rpc.h"
 #include "core/clock.h"
 #include "core/mapfile.h"
+#include "core/units.h"
 #include "cuzk_v1.pb-c.h"
 #include "czk/kinds.h"
 #include "czk/log.h"
@@ -27,6 +28,7 @@ void czk__service_init(czk__service *s, czk_engine *engine, unsigned default_syn
   s->engine = engine;
   s->default_synthetic_k = default_synthetic_k;
   s->max_submit_bytes = CZK_API_SUBMIT_MESSAGE;
+  s->cpu_sector_limit = 512ull << 20;
   czk__api_metrics_init(&s->metrics);
 }
 
@@ -241,6 +243,17 @@ static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk
   }
   req.error = perr;
   req.error_len = sizeof perr;
+  /* no silent CPU proving of a Filecoin-size job: the kind's name ends in its sector size ("porep-c2-32GiB") */
+  uint64_t sector = 0;
+  const char *dash = strrchr(kind, '-');
+  if (s->info.cpu_only && !s->allow_cpu_large_sectors && s->cpu_sector_limit && req.proof_kind >= 1 &&
+      req.proof_kind <= 4 && dash && czk__parse_size(dash + 1, &sector) && sector >= s->cpu_sector_limit) {
+    free(vp);
+    *err = errf("%s: refused: this daemon proves on the CPU only (%s), where a %s sector takes hours; give it a "
+                "usable GPU, or set allow_cpu_large_sectors = true to accept such jobs anyway",
+                kind, s->info.cpu_fallback ? "CPU fallback: no usable GPU" : "no GPU", dash + 1);
+    return CZK_GRPC_FAILED_PRECONDITION;
+  }
   czk_status st = czk_engine_submit(s->engine, kind, *prio, r->request_id, (const uint8_t *)&req, sizeof req, info);
   free(vp);
   if (st == CZK_OK) return CZK_GRPC_OK;
@@ -273,8 +286,9 @@ static bool resolve_job(czk__service *s, const char *text, uint64_t *id, char id
 }
 
 /* Await and fill an AwaitProofResponse (proof buffer stays owned by res). */
+/* keybuf: storage for the key id a still-running job waits for (must live until the response is packed) */
 static int do_await(czk__service *s, uint64_t job_id, uint64_t timeout_ms, czk_engine_result *res,
-                    Cuzk__V1__AwaitProofResponse *out, char *job_str, char **err) {
+                    Cuzk__V1__AwaitProofResponse *out, char *job_str, char keybuf[64], char **err) {
   /* wait in slices of at most 200 ms, so that a client that went away frees its call slot (issue 22 defect 8) */
   uint64_t deadline = timeout_ms ? czk__clock_now_ns() + timeout_ms * CZK_NS_PER_MS : 0;
   czk_status st;
@@ -302,7 +316,22 @@ static int do_await(czk__service *s, uint64_t job_id, uint64_t timeout_ms, czk_e
     out->proof.len = res->proof_len;
     break;
   case CZK_ERR_CANCELLED: out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__CANCELLED; break;
-  case CZK_ERR_TIMEOUT: out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT; break;
+  case CZK_ERR_TIMEOUT: {
+    out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT;
+    /* where the job stands, for a client that prints progress (czk await / czk prove) */
+    czk_engine_job_info ji;
+    if (czk_engine_job_info_get(s->engine, job_id, &ji) == CZK_OK) {
+      out->czk_stage = (char *)czk_engine_job_stage(&ji);
+      if (ji.key_loading) {
+        snprintf(keybuf, 64, "%s", ji.key_id);
+        out->czk_key_id = keybuf;
+        out->czk_key_bytes = ji.key_bytes;
+        out->czk_key_generating = ji.key_generating;
+        out->czk_key_load_ms = ji.key_load_ms;
+      }
+    }
+    break;
+  }
   default: out->status = CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__FAILED; break;
   }
   if (st != CZK_OK) out->error_message = res->error[0] ? res->error : (char *)czk_status_str(st);
@@ -312,6 +341,13 @@ static int do_await(czk__service *s, uint64_t job_id, uint64_t timeout_ms, czk_e
   out->gpu_compute_ms = res->gpu_compute_ms;
   out->total_ms = res->total_ms;
   return CZK_GRPC_OK;
+}
+
+/* czk's key tier onto the reference's enum: HOT (device or pinned: ready to prove), WARM (mapped), COLD (disk) */
+static Cuzk__V1__SRSStatus__Tier srs_tier(czk_key_tier t) {
+  return t <= CZK_KEY_TIER_PINNED ? CUZK__V1__SRSSTATUS__TIER__HOT
+         : t == CZK_KEY_TIER_MAPPED ? CUZK__V1__SRSSTATUS__TIER__WARM
+                                    : CUZK__V1__SRSSTATUS__TIER__COLD;
 }
 
 static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, uint8_t **resp, size_t *resp_len,
@@ -352,8 +388,9 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
       code = CZK_GRPC_NOT_FOUND;
     } else {
       czk_engine_result res;
+      char keybuf[64];
       Cuzk__V1__AwaitProofResponse out = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
-      code = do_await(s, id, r->timeout_ms, &res, &out, idbuf, err);
+      code = do_await(s, id, r->timeout_ms, &res, &out, idbuf, keybuf, err);
       if (code == CZK_GRPC_OK) code = pack(&out.base, resp, resp_len);
       czk_engine_result_free(&res);
     }
@@ -370,7 +407,6 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
       *err = errf("ProveRequest without submit");
       code = CZK_GRPC_INVALID_ARGUMENT;
     } else {
-      double t0 = czk__now_s();
       czk_engine_submit_info info;
       czk_priority prio;
       code = do_submit(s, r->submit, &info, &prio, err);
@@ -378,11 +414,10 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
         char id[24];
         snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);
         czk_engine_result res;
+        char keybuf[64];
         Cuzk__V1__AwaitProofResponse ar = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
-        code = do_await(s, info.job_id, 0, &res, &ar, id, err);
+        code = do_await(s, info.job_id, 0, &res, &ar, id, keybuf, err);
         if (code == CZK_GRPC_OK) {
-          if (ar.status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT)
-            czk__api_metrics_latency(&s->metrics, prio, czk__now_s() - t0);
           Cuzk__V1__ProveResponse out = CUZK__V1__PROVE_RESPONSE__INIT;
           out.result = &ar;
           code = pack(&out.base, resp, resp_len);
@@ -435,11 +470,39 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
     Cuzk__V1__SRSStatus **srp = calloc(st->nkeys + 1, sizeof *srp);
     Cuzk__V1__QueueStatus *qs = calloc(st->nkinds + 1, sizeof *qs);
     Cuzk__V1__QueueStatus **qp = calloc(st->nkinds + 1, sizeof *qp);
+    /* extensions: every key with its files (czk_keys), and the files of the cached ones (loaded_srs) */
+    Cuzk__V1__SRSStatus *ks = calloc(st->nsources + 1, sizeof *ks);
+    Cuzk__V1__SRSStatus **kp = calloc(st->nsources + 1, sizeof *kp);
+    Cuzk__V1__KeyFile *kf = calloc((size_t)st->nsources * CZK_ENGINE_KEY_FILES + 1, sizeof *kf);
+    Cuzk__V1__KeyFile **kfp = calloc((size_t)st->nsources * CZK_ENGINE_KEY_FILES + 1, sizeof *kfp);
     char(*jobs)[24] = calloc(st->ndevices + 1, sizeof *jobs);
     int code = CZK_GRPC_OK;
-    if (!gpus || !gpp || !srs || !srp || !qs || !qp || !jobs) {
+    if (!gpus || !gpp || !srs || !srp || !qs || !qp || !jobs || !ks || !kp || !kf || !kfp) {
       code = CZK_GRPC_RESOURCE_EXHAUSTED;
     } else {
+      for (uint32_t i = 0; i < st->nsources; i++) {
+        const czk_engine_key_source *src = &st->sources[i];
+        for (uint32_t f = 0; f < src->nfiles; f++) {
+          Cuzk__V1__KeyFile *x = &kf[i * CZK_ENGINE_KEY_FILES + f];
+          cuzk__v1__key_file__init(x);
+          x->path = (char *)src->files[f].path;
+          x->size_bytes = src->files[f].bytes;
+          x->present = src->files[f].present;
+          kfp[i * CZK_ENGINE_KEY_FILES + f] = x;
+        }
+        cuzk__v1__srsstatus__init(&ks[i]);
+        ks[i].circuit_id = (char *)src->key_id;
+        ks[i].tier = srs_tier(src->tier);
+        ks[i].czk_tier = (char *)czk_key_tier_str(src->tier);
+        ks[i].n_czk_files = src->nfiles;
+        ks[i].czk_files = &kfp[i * CZK_ENGINE_KEY_FILES];
+        for (uint32_t k = 0; k < st->nkeys; k++)
+          if (strcmp(st->keys[k].key_id, src->key_id) == 0) {
+            ks[i].size_bytes = st->keys[k].bytes;
+            ks[i].ref_count = st->keys[k].refs;
+          }
+        kp[i] = &ks[i];
+      }
       for (uint32_t i = 0; i < st->ndevices; i++) {
         cuzk__v1__gpustatus__init(&gpus[i]);
         gpus[i].ordinal = st->devices[i].ordinal;
@@ -461,11 +524,15 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
       for (uint32_t i = 0; i < st->nkeys; i++) {
         cuzk__v1__srsstatus__init(&srs[i]);
         srs[i].circuit_id = st->keys[i].key_id;
-        srs[i].tier = st->keys[i].tier <= CZK_KEY_TIER_PINNED  ? CUZK__V1__SRSSTATUS__TIER__HOT
-                      : st->keys[i].tier == CZK_KEY_TIER_MAPPED ? CUZK__V1__SRSSTATUS__TIER__WARM
-                                                                : CUZK__V1__SRSSTATUS__TIER__COLD;
+        srs[i].tier = srs_tier(st->keys[i].tier);
+        srs[i].czk_tier = (char *)czk_key_tier_str(st->keys[i].tier);
         srs[i].size_bytes = st->keys[i].bytes;
         srs[i].ref_count = st->keys[i].refs;
+        for (uint32_t k = 0; k < st->nsources; k++)
+          if (strcmp(st->sources[k].key_id, st->keys[i].key_id) == 0) {
+            srs[i].n_czk_files = st->sources[k].nfiles;
+            srs[i].czk_files = &kfp[k * CZK_ENGINE_KEY_FILES];
+          }
         srp[i] = &srs[i];
       }
       for (uint32_t i = 0; i < st->nkinds; i++) {
@@ -473,8 +540,16 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
         qs[i].proof_kind = st->kinds[i].name;
         qs[i].pending = st->kinds[i].pending;
         qs[i].in_progress = st->kinds[i].in_progress;
+        qs[i].czk_submitted = st->kinds[i].submitted;
+        qs[i].czk_completed = st->kinds[i].completed;
+        qs[i].czk_failed = st->kinds[i].failed;
         qp[i] = &qs[i];
       }
+      out.n_czk_keys = st->nsources;
+      out.czk_keys = kp;
+      out.czk_cpu_fallback = s->info.cpu_fallback;
+      out.czk_cpu_fallback_reason = s->info.cpu_fallback_reason;
+      out.czk_version = (char *)(s->info.version ? s->info.version : "unknown");
       out.n_gpus = st->ndevices;
       out.gpus = gpp;
       out.n_loaded_srs = st->nkeys;
@@ -495,6 +570,10 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
     free(qs);
     free(qp);
     free(jobs);
+    free(ks);
+    free(kp);
+    free(kf);
+    free(kfp);
     czk_engine_status_free(st);
     return code;
   }
@@ -506,7 +585,7 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
     }
     czk__strbuf sb;
     czk__sb_init(&sb);
-    czk__render_metrics(&sb, st, &s->metrics);
+    czk__render_metrics(&sb, st, &s->metrics, &s->info);
     czk_engine_status_free(st);
     char *text = czk__sb_take(&sb, NULL);
     if (!text) return CZK_GRPC_RESOURCE_EXHAUSTED;

@@ -30,6 +30,11 @@ typedef struct czk__service {
   /* Optional: true when `kind` exists but was not registered because one partition can never fit the memory budget
    * (submit then answers RESOURCE_EXHAUSTED instead of INVALID_ARGUMENT). */
   bool (*kind_over_budget)(const char *kind);
+  czk__daemon_info info; /* set by the daemon before serving; read-only afterwards */
+  /* a CPU-only daemon (info.cpu_only) refuses Filecoin jobs of sectors this large or larger (hours per proof on the
+   * CPU) unless allow_cpu_large_sectors; 0 = no limit */
+  uint64_t cpu_sector_limit;
+  bool allow_cpu_large_sectors;
 } czk__service;
 
 void czk__service_init(czk__service *s, czk_engine *engine, unsigned default_synthetic_k);

@@ -1,6 +1,9 @@
 /* cmd_client.c: client subcommands speaking gRPC to a running daemon: submit, await, cancel, status, metrics,
  * preload, evict, and the remote form of prove (czk prove --kind ...). await and cancel name a job by its job id or
- * by its request id (sent as "request:RID" in job_id, which the daemon resolves). */
+ * by its request id (sent as "request:RID" in job_id, which the daemon resolves). prove and await wait in AwaitProof
+ * slices of one second and print one line on stderr when the daemon loads (or generates) the job's key; status
+ * shows key tiers in the engine's words (device, pinned, mapped, disk) and hides idle kinds and absent keys unless
+ * --all. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +17,7 @@
 #include "api/rpc.h"
 #include "cli/cli.h"
 #include "api/client.h"
+#include "core/clock.h"
 #include "core/mapfile.h"
 #include "filecoin/request.h"
 
@@ -240,15 +244,15 @@ int czk_cmd_submit(int argc, char **argv) {
 static int print_result(const Cuzk__V1__AwaitProofResponse *a, const char *out_path, bool json) {
   if (json) {
     printf("{\"job_id\": \"%s\", \"status\": \"%s\", \"proof_bytes\": %zu, \"error\": \"%s\", \"queue_wait_ms\": %llu, "
-           "\"synthesis_ms\": %llu, \"gpu_compute_ms\": %llu, \"total_ms\": %llu}\n",
+           "\"srs_load_ms\": %llu, \"synthesis_ms\": %llu, \"gpu_compute_ms\": %llu, \"total_ms\": %llu}\n",
            a->job_id, czk__client_await_status_name(a->status), a->proof.len, a->error_message ? a->error_message : "",
-           (unsigned long long)a->queue_wait_ms, (unsigned long long)a->synthesis_ms,
+           (unsigned long long)a->queue_wait_ms, (unsigned long long)a->srs_load_ms, (unsigned long long)a->synthesis_ms,
            (unsigned long long)a->gpu_compute_ms, (unsigned long long)a->total_ms);
   } else {
     printf("job %s: %s", a->job_id, czk__client_await_status_name(a->status));
     if (a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED)
-      printf(", %zu proof bytes, total %llu ms (queue %llu, synthesis %llu, prove %llu)", a->proof.len,
-             (unsigned long long)a->total_ms, (unsigned long long)a->queue_wait_ms,
+      printf(", %zu proof bytes, total %llu ms (queue %llu, key load %llu, synthesis %llu, prove %llu)", a->proof.len,
+             (unsigned long long)a->total_ms, (unsigned long long)a->queue_wait_ms, (unsigned long long)a->srs_load_ms,
              (unsigned long long)a->synthesis_ms, (unsigned long long)a->gpu_compute_ms);
     else if (a->error_message && *a->error_message)
       printf(": %s", a->error_message);
@@ -264,6 +268,36 @@ static int print_result(const Cuzk__V1__AwaitProofResponse *a, const char *out_p
   return a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED ? 0 : 1;
 }
 
+/* AwaitProof in slices of one second until the job ends or timeout_ms (0 = no limit) passes. While the job waits for
+ * its key, one line on stderr per key ("waiting: daemon is loading key X (N MiB)"). Returns the gRPC code; *out: the
+ * last response (status TIMEOUT when timeout_ms passed). */
+static int await_progress(const char *addr, const char *job, uint64_t timeout_ms, ProtobufCMessage **out) {
+  uint64_t t0 = czk__clock_now_ns() / CZK_NS_PER_MS;
+  char said[128] = "";
+  for (;;) {
+    uint64_t slice = 1000, waited = czk__clock_now_ns() / CZK_NS_PER_MS - t0;
+    if (timeout_ms) slice = timeout_ms > waited ? (timeout_ms - waited < 1000 ? timeout_ms - waited : 1000) : 1;
+    Cuzk__V1__AwaitProofRequest r = CUZK__V1__AWAIT_PROOF_REQUEST__INIT;
+    r.job_id = (char *)job;
+    r.timeout_ms = slice;
+    int code = czk__client_call(addr, "/cuzk.v1.ProvingEngine/AwaitProof", &r.base,
+                                &cuzk__v1__await_proof_response__descriptor, out, slice + 60000, false, NULL, 0);
+    if (code) return code;
+    Cuzk__V1__AwaitProofResponse *a = (Cuzk__V1__AwaitProofResponse *)*out;
+    waited = czk__clock_now_ns() / CZK_NS_PER_MS - t0;
+    if (a->status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__TIMEOUT || (timeout_ms && waited >= timeout_ms))
+      return 0;
+    if (a->czk_key_id && *a->czk_key_id && strcmp(said, a->czk_key_id) != 0) {
+      fprintf(stderr, "czk: job %s waiting: daemon is %s key %s (%.1f MiB)\n", a->job_id,
+              a->czk_key_generating ? "generating" : "loading", a->czk_key_id,
+              (double)a->czk_key_bytes / (1 << 20));
+      snprintf(said, sizeof said, "%s", a->czk_key_id);
+    }
+    protobuf_c_message_free_unpacked(*out, NULL);
+    *out = NULL;
+  }
+}
+
 int czk__cmd_prove_remote(int argc, char **argv) {
   submit_opts o;
   int rc = parse_submit(argc, argv, &o, "prove");
@@ -275,15 +309,17 @@ int czk__cmd_prove_remote(int argc, char **argv) {
     store_free(&store);
     return rc;
   }
-  Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
-  pr.submit = &r;
+  /* SubmitProof, then AwaitProof in slices (what Prove does in one call), to say when the job waits for its key */
   ProtobufCMessage *out;
-  int code = czk__client_call(o.addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
-                              &out, o.timeout_ms, false, NULL, 0);
+  int code = czk__client_call(o.addr, "/cuzk.v1.ProvingEngine/SubmitProof", &r.base,
+                              &cuzk__v1__submit_proof_response__descriptor, &out, 60000, false, NULL, 0);
   store_free(&store);
   if (code) return 1;
-  Cuzk__V1__ProveResponse *p = (Cuzk__V1__ProveResponse *)out;
-  rc = p->result ? print_result(p->result, o.out, o.json) : 1;
+  char job[32];
+  snprintf(job, sizeof job, "%s", ((Cuzk__V1__SubmitProofResponse *)out)->job_id);
+  protobuf_c_message_free_unpacked(out, NULL);
+  if (await_progress(o.addr, job, o.timeout_ms, &out)) return 1;
+  rc = print_result((Cuzk__V1__AwaitProofResponse *)out, o.out, o.json);
   protobuf_c_message_free_unpacked(out, NULL);
   return rc;
 }
@@ -393,12 +429,8 @@ int czk_cmd_await(int argc, char **argv) {
                    "             6 daemon unreachable or other RPC error.\n",
                    &addr, &job, &timeout, &out, &json);
   if (rc) return rc < 0 ? 0 : rc;
-  Cuzk__V1__AwaitProofRequest r = CUZK__V1__AWAIT_PROOF_REQUEST__INIT;
-  r.job_id = job;
-  r.timeout_ms = timeout;
-  ProtobufCMessage *o;
-  int code = czk__client_call(addr, "/cuzk.v1.ProvingEngine/AwaitProof", &r.base,
-                              &cuzk__v1__await_proof_response__descriptor, &o, 0, false, NULL, 0);
+  ProtobufCMessage *o = NULL;
+  int code = await_progress(addr, job, timeout, &o);
   free(job);
   if (code) return code == CZK_GRPC_NOT_FOUND ? CZK_AWAIT_EXIT_NOT_FOUND : CZK_AWAIT_EXIT_RPC;
   Cuzk__V1__AwaitProofResponse *a = (Cuzk__V1__AwaitProofResponse *)o;
@@ -485,58 +517,161 @@ int czk_cmd_metrics(int argc, char **argv) {
   return 0;
 }
 
-static const char *tier_name(int t) { return t == 0 ? "hot" : t == 1 ? "warm" : t == 2 ? "cold" : "?"; }
+/* A key's tier in the engine's words: czk_tier (czk's extension), else the reference enum in the same words (a HOT
+ * key is ready to prove: pinned; WARM: mapped; COLD: disk) for a daemon that does not send it. */
+static const char *tier_of(const Cuzk__V1__SRSStatus *k) {
+  if (k->czk_tier && *k->czk_tier) return k->czk_tier;
+  return k->tier == 0 ? "pinned" : k->tier == 1 ? "mapped" : "disk";
+}
+
+static void json_str(const char *s) {
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    if (*p == '"' || *p == '\\') printf("\\%c", *p);
+    else if (*p < 0x20) printf("\\u%04x", *p);
+    else putchar(*p);
+  }
+  putchar('"');
+}
+
+static void json_key(const Cuzk__V1__SRSStatus *k) {
+  printf("{\"circuit_id\": ");
+  json_str(k->circuit_id);
+  printf(", \"tier\": \"%s\", \"size_bytes\": %llu, \"ref_count\": %u, \"files\": [", tier_of(k),
+         (unsigned long long)k->size_bytes, k->ref_count);
+  for (size_t f = 0; f < k->n_czk_files; f++) {
+    printf("%s{\"path\": ", f ? ", " : "");
+    json_str(k->czk_files[f]->path);
+    printf(", \"size_bytes\": %llu, \"present\": %s}", (unsigned long long)k->czk_files[f]->size_bytes,
+           k->czk_files[f]->present ? "true" : "false");
+  }
+  printf("]}");
+}
+
+static bool key_on_disk(const Cuzk__V1__SRSStatus *k) {
+  for (size_t f = 0; f < k->n_czk_files; f++)
+    if (k->czk_files[f]->present) return true;
+  return false;
+}
+
+static bool kind_idle(const Cuzk__V1__QueueStatus *q) { return !q->pending && !q->in_progress && !q->czk_submitted; }
 
 int czk_cmd_status(int argc, char **argv) {
-  const char *addr, *unused;
-  bool json = false;
-  int rc = one_arg(argc, argv, "usage: czk status [--addr ADDR] [--json]\nShows the daemon's devices, keys and queues.\n",
-                   &addr, &unused, NULL, NULL, &json);
-  if (rc) return rc < 0 ? 0 : rc;
+  const char *addr = czk__client_default_addr();
+  bool json = false, all = false;
+  static const char usage[] =
+      "usage: czk status [--addr ADDR] [--all] [--json]\n"
+      "Shows the daemon's devices, keys (tier: device, pinned, mapped or disk; the files each key is loaded from) and\n"
+      "the kinds with work. --all also lists idle kinds (no job since start) and keys that are neither loaded nor on\n"
+      "disk; --json prints everything as one JSON object.\n";
+  static const struct option lo[] = {
+      {"addr", 1, 0, 'a'}, {"json", 0, 0, 'j'}, {"all", 0, 0, 'A'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+    switch (c) {
+    case 'a': addr = optarg; break;
+    case 'j': json = true; break;
+    case 'A': all = true; break;
+    case 'h': printf("%s", usage); return 0;
+    default: fprintf(stderr, "%s", usage); return 2;
+    }
+  }
+  if (optind != argc) {
+    fprintf(stderr, "%s", usage);
+    return 2;
+  }
   Cuzk__V1__GetStatusRequest r = CUZK__V1__GET_STATUS_REQUEST__INIT;
   ProtobufCMessage *o;
   if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/GetStatus", &r.base, &cuzk__v1__get_status_response__descriptor,
                        &o, 60000, false, NULL, 0))
     return 1;
   Cuzk__V1__GetStatusResponse *s = (Cuzk__V1__GetStatusResponse *)o;
+  /* every key with its files (czk), else the loaded ones (a daemon without the extension) */
+  Cuzk__V1__SRSStatus **keys = s->n_czk_keys ? s->czk_keys : s->loaded_srs;
+  size_t nkeys = s->n_czk_keys ? s->n_czk_keys : s->n_loaded_srs;
   if (json) {
-    printf("{\"uptime_seconds\": %llu, \"total_proofs_completed\": %llu, \"total_proofs_failed\": %llu, "
-           "\"memory_bytes\": %llu, \"memory_limit_bytes\": %llu, \"gpus\": [",
+    printf("{\"version\": ");
+    json_str(s->czk_version);
+    printf(", \"uptime_seconds\": %llu, \"total_proofs_completed\": %llu, \"total_proofs_failed\": %llu, "
+           "\"memory_bytes\": %llu, \"memory_limit_bytes\": %llu, \"cpu_fallback\": %s, \"cpu_fallback_reason\": ",
            (unsigned long long)s->uptime_seconds, (unsigned long long)s->total_proofs_completed,
            (unsigned long long)s->total_proofs_failed, (unsigned long long)s->pinned_memory_bytes,
-           (unsigned long long)s->pinned_memory_limit_bytes);
-    for (size_t i = 0; i < s->n_gpus; i++)
-      printf("%s{\"ordinal\": %u, \"name\": \"%s\", \"vram_total_bytes\": %llu, \"current_job_id\": \"%s\", "
-             "\"current_proof_kind\": \"%s\"}",
-             i ? ", " : "", s->gpus[i]->ordinal, s->gpus[i]->name, (unsigned long long)s->gpus[i]->vram_total_bytes,
-             s->gpus[i]->current_job_id, s->gpus[i]->current_proof_kind);
+           (unsigned long long)s->pinned_memory_limit_bytes, s->czk_cpu_fallback ? "true" : "false");
+    json_str(s->czk_cpu_fallback_reason);
+    printf(", \"gpus\": [");
+    for (size_t i = 0; i < s->n_gpus; i++) {
+      printf("%s{\"ordinal\": %u, \"name\": ", i ? ", " : "", s->gpus[i]->ordinal);
+      json_str(s->gpus[i]->name);
+      printf(", \"vram_total_bytes\": %llu, \"current_job_id\": ", (unsigned long long)s->gpus[i]->vram_total_bytes);
+      json_str(s->gpus[i]->current_job_id);
+      printf(", \"current_proof_kind\": ");
+      json_str(s->gpus[i]->current_proof_kind);
+      printf("}");
+    }
     printf("], \"loaded_srs\": [");
-    for (size_t i = 0; i < s->n_loaded_srs; i++)
-      printf("%s{\"circuit_id\": \"%s\", \"tier\": \"%s\", \"size_bytes\": %llu, \"ref_count\": %u}", i ? ", " : "",
-             s->loaded_srs[i]->circuit_id, tier_name(s->loaded_srs[i]->tier),
-             (unsigned long long)s->loaded_srs[i]->size_bytes, s->loaded_srs[i]->ref_count);
+    for (size_t i = 0; i < s->n_loaded_srs; i++) {
+      printf("%s", i ? ", " : "");
+      json_key(s->loaded_srs[i]);
+    }
+    printf("], \"keys\": [");
+    for (size_t i = 0; i < nkeys; i++) {
+      printf("%s", i ? ", " : "");
+      json_key(keys[i]);
+    }
     printf("], \"queues\": [");
-    for (size_t i = 0; i < s->n_queues; i++)
-      printf("%s{\"proof_kind\": \"%s\", \"pending\": %u, \"in_progress\": %u}", i ? ", " : "",
-             s->queues[i]->proof_kind, s->queues[i]->pending, s->queues[i]->in_progress);
+    for (size_t i = 0; i < s->n_queues; i++) {
+      printf("%s{\"proof_kind\": ", i ? ", " : "");
+      json_str(s->queues[i]->proof_kind);
+      printf(", \"pending\": %u, \"in_progress\": %u, \"submitted\": %llu, \"completed\": %llu, \"failed\": %llu}",
+             s->queues[i]->pending, s->queues[i]->in_progress, (unsigned long long)s->queues[i]->czk_submitted,
+             (unsigned long long)s->queues[i]->czk_completed, (unsigned long long)s->queues[i]->czk_failed);
+    }
     printf("]}\n");
   } else {
-    printf("uptime %llus, proofs completed %llu, failed %llu, memory %.2f / %.2f GiB\n\n",
+    printf("%s%s%suptime %llus, proofs completed %llu, failed %llu, memory %.2f / %.2f GiB\n",
+           s->czk_version && *s->czk_version ? "czk " : "", s->czk_version && *s->czk_version ? s->czk_version : "",
+           s->czk_version && *s->czk_version ? ", " : "",
            (unsigned long long)s->uptime_seconds, (unsigned long long)s->total_proofs_completed,
            (unsigned long long)s->total_proofs_failed, (double)s->pinned_memory_bytes / (1 << 30),
            (double)s->pinned_memory_limit_bytes / (1 << 30));
-    printf("%-4s %-28s %-12s %-10s %s\n", "DEV", "NAME", "MEMORY", "JOB", "KIND");
+    if (s->czk_cpu_fallback)
+      printf("*** CPU FALLBACK: proving on the CPU although %s ***\n", s->czk_cpu_fallback_reason);
+    printf("\n%-4s %-28s %-12s %-18s %s\n", "DEV", "NAME", "MEMORY GiB", "JOB", "KIND");
     for (size_t i = 0; i < s->n_gpus; i++)
-      printf("%-4u %-28s %-12.1f %-10s %s\n", s->gpus[i]->ordinal, s->gpus[i]->name,
+      printf("%-4u %-28s %-12.1f %-18s %s\n", s->gpus[i]->ordinal, s->gpus[i]->name,
              (double)s->gpus[i]->vram_total_bytes / (1 << 30), *s->gpus[i]->current_job_id ? s->gpus[i]->current_job_id : "-",
              *s->gpus[i]->current_proof_kind ? s->gpus[i]->current_proof_kind : "-");
-    printf("\n%-28s %-6s %-14s %s\n", "KEY", "TIER", "BYTES", "REFS");
-    for (size_t i = 0; i < s->n_loaded_srs; i++)
-      printf("%-28s %-6s %-14llu %u\n", s->loaded_srs[i]->circuit_id, tier_name(s->loaded_srs[i]->tier),
-             (unsigned long long)s->loaded_srs[i]->size_bytes, s->loaded_srs[i]->ref_count);
-    printf("\n%-28s %-8s %s\n", "KIND", "PENDING", "IN PROGRESS");
-    for (size_t i = 0; i < s->n_queues; i++)
-      printf("%-28s %-8u %u\n", s->queues[i]->proof_kind, s->queues[i]->pending, s->queues[i]->in_progress);
+    printf("\n%-20s %-7s %-14s %-5s %s\n", "KEY", "TIER", "BYTES", "REFS", "FILES");
+    size_t hidden = 0;
+    for (size_t i = 0; i < nkeys; i++) {
+      const Cuzk__V1__SRSStatus *k = keys[i];
+      bool loaded = strcmp(tier_of(k), "disk") != 0 || k->size_bytes;
+      if (!all && !loaded && !key_on_disk(k)) {
+        hidden++;
+        continue;
+      }
+      printf("%-20s %-7s %-14llu %-5u", k->circuit_id, tier_of(k), (unsigned long long)k->size_bytes, k->ref_count);
+      for (size_t f = 0; f < k->n_czk_files; f++) {
+        const Cuzk__V1__KeyFile *kf = k->czk_files[f];
+        if (kf->present) printf("%s%s (%.1f MiB)", f ? ", " : " ", kf->path, (double)kf->size_bytes / (1 << 20));
+        else printf("%s%s (missing)", f ? ", " : " ", kf->path);
+      }
+      printf("\n");
+    }
+    if (hidden) printf("(%zu keys neither loaded nor on disk not shown; --all lists them)\n", hidden);
+    printf("\n%-28s %-8s %-12s %-10s %s\n", "KIND", "PENDING", "IN PROGRESS", "COMPLETED", "FAILED");
+    hidden = 0;
+    for (size_t i = 0; i < s->n_queues; i++) {
+      const Cuzk__V1__QueueStatus *q = s->queues[i];
+      if (!all && kind_idle(q)) {
+        hidden++;
+        continue;
+      }
+      printf("%-28s %-8u %-12u %-10llu %llu\n", q->proof_kind, q->pending, q->in_progress,
+             (unsigned long long)q->czk_completed, (unsigned long long)q->czk_failed);
+    }
+    if (hidden) printf("(%zu idle kinds not shown; --all lists them)\n", hidden);
   }
   protobuf_c_message_free_unpacked(o, NULL);
   return 0;

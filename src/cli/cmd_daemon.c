@@ -97,8 +97,24 @@ int czk_cmd_daemon(int argc, char **argv) {
   czk__service svc;
   bool svc_init = false;
 
+  czk__daemon_info dinfo;
+  memset(&dinfo, 0, sizeof dinfo);
+  dinfo.version = CZK_VERSION;
+#ifdef CZK_HAVE_CUDA
+  dinfo.cuda_built = true;
+#endif
   if (czk_pool_new(&pool, (unsigned)cfg.threads) != CZK_OK) goto out;
-  st = czk__daemon_devices(&cfg, &devs, &ndevs);
+  st = czk__daemon_devices(&cfg, &devs, &ndevs, &dinfo, err, sizeof err);
+  if (st == CZK_ERR_NO_DEVICE && err[0]) {
+    fprintf(stderr,
+            "czk daemon: refusing to start: no usable GPU: %s. Proving on the CPU instead would take hours per "
+            "Filecoin proof. Fix the GPU setup, set gpus = none to prove on the CPU on purpose, or set "
+            "allow_cpu_fallback = true (--allow-cpu-fallback) to start on the CPU anyway.\n",
+            err);
+    CZK_ERROR("daemon", "refusing to start: no usable GPU: %s", err);
+    rc = 3;
+    goto out;
+  }
   if (st != CZK_OK) {
     CZK_ERROR("daemon", "devices: %s", czk_status_str(st));
     goto out;
@@ -126,6 +142,8 @@ int czk_cmd_daemon(int argc, char **argv) {
   czk__service_init(&svc, engine, 10);
   svc.max_submit_bytes = (size_t)cfg.max_message_size;
   svc.kind_over_budget = czk__daemon_kind_over_budget;
+  svc.info = dinfo;
+  svc.allow_cpu_large_sectors = cfg.allow_cpu_large_sectors;
   svc_init = true;
   czk__rpc_socket_opts sock;
   if (czk__config_socket_perms(&cfg, &sock.mode, &sock.gid, err, sizeof err) != CZK_OK) { /* checked by finalize */

@@ -5,6 +5,7 @@
  * destroyed; a .zkey that does not load is skipped with a warning (the daemon still starts). */
 #include <dirent.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,9 +125,32 @@ static bool listed(const char *list, int ordinal) {
   return false;
 }
 
-czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **devs, uint32_t *n) {
+/* An NVIDIA driver on this machine: its /proc entry or a /dev/nvidia<N> node (what names it goes to `what`). */
+static bool nvidia_present(char *what, size_t len) {
+  struct stat sb;
+  if (stat("/proc/driver/nvidia/version", &sb) == 0) {
+    snprintf(what, len, "/proc/driver/nvidia/version");
+    return true;
+  }
+  DIR *d = opendir("/dev");
+  if (!d) return false;
+  bool found = false;
+  struct dirent *de;
+  while (!found && (de = readdir(d)))
+    if (strncmp(de->d_name, "nvidia", 6) == 0 && de->d_name[6] >= '0' && de->d_name[6] <= '9') {
+      snprintf(what, len, "/dev/%.200s", de->d_name);
+      found = true;
+    }
+  closedir(d);
+  return found;
+}
+
+czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **devs, uint32_t *n,
+                               czk__daemon_info *info, char *why, size_t whylen) {
   *devs = NULL;
   *n = 0;
+  if (why && whylen) why[0] = 0;
+  size_t ncuda = 0; /* CUDA devices the driver gave us, before gpus / exclude_gpus */
   const char *excl_cpu[] = {"cpu"};
   czk_backend **all = NULL;
   size_t nall = 0;
@@ -144,6 +168,7 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
   for (size_t i = 0; i < nall; i++) {
     czk_backend_props pr;
     bool keep = czk_backend_get_props(all[i], &pr) == CZK_OK && pr.kind == CZK_BACKEND_CUDA;
+    ncuda += keep;
     if (keep && strcmp(cfg->gpus, "all") != 0 && !listed(cfg->gpus, pr.device)) keep = false;
     if (keep && listed(cfg->exclude_gpus, pr.device)) keep = false;
     if (!keep) {
@@ -169,11 +194,54 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
     (*n)++;
   }
   free(all);
-  if (*n == 0) {
-    if (!cfg->cpu_fallback) {
-      CZK_ERROR("daemon", "no usable GPU and cpu_fallback is off");
-      return CZK_ERR_NO_DEVICE;
+  bool none = strcmp(cfg->gpus, "none") == 0, named = !none && strcmp(cfg->gpus, "all") != 0;
+  /* a GPU the configuration names but that is not in use is worth a warning even when others are */
+  for (const char *p = named ? cfg->gpus : ""; *p;) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end == p) break;
+    bool used = false;
+    for (uint32_t i = 0; i < *n; i++) {
+      const char *c = strstr((*devs)[i].name, "cuda:");
+      used |= c && strtol(c + 5, NULL, 10) == v;
     }
+    if (!used && *n > 0) CZK_WARN("daemon", "gpus lists %ld, but there is no usable CUDA device %ld", v, v);
+    p = *end ? end + 1 : end;
+  }
+  if (*n == 0) {
+    char drv[256] = "";
+    bool present = !none && !named && nvidia_present(drv, sizeof drv);
+    if (named || present) {
+      /* GPUs are configured or present, and none can be used: no silent CPU proving */
+      char what[320], cause[200];
+      if (named) snprintf(what, sizeof what, "gpus = \"%s\" names CUDA devices", cfg->gpus);
+      else snprintf(what, sizeof what, "an NVIDIA driver is present (%s)", drv);
+#ifndef CZK_HAVE_CUDA
+      snprintf(cause, sizeof cause, "this czk was built without CUDA (-DCZK_CUDA=OFF or no nvcc at build time)");
+#else
+      if (ncuda == 0) snprintf(cause, sizeof cause, "the CUDA driver reports no usable device");
+      else snprintf(cause, sizeof cause, "none of the %zu CUDA device(s) is selected (gpus / exclude_gpus)", ncuda);
+#endif
+      char full[560];
+      snprintf(full, sizeof full, "%s, but %s", what, cause);
+      if (why && whylen) {
+        size_t m = strlen(full) < whylen ? strlen(full) : whylen - 1;
+        memcpy(why, full, m);
+        why[m] = 0;
+      }
+      if (!cfg->allow_cpu_fallback) return CZK_ERR_NO_DEVICE;
+      if (info) {
+        size_t m = strlen(full) < sizeof info->cpu_fallback_reason ? strlen(full) : sizeof info->cpu_fallback_reason - 1;
+        info->cpu_fallback = true;
+        memcpy(info->cpu_fallback_reason, full, m);
+        info->cpu_fallback_reason[m] = 0;
+      }
+      CZK_WARN("daemon", "*** CPU FALLBACK: %s, but %s. allow_cpu_fallback = true: proving on the CPU, hours per "
+               "Filecoin proof; /status and the metric czk_daemon_cpu_fallback say so ***", what, cause);
+    } else {
+      CZK_INFO("daemon", "%s: proving on the CPU", none ? "gpus = none" : "no GPU on this machine");
+    }
+    if (info) info->cpu_only = true;
     (*devs)[0].name = strdup("cpu");
     (*devs)[0].backend = NULL; /* the kinds' CPU prover on the shared pool */
     (*devs)[0].workers = (uint32_t)(cfg->cpu_workers ? cfg->cpu_workers : 1);

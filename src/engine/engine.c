@@ -100,6 +100,8 @@ static ejob *find_job(czk_engine *e, uint64_t id) {
     if (j->id == id) return j;
   return NULL;
 }
+
+ejob *czk__job_find_locked(czk_engine *e, uint64_t id) { return find_job(e, id); }
 static ejob *find_rid(czk_engine *e, const char *rid) {
   for (ejob *j = e->by_rid[hash_str(rid)]; j; j = j->next_rid)
     if (strcmp(j->request_id, rid) == 0) return j;
@@ -232,6 +234,7 @@ static void job_complete_locked(czk_engine *e, ejob *j) {
   if (j->status == CZK_OK) {
     j->kind->completed++;
     e->jobs_completed++;
+    czk__latency_record_locked(j->kind, j->prio, j->t_done - j->t_submit);
   } else if (j->status == CZK_ERR_CANCELLED) {
     j->kind->cancelled++;
     e->jobs_cancelled++;
@@ -492,9 +495,12 @@ static void *synth_main(void *arg) {
       part_fail_no_device(e, p);
     } else {
       if (p->key) {
+        bool wait = !czk__key_ready(e, p->key); /* the worker shows key_load while it loads or waits for a load */
+        if (wait) czk__worker_set(w, CZK_WORKER_KEY_LOAD, j->id, p->index, k->name);
         uint64_t t0 = czk__clock_now_ns();
         st = czk__key_ensure(e, p);
         uint64_t t1 = czk__clock_now_ns();
+        if (wait) czk__worker_set(w, CZK_WORKER_SYNTH, j->id, p->index, k->name);
         if (t1 - t0 > 50000) czk__span(e, "key wait", TRACK_PID_ENGINE, w->track, t0, t1, j->id, (int32_t)p->index);
         if (st != CZK_OK) {
           char stage[400] = "key load", kw[360] = "";

@@ -60,6 +60,10 @@ typedef struct ekind {
   /* counters (e->mu) */
   uint32_t pending, in_progress;
   uint64_t submitted, attached, completed, failed, cancelled, proved;
+  /* latency of completed jobs (e->mu), as czk_engine_kind_status */
+  uint64_t lat_bucket[CZK_PRIORITY_COUNT][CZK_LATENCY_BUCKETS + 1];
+  double lat_sum[CZK_PRIORITY_COUNT];
+  uint64_t lat_count[CZK_PRIORITY_COUNT];
 } ekind;
 
 struct ejob {
@@ -109,6 +113,7 @@ struct ekey {
   void *obj;
   czk_key_tier tier;
   uint64_t bytes, actual_bytes, last_use_ns, load_ns;
+  uint64_t load_t0; /* when the running load began (kc_mu) */
   czk_reservation res; /* CZK_MEM_KEY */
   ekey *next;
 };
@@ -188,6 +193,7 @@ struct czk_engine {
   atomic_bool g_disp_budget_wait;
   atomic_uint ndev_ok;    /* devices not quarantined (changes under gq_mu) */
   uint64_t prove_retries; /* e->mu */
+  atomic_uint g_key_loads; /* key loads running now (idle cause KEY_LOAD) */
 
   pthread_mutex_t gq_mu;
   pthread_cond_t gq_cv;
@@ -253,12 +259,19 @@ void czk__device_leave(czk_engine *e, edevice *d, uint64_t t_start, uint64_t ker
 /* Re-evaluate the idle cause of every idle device (call after a gauge that drives it changed). */
 void czk__devices_recause(czk_engine *e);
 czk_idle_cause czk__idle_cause_now(czk_engine *e);
+/* Under e->mu: the job with this id, or NULL (engine.c). */
+ejob *czk__job_find_locked(czk_engine *e, uint64_t id);
+/* Under e->mu: a job of kind k completed after latency_ns at priority prio (the per-kind latency histogram). */
+void czk__latency_record_locked(ekind *k, int prio, uint64_t latency_ns);
+/* True when key is resident (no load or wait ahead for its user). */
+bool czk__key_ready(czk_engine *e, ekey *key);
 
 /* trace tracks */
 #define TRACK_PID_PARTS 1u
 #define TRACK_PID_ENGINE 2u
 #define TRACK_PID_DEVICE0 10u
 #define KERNEL_LANE_TID 100000u /* per device: the kernel-busy lane (worker lanes are 0..K-1) */
+#define IDLE_LANE_TID 100001u   /* per device: idle intervals, named "idle <cause>" (category "idle") */
 #define PART_TID(job, part) ((uint32_t)((job) * 256u + (part)))
 
 #endif

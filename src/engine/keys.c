@@ -105,10 +105,17 @@ static czk_status load_key(czk_engine *e, ekey *key) {
   czk_key_tier want = e->cfg.key_tier == CZK_KEY_TIER_DEVICE ? CZK_KEY_TIER_PINNED : e->cfg.key_tier;
   czk_key_tier tier = want;
   uint64_t actual = 0, t0 = czk__clock_now_ns();
+  pthread_mutex_lock(&e->kc_mu);
+  key->load_t0 = t0;
+  pthread_mutex_unlock(&e->kc_mu);
+  atomic_fetch_add(&e->g_key_loads, 1); /* devices idle meanwhile are idle for a key load */
+  czk__devices_recause(e);
   CZK_INFO("keys", "%s: loading (%.2f GiB budgeted, %s)", key->id, (double)key->bytes / (1u << 30),
            czk_key_tier_str(want));
   czk_status st = czk_fault("key.load") ? CZK_ERR_IO : k->k.key_load(k->k.user, key->id, want, &obj, &tier, &actual);
   uint64_t t1 = czk__clock_now_ns();
+  atomic_fetch_sub(&e->g_key_loads, 1);
+  czk__devices_recause(e);
   if (st == CZK_OK)
     CZK_INFO("keys", "%s: loaded in %llu ms: %.2f GiB, %s", key->id, (unsigned long long)((t1 - t0) / CZK_NS_PER_MS),
              (double)(actual ? actual : key->bytes) / (1u << 30), czk_key_tier_str(tier));
@@ -152,6 +159,13 @@ czk_status czk__key_ensure(czk_engine *e, epart *p) {
   czk_status st = key->state == KS_RESIDENT ? CZK_OK : key->load_status;
   pthread_mutex_unlock(&e->kc_mu);
   return st;
+}
+
+bool czk__key_ready(czk_engine *e, ekey *key) {
+  pthread_mutex_lock(&e->kc_mu);
+  bool ready = key->state == KS_RESIDENT;
+  pthread_mutex_unlock(&e->kc_mu);
+  return ready;
 }
 
 void czk__key_mark_stale(czk_engine *e, ekey *key) {

@@ -7,8 +7,9 @@
  * one device, so a plain sum would count shared time twice (and exceed the wall time). Each interval in
  * which no worker is inside a prove is an idle interval with a cause sampled from the engine's gauges when it starts,
  * and re-sampled whenever a gauge that drives it changes (czk__devices_recause): GPU queue non-empty -> LOCK (workers
- * are between pop and launch), dispatcher waiting for memory -> BUDGET, synthesis busy or queued -> STARVED, otherwise
- * NO_WORK. Interval arithmetic reads the clock under the lock that guards the interval's start (d->mu, w->mu): a time
+ * are between pop and launch), a key load running -> KEY_LOAD, dispatcher waiting for memory -> BUDGET, synthesis
+ * busy or queued -> STARVED, otherwise NO_WORK. Each idle interval of 1 ms or more that ends is also a trace span
+ * "idle <cause>" (category "idle") on the device's IDLE_LANE_TID lane. Interval arithmetic reads the clock under the lock that guards the interval's start (d->mu, w->mu): a time
  * taken before the lock may precede a start another thread set meanwhile, and the difference would wrap.
  * Occupied time that is not kernel time is reported as TRANSFER. Sum over causes + occupied = wall time. */
 #include <stdlib.h>
@@ -41,20 +42,34 @@ void czk__worker_set(eworker *w, czk_worker_state st, uint64_t job, uint32_t par
 
 czk_idle_cause czk__idle_cause_now(czk_engine *e) {
   if (atomic_load(&e->g_gpu_queue)) return CZK_IDLE_LOCK;
+  if (atomic_load(&e->g_key_loads)) return CZK_IDLE_KEY_LOAD;
   if (atomic_load(&e->g_disp_budget_wait)) return CZK_IDLE_BUDGET;
   if (atomic_load(&e->g_synth_busy) || atomic_load(&e->g_synth_queue)) return CZK_IDLE_STARVED;
   return CZK_IDLE_NO_WORK;
 }
 
+/* The trace span of an idle interval that ended (emitted after d->mu is released; names are literals). */
+static void idle_span(czk_engine *e, uint32_t ordinal, czk_idle_cause c, uint64_t t0, uint64_t t1) {
+  static const char *const names[CZK_IDLE_COUNT] = {"idle starved", "idle budget", "idle transfer", "idle lock",
+                                                    "idle no_work", "idle key_load"};
+  if (t1 - t0 < CZK_NS_PER_MS || (unsigned)c >= CZK_IDLE_COUNT || !czk_trace_enabled(e->trace)) return;
+  czk_trace_span s = {.name = names[c], .cat = "idle", .pid = TRACK_PID_DEVICE0 + ordinal, .tid = IDLE_LANE_TID,
+                      .t0_ns = t0, .t1_ns = t1, .part = -1};
+  czk_trace_add(e->trace, &s);
+}
+
 void czk__device_enter(czk_engine *e, edevice *d) {
-  (void)e;
+  uint64_t t0 = 0, t1 = 0;
+  czk_idle_cause c = CZK_IDLE_NO_WORK;
   pthread_mutex_lock(&d->mu);
   uint64_t now = czk__clock_now_ns(); /* under d->mu: never before a t_mark another thread set */
   if (d->active++ == 0) {
     d->idle_ns[d->cause] += now - d->t_mark;
+    t0 = d->t_mark, t1 = now, c = d->cause;
     d->t_mark = now;
   }
   pthread_mutex_unlock(&d->mu);
+  if (t1) idle_span(e, d->ordinal, c, t0, t1);
 }
 
 /* Credits [s, t) to d->kernel_ns as far as it is not already covered by the recent intervals, and merges it into them.
@@ -115,17 +130,38 @@ void czk__devices_recause(czk_engine *e) {
     edevice *d = &e->devices[i];
     pthread_mutex_lock(&d->mu);
     uint64_t now = czk__clock_now_ns(); /* under d->mu: never before t_mark */
+    uint64_t t0 = 0;
+    czk_idle_cause old = d->cause;
     if (d->active == 0 && d->cause != c) {
       d->idle_ns[d->cause] += now - d->t_mark;
+      t0 = d->t_mark;
       d->t_mark = now;
       d->cause = c;
     }
     pthread_mutex_unlock(&d->mu);
+    if (t0) idle_span(e, d->ordinal, old, t0, now);
   }
 }
 
+const double *czk_engine_latency_bounds(void) {
+  static const double b[CZK_LATENCY_BUCKETS] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800,
+                                                7200};
+  return b;
+}
+
+void czk__latency_record_locked(ekind *k, int prio, uint64_t latency_ns) {
+  unsigned p = (unsigned)prio < CZK_PRIORITY_COUNT ? (unsigned)prio : 0;
+  double s = (double)latency_ns / 1e9;
+  const double *b = czk_engine_latency_bounds();
+  unsigned i = 0;
+  while (i < CZK_LATENCY_BUCKETS && s > b[i]) i++;
+  k->lat_bucket[p][i]++;
+  k->lat_sum[p] += s;
+  k->lat_count[p]++;
+}
+
 const char *czk_idle_cause_str(czk_idle_cause c) {
-  static const char *const k[] = {"starved", "budget", "transfer", "lock", "no_work"};
+  static const char *const k[] = {"starved", "budget", "transfer", "lock", "no_work", "key_load"};
   return (unsigned)c < CZK_IDLE_COUNT ? k[c] : "?";
 }
 const char *czk_mem_cat_str(czk_mem_cat c) {
@@ -152,13 +188,19 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
   uint32_t nkinds_cap = ENGINE_MAX_KINDS, nkeys_cap = nkeys + 16;
   size_t sz = sizeof(czk_engine_status) + e->ndevices * sizeof(czk_engine_device_status) +
               e->nworkers * sizeof(czk_engine_worker_status) + nkinds_cap * sizeof(czk_engine_kind_status) +
-              nkeys_cap * sizeof(czk_engine_key_status);
+              nkeys_cap * sizeof(czk_engine_key_status) + nkinds_cap * sizeof(czk_engine_key_source);
   czk_engine_status *s = calloc(1, sz);
   if (!s) return CZK_ERR_NOMEM;
   s->devices = (czk_engine_device_status *)(s + 1);
   s->workers = (czk_engine_worker_status *)(s->devices + e->ndevices);
   s->kinds = (czk_engine_kind_status *)(s->workers + e->nworkers);
   s->keys = (czk_engine_key_status *)(s->kinds + nkinds_cap);
+  s->sources = (czk_engine_key_source *)(s->keys + nkeys_cap);
+  /* the key sources' loaders, copied under e->mu and called after every lock is released */
+  struct {
+    uint32_t (*fn)(void *, const char *, czk_engine_key_file *, uint32_t);
+    void *user;
+  } src_fn[ENGINE_MAX_KINDS];
   uint64_t now = czk__clock_now_ns();
   s->uptime_ns = now - e->t_start;
 
@@ -188,6 +230,20 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ks->failed = k->failed;
     ks->cancelled = k->cancelled;
     ks->partitions_proved = k->proved;
+    memcpy(ks->lat_bucket, k->lat_bucket, sizeof ks->lat_bucket);
+    memcpy(ks->lat_sum, k->lat_sum, sizeof ks->lat_sum);
+    memcpy(ks->lat_count, k->lat_count, sizeof ks->lat_count);
+    if (!k->k.key_id) continue;
+    bool seen = false;
+    for (uint32_t j = 0; j < s->nsources && !seen; j++) seen = strcmp(s->sources[j].key_id, k->key_id) == 0;
+    if (seen) continue;
+    czk_engine_key_source *src = &s->sources[s->nsources];
+    snprintf(src->key_id, sizeof src->key_id, "%s", k->key_id);
+    snprintf(src->kind, sizeof src->kind, "%s", k->name);
+    src->tier = CZK_KEY_TIER_DISK;
+    src_fn[s->nsources].fn = k->k.key_files;
+    src_fn[s->nsources].user = k->k.user;
+    s->nsources++;
   }
   pthread_mutex_unlock(&e->mu);
   s->gpu_queue = atomic_load(&e->g_gpu_queue);
@@ -268,8 +324,87 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ds->idle_ns[CZK_IDLE_TRANSFER] += tr;
     pthread_mutex_unlock(&d->mu);
   }
+  /* which file backs which key (stat calls: no lock held), and where the cache holds it */
+  for (uint32_t i = 0; i < s->nsources; i++) {
+    czk_engine_key_source *src = &s->sources[i];
+    if (src_fn[i].fn) {
+      src->nfiles = src_fn[i].fn(src_fn[i].user, src->key_id, src->files, CZK_ENGINE_KEY_FILES);
+      if (src->nfiles > CZK_ENGINE_KEY_FILES) src->nfiles = CZK_ENGINE_KEY_FILES;
+    }
+    for (uint32_t k = 0; k < s->nkeys; k++)
+      if (strcmp(s->keys[k].key_id, src->key_id) == 0) {
+        src->tier = s->keys[k].tier;
+        src->loading = s->keys[k].loading;
+      }
+  }
   *out = s;
   return CZK_OK;
+}
+
+czk_status czk_engine_job_info_get(czk_engine *e, uint64_t job_id, czk_engine_job_info *out) {
+  if (!e || !out) return CZK_ERR_INVALID_ARG;
+  memset(out, 0, sizeof *out);
+  out->job_id = job_id;
+  uint32_t (*files_fn)(void *, const char *, czk_engine_key_file *, uint32_t) = NULL;
+  void *files_user = NULL;
+  pthread_mutex_lock(&e->mu);
+  ejob *j = czk__job_find_locked(e, job_id);
+  if (!j) {
+    pthread_mutex_unlock(&e->mu);
+    return CZK_ERR_NOT_FOUND;
+  }
+  snprintf(out->kind, sizeof out->kind, "%s", j->kind->name);
+  out->done = j->done;
+  out->partitions = j->nparts;
+  uint64_t now = czk__clock_now_ns();
+  bool dispatched = false; /* a partition past dispatch, before the GPU queue: it holds (or waits for) the key */
+  for (uint32_t i = 0; i < j->nparts; i++) {
+    switch (atomic_load(&j->parts[i].stage)) {
+    case PS_SYNTH_QUEUED: out->queued++; break;
+    case PS_DISPATCHED:
+    case PS_SYNTH:
+      out->synthesizing++;
+      dispatched = true;
+      break;
+    case PS_GPU_QUEUED:
+    case PS_PROVING: out->proving++; break;
+    case PS_FINALIZE: out->finalizing++; break;
+    default: out->ended++; break;
+    }
+  }
+  /* the key by the kind's key id in the cache's list (a partition's own key pointer is not stable to read here: its
+   * holder drops it without e->mu); an entry linked in the list stays valid while kc_mu is held */
+  const char *kid = j->kind->k.key_id;
+  pthread_mutex_lock(&e->kc_mu); /* order: e->mu -> kc_mu */
+  for (ekey *k = e->keys; dispatched && kid && k; k = k->next) {
+    if (strcmp(k->id, kid) != 0 || k->state != KS_LOADING) continue;
+    out->key_loading = true;
+    snprintf(out->key_id, sizeof out->key_id, "%s", k->id);
+    out->key_bytes = k->bytes;
+    out->key_load_ms = k->loader_active && now > k->load_t0 ? (now - k->load_t0) / CZK_NS_PER_MS : 0;
+    files_fn = k->kind->k.key_files;
+    files_user = k->kind->k.user;
+    break;
+  }
+  pthread_mutex_unlock(&e->kc_mu);
+  pthread_mutex_unlock(&e->mu);
+  if (out->key_loading && files_fn) {
+    czk_engine_key_file f[CZK_ENGINE_KEY_FILES];
+    memset(f, 0, sizeof f);
+    uint32_t n = files_fn(files_user, out->key_id, f, CZK_ENGINE_KEY_FILES);
+    for (uint32_t i = 0; i < n && i < CZK_ENGINE_KEY_FILES; i++) out->key_generating |= !f[i].present;
+  }
+  return CZK_OK;
+}
+
+const char *czk_engine_job_stage(const czk_engine_job_info *ji) {
+  if (ji->done) return "done";
+  if (ji->key_loading) return "key_load";
+  if (ji->queued) return "queued";
+  if (ji->synthesizing) return "synthesis";
+  if (ji->proving) return "proving";
+  if (ji->finalizing) return "finalize";
+  return "done";
 }
 
 void czk_engine_status_free(czk_engine_status *s) { free(s); }

@@ -459,6 +459,33 @@ static void k_key_error(void *user, const char *key_id, char *buf, size_t len) {
   pthread_mutex_unlock(&u->mu);
 }
 
+/* The files key_load reads: bellperson .params + .vk, snarkjs .zkey (stat only; no lock needed: paths are fixed). */
+static void key_file(czk_engine_key_file *f, const char *path) {
+  struct stat sb;
+  size_t n = strlen(path); /* a longer path is shown cut (status only) */
+  if (n >= sizeof f->path) n = sizeof f->path - 1;
+  memcpy(f->path, path, n);
+  f->path[n] = 0;
+  f->present = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+  f->bytes = f->present ? (uint64_t)sb.st_size : 0;
+}
+
+static uint32_t k_key_files(void *user, const char *key_id, czk_engine_key_file *files, uint32_t max) {
+  kuser *u = user;
+  if (strcmp(key_id, u->key_id) != 0 || max == 0) return 0;
+  char path[1300];
+  if (u->desc->flavour == CZK__KEY_SNARKJS) {
+    key_file(&files[0], u->key_path);
+    return 1;
+  }
+  snprintf(path, sizeof path, "%s/%s.params", u->keys_dir, u->key_name);
+  key_file(&files[0], path);
+  if (max < 2) return 1;
+  snprintf(path, sizeof path, "%s/%s.vk", u->keys_dir, u->key_name);
+  key_file(&files[1], path);
+  return 2;
+}
+
 static void k_key_free(void *user, void *key) {
   kuser *u = user;
   pthread_mutex_lock(&u->mu);
@@ -536,6 +563,7 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->key_load = k_key_load;
   out->key_free = k_key_free;
   out->key_error = k_key_error;
+  out->key_files = k_key_files;
   out->key_upload = k_key_upload;
   out->key_unload = k_key_unload;
   out->destroy = k_destroy;

@@ -52,12 +52,12 @@ int main(void) {
   FILE *f = fopen(path, "w");
   fprintf(f, "# comment\nmemory_budget = 8GiB\nlisten = \"unix:/tmp/a # not a comment.sock\"\n\nsynthesis_workers=3\n");
   fclose(f);
-  char *argv1[] = {"--memory-budget", "4GiB", "--config", path, "--self-verify=false", "--cpu_fallback"};
+  char *argv1[] = {"--memory-budget", "4GiB", "--config", path, "--self-verify=false", "--allow_cpu_fallback"};
   CHECK(czk__config_parse_args(&c, 6, argv1, 0, err, sizeof err) == CZK_OK);
   CHECK(c.memory_budget == 4ull << 30);
   CHECK(c.synthesis_workers == 3);
   CHECK(strcmp(c.listen, "unix:/tmp/a # not a comment.sock") == 0);
-  CHECK(!c.self_verify && c.cpu_fallback);
+  CHECK(!c.self_verify && c.allow_cpu_fallback);
   CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_OK);
 
   /* rejections name the key and the reason */

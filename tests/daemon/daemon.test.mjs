@@ -215,7 +215,7 @@ test('HTTP /metrics parses and counters move; /status is JSON; /healthz', async 
   assert.equal(afterCount - before, 2);
   const fams = parsePrometheus(await (await fetch(base + '/metrics')).text());
   for (const f of fams) assert.match(f.name, /^czk_[a-z0-9_]+$/);
-  const hist = fams.find((x) => x.name === 'czk_api_job_latency_seconds');
+  const hist = fams.find((x) => x.name === 'czk_job_latency_seconds');
   assert.equal(hist.type, 'HISTOGRAM');
   const st = await (await fetch(base + '/status')).json();
   for (const k of ['uptime_seconds', 'queues', 'memory', 'devices', 'workers', 'kinds', 'keys', 'jobs'])

@@ -466,8 +466,8 @@ test('czk bench single/batch/stress against a daemon, and --spawn', async () => 
   assert.ok(m && m[1] === m[2] && +m[1] >= 7 && +m[1] <= 10, stress.stdout);
   assert.match(stress.stdout, /^critical +\d+ /m);
   assert.match(stress.stdout, /^low +\d+ /m);
-  assert.match(stress.stdout, /IDLE % of wall by cause: +starved +budget +transfer +lock +no_work/);
-  const dev = stress.stdout.match(/^0 +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)$/m);
+  assert.match(stress.stdout, /IDLE % of wall by cause: +starved +budget +transfer +lock +no_work +key_load/);
+  const dev = stress.stdout.match(/^0 +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)$/m);
   assert.ok(dev, stress.stdout);
   const [wall, busy, pctBusy, ...idle] = dev.slice(1).map(Number);
   assert.ok(wall > 1.5 && busy > 0 && busy <= wall, stress.stdout);
