@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "core/atomicfile.h"
 #include "cli/cli.h"
 #include "api/client.h"
@@ -35,6 +37,32 @@ int czk__trace_write_html(const char *path, const char *json) {
   }
   fputs(mark + sizeof k_marker - 1, f);
   return czk__afile_commit(&af) == CZK_OK ? 0 : -1;
+}
+
+/* A trace file must be JSON holding the events: an array, or an object with a "traceEvents" array (Chrome's two
+ * forms). Returns NULL when it is, else what is wrong (a static string or json-c's message). */
+static const char *trace_json_problem(const char *text, size_t len) {
+  json_tokener *tok = json_tokener_new_ex(64);
+  if (!tok) return "out of memory";
+  json_object *o = json_tokener_parse_ex(tok, text, (int)(len > INT32_MAX ? INT32_MAX : len));
+  enum json_tokener_error err = json_tokener_get_error(tok);
+  const char *why = NULL;
+  if (len > INT32_MAX) why = "larger than 2 GiB";
+  else if (!o || err != json_tokener_success)
+    why = err == json_tokener_continue || err == json_tokener_success ? "the JSON text ends early (truncated?)"
+                                                                      : json_tokener_error_desc(err);
+  else if ((size_t)json_tokener_get_parse_end(tok) < len && strspn(text + json_tokener_get_parse_end(tok), " \t\r\n") !=
+           len - json_tokener_get_parse_end(tok))
+    why = "text after the JSON value";
+  else if (!json_object_is_type(o, json_type_array)) {
+    json_object *ev;
+    if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "traceEvents", &ev) ||
+        !json_object_is_type(ev, json_type_array))
+      why = "not a Chrome trace (no \"traceEvents\" array)";
+  }
+  json_object_put(o);
+  json_tokener_free(tok);
+  return why;
 }
 
 int czk_cmd_trace(int argc, char **argv) {
@@ -71,6 +99,12 @@ int czk_cmd_trace(int argc, char **argv) {
       return 1;
     }
     json = (char *)data; /* NUL-terminated by czk__read_file */
+    const char *why = trace_json_problem(json, len);
+    if (why) {
+      fprintf(stderr, "czk trace: %s is not a trace: %s\n", in, why);
+      free(json);
+      return 1;
+    }
   } else {
     Cuzk__V1__GetTraceRequest r = CUZK__V1__GET_TRACE_REQUEST__INIT;
     ProtobufCMessage *o;
