@@ -189,6 +189,7 @@ test('hostile names stay text; an empty trace renders; files that are not traces
     const rr = b.run();
     assert.equal(rr.status, 1);
     assert.match(rr.stderr, why);
+    assert.doesNotMatch(rr.stderr, /Sanitizer|runtime error/);
   }
 });
 
@@ -205,4 +206,12 @@ test('negative controls: a thrown error and a syntax error in the page are caugh
   const b = render(syntax);
   assert.equal(b.body['data-render'], 'error');
   assert.match(b.errors, /script error: .*SyntaxError|Unexpected token/);
+});
+
+test('the daemon stops cleanly after serving its trace (no sanitizer report)', async () => {
+  const exited = new Promise((resolve) => daemon.on('exit', (code, sig) => resolve({ code, sig })));
+  daemon.kill('SIGTERM');
+  const r = await exited;
+  assert.equal(r.code, 0, stderrText);
+  assert.doesNotMatch(stderrText, /ERROR: (AddressSanitizer|LeakSanitizer)|runtime error/);
 });
