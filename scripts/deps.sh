@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # deps.sh: install what czk needs to build and test on a fresh Debian machine (idempotent).
-#   Debian packages: compiler, CMake, Python 3 (tree checks), GMP (tests), gRPC C core + protobuf-c (daemon), libmicrohttpd (HTTP), json-c (request files), yajl (streaming JSON: PoRep C1 outputs), libsodium (BLAKE2b),
-#   chromium (headless: the timeline page test renders the page and fails on any script error).
+#   Debian packages: compiler, CMake, Python 3 (tree checks), GMP (tests), gRPC C core + protobuf-c (daemon), libmicrohttpd (HTTP), json-c (request files), yajl (streaming JSON: PoRep C1 outputs), libsodium (BLAKE2b).
 #   npm packages (test oracles: snarkjs, circom2, @grpc/grpc-js ...): pinned by package-lock.json, installed with npm ci.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# chromium: headless, for test_timeline_daemon (renders the timeline page, fails on any script error)
 PKGS="build-essential cmake pkg-config python3 libgmp-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libjson-c-dev libyajl-dev libsodium-dev chromium"
 missing=""
 for p in $PKGS; do
