@@ -80,7 +80,9 @@ int czk_cmd_trace(int argc, char **argv) {
     case 'h':
       printf("usage: czk trace [--addr ADDR | --from TRACE.json] [--json OUT.json] [--html OUT.html]\n"
              "Fetches the running daemon's timeline (or reads a Chrome trace file) and writes a self-contained HTML\n"
-             "timeline (default czk-timeline.html): a lane per GPU/synthesis worker, counters for memory and queues.\n");
+             "timeline (default czk-timeline.html): the devices with busy %% and idle causes, key loads, queue depths\n"
+             "and memory, the workers, the jobs (foldable), a summary; zoom and pan in the browser. --json keeps the\n"
+             "Chrome trace (Perfetto opens it); --from renders a saved one.\n");
       return 0;
     default: return 2;
     }
