@@ -10,7 +10,7 @@ browser="${CZK_CHROMIUM:-chromium}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 "$czk" demo --small 10 --big 13 --keys-dir "$tmp/keys" --html "$tmp/timeline.html" >"$tmp/demo.log"
-"$browser" --headless --disable-gpu --no-sandbox --no-first-run --hide-scrollbars --user-data-dir="$tmp/profile" \
+"$browser" --headless --disable-gpu --no-sandbox --disable-dev-shm-usage --no-first-run --hide-scrollbars --user-data-dir="$tmp/profile" \
   --window-size=1400,900 --virtual-time-budget=3000 --screenshot="$tmp/shot.png" "file://$tmp/timeline.html" \
   >/dev/null 2>&1
 cp "$tmp/shot.png" "$out"

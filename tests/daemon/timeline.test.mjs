@@ -33,7 +33,7 @@ let daemon, client, stderrText = '';
 
 // Render file#hash in headless Chromium; returns { body: {attr: value}, errors, dom, log }.
 function render(file, hash = '#selftest') {
-  const r = spawnSync(CHROMIUM, ['--headless', '--disable-gpu', '--no-sandbox', '--no-first-run', '--hide-scrollbars',
+  const r = spawnSync(CHROMIUM, ['--headless', '--disable-gpu', '--no-sandbox', '--disable-dev-shm-usage', '--no-first-run', '--hide-scrollbars',
     '--user-data-dir=' + join(dir, 'chromium-profile'), '--window-size=1400,900', '--virtual-time-budget=5000',
     '--enable-logging=stderr', '--v=0', '--dump-dom', 'file://' + file + hash],
   { encoding: 'utf8', timeout: 120000, maxBuffer: 256 << 20 });
