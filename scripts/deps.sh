@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS="build-essential cmake pkg-config python3 libgmp-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libjson-c-dev libyajl-dev libsodium-dev"
+# chromium: headless, for test_timeline_daemon (renders the timeline page, fails on any script error)
+PKGS="build-essential cmake pkg-config python3 libgmp-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libjson-c-dev libyajl-dev libsodium-dev chromium"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,86 +1,68 @@
 /* cmd_trace.c: `czk trace`: fetch the daemon's timeline (Chrome trace JSON, via czk.v1.Admin/GetTrace) or read a
- * trace file, and render a self-contained HTML timeline: one lane per engine thread (GPU workers, synthesis workers,
- * finalizers, dispatcher) with its spans, counter tracks (memory budget use, queue depths, device kernel-busy) as area
- * charts, and a per-lane busy % so an operator can see at a glance why a GPU was idle. The page embeds the trace and a
- * small script (no network access needed); chrome://tracing or Perfetto open the .json as well. */
+ * trace file, and render it as a self-contained HTML page (timeline.html, embedded in the binary; no network access
+ * needed): the devices on top with busy % and the causes of their idle time, key loads, queue depths and memory as
+ * step graphs, the engine's workers, the jobs (collapsible, a lane per partition), a legend, a time axis, zoom and
+ * pan, and a summary table of the whole trace. chrome://tracing or Perfetto open the .json as well. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "core/atomicfile.h"
 #include "cli/cli.h"
 #include "api/client.h"
 #include "core/mapfile.h"
 
-static const char k_html_head[] =
-    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>czk timeline</title>\n<style>\n"
-    "body{font:12px sans-serif;margin:12px;background:#fafafa}h1{font-size:16px}\n"
-    ".lane{font:11px monospace}svg{background:#fff;border:1px solid #ccc}\n"
-    "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}\n"
-    "</style></head><body>\n<h1>czk timeline</h1><div id=\"sum\"></div><div id=\"tl\"></div>\n"
-    "<p>Spans: hover for name, duration and arguments. Counter tracks are drawn below the lanes.</p>\n"
-    "<script id=\"trace\" type=\"application/json\">\n";
+/* The page (src/cli/timeline.html, embedded at build time by tools/embed.cmake): the trace goes where the marker is. */
+extern const char czk__timeline_page[];
+extern const size_t czk__timeline_page_len;
+static const char k_marker[] = "/*CZK_TRACE_JSON*/";
 
-static const char k_html_tail[] =
-    "\n</script>\n<script>\n"
-    "const T=JSON.parse(document.getElementById('trace').textContent);\n"
-    "const ev=(Array.isArray(T)?T:T.traceEvents)||[];\n"
-    "const names={};for(const e of ev){if(e.ph==='M'&&e.name==='thread_name')names[e.pid+':'+e.tid]=e.args.name;\n"
-    " if(e.ph==='M'&&e.name==='process_name')names[e.pid]=e.args.name;}\n"
-    "let t0=Infinity,t1=-Infinity;const lanes={},ctr={};\n"
-    "for(const e of ev){if(e.ph==='X'){const k=e.pid+':'+e.tid;(lanes[k]=lanes[k]||[]).push(e);\n"
-    "  t0=Math.min(t0,e.ts);t1=Math.max(t1,e.ts+(e.dur||0));}\n"
-    " else if(e.ph==='C'){for(const a in e.args){const k=e.name+(Object.keys(e.args).length>1?'.'+a:'');\n"
-    "  (ctr[k]=ctr[k]||[]).push([e.ts,+e.args[a]]);}t0=Math.min(t0,e.ts);t1=Math.max(t1,e.ts);}}\n"
-    "if(!isFinite(t0)){t0=0;t1=1;}const span=Math.max(1,t1-t0);\n"
-    "const keys=Object.keys(lanes).sort((a,b)=>(names[a]||a).localeCompare(names[b]||b,undefined,{numeric:true}));\n"
-    "const W=1400,L=190,LH=18,CH=48;const cks=Object.keys(ctr).sort();\n"
-    "const H=keys.length*LH+cks.length*(CH+6)+40;const x=t=>L+(t-t0)/span*(W-L-10);\n"
-    "const col=s=>{let h=0;for(const c of s)h=(h*31+c.charCodeAt(0))>>>0;return 'hsl('+(h%360)+',60%,55%)';};\n"
-    "let svg='<svg width=\"'+W+'\" height=\"'+H+'\" xmlns=\"http://www.w3.org/2000/svg\">';\n"
-    "const esc=s=>String(s).replace(/[&<>\"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c]));\n"
-    "for(const k of keys){if(!names[k]){const [p,t]=k.split(':');if(/job\\*256/.test(names[p]||''))\n"
-    "  names[k]='job '+Math.floor(t/256)+' part '+(t%256);}}\n"
-    "const union=a=>{const s=a.map(e=>[e.ts,e.ts+(e.dur||0)]).sort((p,q)=>p[0]-q[0]);let b=0,c=-Infinity,e=-Infinity;\n"
-    " for(const [x,y] of s){if(x>e){if(e>c)b+=e-c;c=x;e=y;}else if(y>e)e=y;}if(e>c)b+=e-c;return b;};\n"
-    "let rows='';keys.forEach((k,i)=>{const y=10+i*LH;const busy=union(lanes[k]);\n"
-    " svg+='<text class=\"lane\" x=\"4\" y=\"'+(y+12)+'\">'+esc(names[k]||k)+'</text>';\n"
-    " svg+='<line x1=\"'+L+'\" x2=\"'+(W-10)+'\" y1=\"'+(y+LH-1)+'\" y2=\"'+(y+LH-1)+'\" stroke=\"#eee\"/>';\n"
-    " for(const e of lanes[k]){const w=Math.max(0.5,x(e.ts+(e.dur||0))-x(e.ts));\n"
-    "  svg+='<rect x=\"'+x(e.ts)+'\" y=\"'+(y+2)+'\" width=\"'+w+'\" height=\"'+(LH-5)+'\" fill=\"'+col(e.name)+'\">'+\n"
-    "   '<title>'+esc(e.name)+' '+((e.dur||0)/1000).toFixed(3)+' ms '+esc(JSON.stringify(e.args||{}))+'</title></rect>';}\n"
-    " rows+='<tr><td>'+esc(names[k]||k)+'</td><td>'+lanes[k].length+'</td><td>'+(100*busy/span).toFixed(1)+'%</td></tr>';});\n"
-    "let y=10+keys.length*LH+20;for(const k of cks){const pts=ctr[k].sort((a,b)=>a[0]-b[0]);\n"
-    " const mx=Math.max(1e-9,...pts.map(p=>p[1]));let d='M'+x(t0)+' '+(y+CH);let last=0;\n"
-    " for(const p of pts){d+=' L'+x(p[0])+' '+(y+CH-last/mx*CH)+' L'+x(p[0])+' '+(y+CH-p[1]/mx*CH);last=p[1];}\n"
-    " d+=' L'+x(t1)+' '+(y+CH-last/mx*CH)+' L'+x(t1)+' '+(y+CH)+' Z';\n"
-    " svg+='<text class=\"lane\" x=\"4\" y=\"'+(y+14)+'\">'+esc(k)+'</text><text class=\"lane\" x=\"4\" y=\"'+(y+28)+'\">max '+\n"
-    "  (mx>=1e6?(mx/1048576).toFixed(1)+' Mi':mx.toFixed(2))+'</text><path d=\"'+d+'\" fill=\"'+col(k)+'\" opacity=\"0.6\"/>';y+=CH+6;}\n"
-    "svg+='<text x=\"'+L+'\" y=\"'+(H-6)+'\">0 s</text><text x=\"'+(W-80)+'\" y=\"'+(H-6)+'\">'+(span/1e6).toFixed(3)+' s</text></svg>';\n"
-    "document.getElementById('tl').innerHTML=svg;\n"
-    "document.getElementById('sum').innerHTML='<p>'+ev.length+' events over '+(span/1e6).toFixed(3)+\n"
-    " ' s</p><table><tr><th>lane</th><th>spans</th><th>busy</th></tr>'+rows+'</table><br>';\n"
-    "</script></body></html>\n";
-
-/* Write the HTML page embedding json (the JSON must not contain "</script", which JSON escaping of '/' prevents
- * only when present; we escape "</" defensively). */
+/* Write the HTML page embedding json. The JSON sits in a <script type="application/json"> element, where "</script"
+ * or "<!--" would end or confuse it: every '<' is written as the JSON escape \u003c (JSON text has '<' only inside
+ * strings, where the escape means the same character). */
 int czk__trace_write_html(const char *path, const char *json) {
+  const char *mark = strstr(czk__timeline_page, k_marker);
+  if (!mark) return -1; /* the build embedded a page without the marker */
   czk__afile af; /* temp + fsync + rename */
   if (czk__afile_open(&af, path, "w") != CZK_OK) return -1;
   FILE *f = af.f;
-  fputs(k_html_head, f);
+  fwrite(czk__timeline_page, 1, (size_t)(mark - czk__timeline_page), f);
   for (const char *p = json; *p; p++) {
-    if (p[0] == '<' && p[1] == '/') {
-      fputs("<\\/", f);
-      p++;
-      continue;
-    }
-    fputc(*p, f);
+    if (*p == '<') fputs("\\u003c", f);
+    else fputc(*p, f);
   }
-  fputs(k_html_tail, f);
+  fputs(mark + sizeof k_marker - 1, f);
   return czk__afile_commit(&af) == CZK_OK ? 0 : -1;
+}
+
+/* A trace file must be JSON holding the events: an array, or an object with a "traceEvents" array (Chrome's two
+ * forms). Returns NULL when it is, else what is wrong (a static string or json-c's message). */
+static const char *trace_json_problem(const char *text, size_t len) {
+  json_tokener *tok = json_tokener_new_ex(64);
+  if (!tok) return "out of memory";
+  json_object *o = json_tokener_parse_ex(tok, text, (int)(len > INT32_MAX ? INT32_MAX : len));
+  enum json_tokener_error err = json_tokener_get_error(tok);
+  const char *why = NULL;
+  if (len > INT32_MAX) why = "larger than 2 GiB";
+  else if (!o || err != json_tokener_success)
+    why = err == json_tokener_continue || err == json_tokener_success ? "the JSON text ends early (truncated?)"
+                                                                      : json_tokener_error_desc(err);
+  else if ((size_t)json_tokener_get_parse_end(tok) < len && strspn(text + json_tokener_get_parse_end(tok), " \t\r\n") !=
+           len - json_tokener_get_parse_end(tok))
+    why = "text after the JSON value";
+  else if (!json_object_is_type(o, json_type_array)) {
+    json_object *ev;
+    if (!json_object_is_type(o, json_type_object) || !json_object_object_get_ex(o, "traceEvents", &ev) ||
+        !json_object_is_type(ev, json_type_array))
+      why = "not a Chrome trace (no \"traceEvents\" array)";
+  }
+  json_object_put(o);
+  json_tokener_free(tok);
+  return why;
 }
 
 int czk_cmd_trace(int argc, char **argv) {
@@ -98,7 +80,9 @@ int czk_cmd_trace(int argc, char **argv) {
     case 'h':
       printf("usage: czk trace [--addr ADDR | --from TRACE.json] [--json OUT.json] [--html OUT.html]\n"
              "Fetches the running daemon's timeline (or reads a Chrome trace file) and writes a self-contained HTML\n"
-             "timeline (default czk-timeline.html): a lane per GPU/synthesis worker, counters for memory and queues.\n");
+             "timeline (default czk-timeline.html): the devices with busy %% and idle causes, key loads, queue depths\n"
+             "and memory, the workers, the jobs (foldable), a summary; zoom and pan in the browser. --json keeps the\n"
+             "Chrome trace (Perfetto opens it); --from renders a saved one.\n");
       return 0;
     default: return 2;
     }
@@ -117,6 +101,12 @@ int czk_cmd_trace(int argc, char **argv) {
       return 1;
     }
     json = (char *)data; /* NUL-terminated by czk__read_file */
+    const char *why = trace_json_problem(json, len);
+    if (why) {
+      fprintf(stderr, "czk trace: %s is not a trace: %s\n", in, why);
+      free(json);
+      return 1;
+    }
   } else {
     Cuzk__V1__GetTraceRequest r = CUZK__V1__GET_TRACE_REQUEST__INIT;
     ProtobufCMessage *o;

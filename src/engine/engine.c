@@ -172,6 +172,15 @@ static void wake_dispatcher(czk_engine *e) {
 }
 
 static void budget_notify(void *ctx) { wake_dispatcher((czk_engine *)ctx); }
+
+/* The timeline's queue-depth step graphs: a counter sample of a queue's length, taken under the lock that guards that
+ * queue, so that the samples of one queue are in the order of its changes (the trace mutex is a leaf lock). */
+#define Q_SYNTH "synth queue (partitions)"
+#define Q_GPU "gpu queue (partitions)"
+#define Q_FIN "finalize queue (partitions)"
+static void queue_sample(czk_engine *e, const char *name, size_t depth) {
+  czk_trace_counter(e->trace, name, TRACK_PID_ENGINE, czk__clock_now_ns(), (double)depth);
+}
 static void budget_observe(void *ctx, uint64_t used) {
   czk_engine *e = ctx;
   czk_trace_counter(e->trace, "memory used (bytes)", TRACK_PID_ENGINE, czk__clock_now_ns(), (double)used);
@@ -315,6 +324,7 @@ static void job_stop_locked(czk_engine *e, ejob *j, czk_status st, uint32_t part
       if (--j->parts_left == 0) job_complete_locked(e, j);
     }
   }
+  queue_sample(e, Q_SYNTH, e->sheap_n);
   pthread_mutex_lock(&e->gq_mu);
   for (uint32_t i = 0; i < j->nparts; i++) {
     epart *p = &j->parts[i];
@@ -326,6 +336,7 @@ static void job_stop_locked(czk_engine *e, ejob *j, czk_status st, uint32_t part
       *gpu_drop = p;
     }
   }
+  queue_sample(e, Q_GPU, e->gheap_n);
   pthread_mutex_unlock(&e->gq_mu);
   pthread_cond_broadcast(&e->disp_cv);
 }
@@ -389,6 +400,7 @@ static void *dispatcher_main(void *arg) {
     if (st == CZK_OK) {
       heap_remove(e->sheap, &e->sheap_n, p);
       atomic_fetch_sub(&e->g_synth_queue, 1);
+      queue_sample(e, Q_SYNTH, e->sheap_n);
       p->job->kind->pending--;
       p->job->kind->in_progress++;
       p->stage = PS_DISPATCHED;
@@ -458,6 +470,7 @@ static void gpu_push(czk_engine *e, epart *p) {
   if (ok) {
     p->stage = PS_GPU_QUEUED;
     atomic_fetch_add(&e->g_gpu_queue, 1);
+    queue_sample(e, Q_GPU, e->gheap_n);
     /* a retried partition may be refused by the worker a signal wakes (gpu_pick_locked): wake them all */
     if (p->avoid_worker >= 0) pthread_cond_broadcast(&e->gq_cv);
     else pthread_cond_signal(&e->gq_cv);
@@ -549,7 +562,7 @@ static void fin_push(czk_engine *e, epart *p) {
   if (e->fq_tail) e->fq_tail->next = p;
   else e->fq_head = p;
   e->fq_tail = p;
-  atomic_fetch_add(&e->g_fin_queue, 1);
+  queue_sample(e, Q_FIN, atomic_fetch_add(&e->g_fin_queue, 1) + 1);
   pthread_cond_signal(&e->fq_cv);
   pthread_mutex_unlock(&e->fq_mu);
 }
@@ -706,6 +719,7 @@ static void *prove_main(void *arg) {
     }
     heap_remove(e->gheap, &e->gheap_n, p);
     atomic_fetch_sub(&e->g_gpu_queue, 1);
+    queue_sample(e, Q_GPU, e->gheap_n);
     p->stage = PS_PROVING;
     pthread_mutex_unlock(&e->gq_mu);
 
@@ -776,7 +790,7 @@ static void *fin_main(void *arg) {
     e->fq_head = p->next;
     if (!e->fq_head) e->fq_tail = NULL;
     p->next = NULL;
-    atomic_fetch_sub(&e->g_fin_queue, 1);
+    queue_sample(e, Q_FIN, atomic_fetch_sub(&e->g_fin_queue, 1) - 1);
     pthread_mutex_unlock(&e->fq_mu);
 
     ejob *j = p->job;
@@ -968,6 +982,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
   }
   czk_trace_name_track(e->trace, TRACK_PID_PARTS, UINT32_MAX, "partitions (job*256+part)");
   czk_trace_name_track(e->trace, TRACK_PID_ENGINE, UINT32_MAX, "synthesis + finalizers");
+  czk_trace_name_track(e->trace, TRACK_PID_ENGINE, 2000, "key loads"); /* keys.c: "key load" spans */
   uint32_t wi = 0;
   for (uint32_t i = 0; i < e->nsynth; i++, wi++) {
     eworker *w = &e->workers[wi];
@@ -1190,6 +1205,7 @@ czk_status czk_engine_submit(czk_engine *e, const char *kind, czk_priority prior
       (void)heap_push(&e->sheap, &e->sheap_n, &e->sheap_cap, &j->parts[i]);
     }
     atomic_fetch_add(&e->g_synth_queue, nparts);
+    queue_sample(e, Q_SYNTH, e->sheap_n);
     k->pending += nparts;
     k->submitted++;
     e->jobs_submitted++;

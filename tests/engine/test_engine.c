@@ -677,6 +677,20 @@ static void test_keys(void) {
   CHECK(strstr(buf, "\"ph\":\"C\",\"name\":\"memory used (bytes)\"") != NULL);
   CHECK(strstr(buf, "\"name\":\"kernel busy\"") != NULL);
   CHECK(strstr(buf, "kernel busy (device events)") != NULL);
+  /* the queue-depth step graphs: each queue's samples are taken under its lock, so at idle its last sample is 0 */
+  static const char *const queues[] = {"synth queue (partitions)", "gpu queue (partitions)",
+                                       "finalize queue (partitions)"};
+  for (unsigned q = 0; q < 3; q++) {
+    char pat[96];
+    snprintf(pat, sizeof pat, "\"name\":\"%s\"", queues[q]);
+    const char *last = NULL;
+    for (const char *h = strstr(buf, pat); h; h = strstr(h + 1, pat)) last = h;
+    CHECK(last != NULL);
+    const char *v = last ? strstr(last, "\"value\":") : NULL;
+    CHECK(v && strtod(v + 8, NULL) == 0.0);
+  }
+  CHECK(strstr(buf, "\"name\":\"synth queue (partitions)\",\"pid\":2,\"ts\":") != NULL);
+  CHECK(strstr(buf, "\"tid\":2000,\"name\":\"thread_name\",\"args\":{\"name\":\"key loads\"}") != NULL);
   if (tf) fclose(tf);
   remove(path);
   czk_engine_destroy(e);
