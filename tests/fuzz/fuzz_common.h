@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "czk/log.h"
+#include "czk/status.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -79,8 +80,13 @@ static inline char *fuzz_text(const uint8_t *data, size_t size) {
   return t;
 }
 
-/* An error buffer must hold a reason after a failure. */
-static inline int fuzz_has_reason(const char *err) { return err[0] != 0 && memchr(err, 0, 512) != NULL; }
+/* An error buffer must hold a reason after a failure (the status is printed when it does not). */
+#define fuzz_has_reason(err) fuzz_has_reason_(err, st)
+static inline int fuzz_has_reason_(const char *err, czk_status st) {
+  if (err[0] != 0) return 1;
+  fprintf(stderr, "status %d (%s) without a reason\n", (int)st, czk_status_str(st));
+  return 0;
+}
 
 static inline void fuzz_quiet(void) { czk_log_set_level(CZK_LOG_OFF); }
 

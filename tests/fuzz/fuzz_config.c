@@ -63,7 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   czk__config_free(&c2);
   free(d1);
   err[0] = 0;
-  if (czk__config_finalize(&c, err, sizeof err) != CZK_OK) FUZZ_CHECK(fuzz_has_reason(err));
+  st = czk__config_finalize(&c, err, sizeof err);
+  if (st != CZK_OK) FUZZ_CHECK(fuzz_has_reason(err));
   czk__config_free(&c);
   return 0;
 }

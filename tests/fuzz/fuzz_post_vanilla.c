@@ -20,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   czk_post_sector s;
   memset(&s, 0, sizeof s);
   char err[512] = "";
-  if (czk_post_vanilla_parse(info, buf, len, &s, "sector 0", err, sizeof err) != CZK_OK) {
+  czk_status st = czk_post_vanilla_parse(info, buf, len, &s, "sector 0", err, sizeof err);
+  if (st != CZK_OK) {
     FUZZ_CHECK(fuzz_has_reason(err));
     return 0;
   }

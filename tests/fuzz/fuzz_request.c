@@ -20,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   czk__fc_request r;
   char err[512] = "";
   if (czk__fc_request_load(path, &r, err, sizeof err) != 0) {
+    czk_status st = CZK_ERR_FORMAT; /* the loader returns -1 */
     FUZZ_CHECK(fuzz_has_reason(err));
     czk__fc_request_free(&r);
     return 0;

@@ -20,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   czk_snap_partition p;
   memset(&p, 0, sizeof p);
   char err[512] = "";
-  if (czk_snap_partition_parse(info, buf, len, &p, "partition 0", err, sizeof err) != CZK_OK) {
+  czk_status st = czk_snap_partition_parse(info, buf, len, &p, "partition 0", err, sizeof err);
+  if (st != CZK_OK) {
     FUZZ_CHECK(fuzz_has_reason(err));
     return 0;
   }
