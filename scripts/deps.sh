@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # deps.sh: install what czk needs to build and test on a fresh Debian machine (idempotent).
-#   Debian packages: compiler, CMake, Python 3 (tree checks), GMP (tests), gRPC C core + protobuf-c (daemon), libmicrohttpd (HTTP), json-c (request files), yajl (streaming JSON: PoRep C1 outputs), libsodium (BLAKE2b).
+#   Debian packages: compiler, CMake, Python 3 (tree checks), GMP (tests), gRPC C core + protobuf-c (daemon), libmicrohttpd (HTTP), json-c (request files), yajl (streaming JSON: PoRep C1 outputs), libsodium (BLAKE2b), clang + libclang-rt-14-dev (libFuzzer: scripts/fuzz.sh).
 #   npm packages (test oracles: snarkjs, circom2, @grpc/grpc-js ...): pinned by package-lock.json, installed with npm ci.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS="build-essential cmake pkg-config python3 libgmp-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libjson-c-dev libyajl-dev libsodium-dev"
+PKGS="build-essential cmake pkg-config python3 libgmp-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libjson-c-dev libyajl-dev libsodium-dev clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -96,7 +96,7 @@ for t in $targets; do
   crashes=$(find "$art" -type f | wc -l)
   crashes=$((crashes - before))
   files=$(find "$corpus" -type f | wc -l)
-  bytes=$(du -sk "$corpus" | awk '{print $1}')
+  bytes=$(du -sk --apparent-size "$corpus" | awk '{print $1}')
   cov=$(grep -o 'cov: [0-9]*' "$tmp/$t.1.log" | tail -1 | awk '{print $2}')
   rate=$((execs / (secs > 0 ? secs : 1) / 1))
   status=ok
