@@ -32,6 +32,8 @@ ALLOWED = {
 ALLOWED["bench"] = {"api", "kinds", "engine", "groth16", "filecoin", "circuits", "cs", "backend", "cuda", "msm", "ntt",
                     "curve", "field", "core"}
 ALLOWED["cli"] = ALLOWED["bench"] | {"bench"}
+# tests/fuzz (libFuzzer harnesses): a test folder of no layer of its own, calling every parser's entry point
+ALLOWED["fuzz"] = set(ALLOWED["bench"])
 
 # public header -> layer
 PUBLIC = {

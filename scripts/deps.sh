@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # deps.sh: install what czk needs to build and test on a fresh Debian machine (idempotent).
-#   Debian packages: compiler, CMake, Python 3 (tree checks), GMP (tests), gRPC C core + protobuf-c (daemon), libmicrohttpd (HTTP), json-c (request files), yajl (streaming JSON: PoRep C1 outputs), libsodium (BLAKE2b).
+#   Debian packages: compiler, CMake, Python 3 (tree checks), GMP (tests), gRPC C core + protobuf-c (daemon), libmicrohttpd (HTTP), json-c (request files), yajl (streaming JSON: PoRep C1 outputs), libsodium (BLAKE2b), clang + libclang-rt-14-dev (libFuzzer: scripts/fuzz.sh).
 #   promtool (metrics lint test): from the Debian package prometheus, extracted into .cache/promtool (below).
 #   npm packages (test oracles: snarkjs, circom2, @grpc/grpc-js ...): pinned by package-lock.json, installed with npm ci.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # chromium: headless, for test_timeline_daemon (renders the timeline page, fails on any script error)
-PKGS="build-essential cmake pkg-config python3 libgmp-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libjson-c-dev libyajl-dev libsodium-dev chromium"
+PKGS="build-essential cmake pkg-config python3 libgmp-dev libgrpc-dev libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libjson-c-dev libyajl-dev libsodium-dev chromium clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -2,7 +2,7 @@
 # test.sh: build czk and run every CTest test (quick, full, oracle; gpu tests skip where no GPU is present; the
 # `long` full-size Filecoin tests only with CZK_TEST_LONG=1),
 # then the same quick tests and the black-box daemon tests under AddressSanitizer + UndefinedBehaviorSanitizer, then the engine, pool and gRPC
-# transport tests under ThreadSanitizer. Installs missing dependencies first (scripts/deps.sh). Prints the seconds
+# transport tests under ThreadSanitizer, then every libFuzzer harness for a few seconds (scripts/fuzz.sh). Installs missing dependencies first (scripts/deps.sh). Prints the seconds
 # each phase took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,4 +48,14 @@ if [ -d tests/engine ]; then
   (cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure -j"$J" -R 'engine|pool|rpc|test_faults$')
 fi
 phase "tsan (engine, pool, rpc, faults)"
+# libFuzzer harnesses (tests/fuzz, docs/reliability.md): every parser fuzzed for a few seconds from the committed seeds
+# under ASan + UBSan; any crash, leak, UB, hang or OOM fails (CZK_FUZZ_SECONDS per target, default 6; 0 skips).
+fuzz_s=${CZK_FUZZ_SECONDS:-6}
+if [ "$fuzz_s" != 0 ] && command -v clang >/dev/null 2>&1 &&
+  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  bash scripts/fuzz.sh --seconds "$fuzz_s"
+else
+  echo "test.sh: fuzzing skipped (clang with libFuzzer not found, or CZK_FUZZ_SECONDS=0)"
+fi
+phase "fuzz (every parser, ${fuzz_s} s each)"
 echo "test.sh: all tests passed"

@@ -51,6 +51,14 @@ static czk_status set_entry(czk__config *c, size_t i, const char *value, char *e
   char *base = (char *)c + e->off;
   switch (e->type) {
   case T_STR: {
+    /* the file format has no escapes: a control character (a newline from a TOML "\n") or a double quote would make
+     * --dump-config write a different file (or another key) than the one read */
+    for (const char *p = value; *p; p++)
+      if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '"') {
+        snprintf(err, errlen, "%s: a control character or double quote at offset %zu is not allowed", e->key,
+                 (size_t)(p - value));
+        return CZK_ERR_CONFIG;
+      }
     char *dup = strdup(value);
     if (!dup) return CZK_ERR_NOMEM;
     free(*(char **)base);

@@ -81,9 +81,10 @@ void EC_FN(set_infinity)(EC_JAC *r) {
 
 bool EC_FN(is_infinity)(const EC_JAC *p) { return FE(is_zero)(&p->z); }
 
-bool EC_FN(affine_is_infinity)(const EC_AFF *p) { return FE(is_zero)(&p->x) & FE(is_zero)(&p->y); }
+/* Bools are combined with & and | as integers throughout: no short circuit (constant time). */
+bool EC_FN(affine_is_infinity)(const EC_AFF *p) { return (unsigned)FE(is_zero)(&p->x) & (unsigned)FE(is_zero)(&p->y); }
 
-bool EC_FN(affine_eq)(const EC_AFF *p, const EC_AFF *q) { return FE(eq)(&p->x, &q->x) & FE(eq)(&p->y, &q->y); }
+bool EC_FN(affine_eq)(const EC_AFF *p, const EC_AFF *q) { return (unsigned)FE(eq)(&p->x, &q->x) & (unsigned)FE(eq)(&p->y, &q->y); }
 
 bool EC_FN(eq)(const EC_JAC *p, const EC_JAC *q) {
   bool pi = FE(is_zero)(&p->z), qi = FE(is_zero)(&q->z);
@@ -96,7 +97,7 @@ bool EC_FN(eq)(const EC_JAC *p, const EC_JAC *q) {
   FE(mul)(&s1, &s1, &z2z2);
   FE(mul)(&s2, &q->y, &p->z);
   FE(mul)(&s2, &s2, &z1z1);
-  bool same = FE(eq)(&u1, &u2) & FE(eq)(&s1, &s2);
+  bool same = (unsigned)FE(eq)(&u1, &u2) & (unsigned)FE(eq)(&s1, &s2);
   return (pi & qi) | (!pi & !qi & same);
 }
 
@@ -208,7 +209,7 @@ static void jac_add_tail(EC_JAC *r, const EC_FE *u1, const EC_FE *u2, const EC_F
   EC_FE h, rr, hd, rd, hh, hhh, v, t, zero;
   FE(sub)(&h, u2, u1);
   FE(sub)(&rr, s2, s1);
-  bool d = FE(is_zero)(&h) & FE(is_zero)(&rr);
+  bool d = (unsigned)FE(is_zero)(&h) & (unsigned)FE(is_zero)(&rr);
   FE(dbl)(&hd, s1);
   FE(sqr)(&rd, u1);
   fe_mul3(&rd, &rd);
@@ -287,7 +288,7 @@ static void xyzz_add_tail(EC_XYZZ *r, const EC_FE *u1, const EC_FE *u2, const EC
   EC_FE p, rr, pd, rd, pp, ppp, q, t, zero;
   FE(sub)(&p, u2, u1);
   FE(sub)(&rr, s2, s1);
-  bool d = FE(is_zero)(&p) & FE(is_zero)(&rr);
+  bool d = (unsigned)FE(is_zero)(&p) & (unsigned)FE(is_zero)(&rr);
   FE(dbl)(&pd, s1);
   FE(sqr)(&rd, u1);
   fe_mul3(&rd, &rd);
@@ -576,7 +577,7 @@ bool EC_FN(affine_is_on_curve)(const EC_AFF *p) {
   FE(sqr)(&rr, &p->x);
   FE(mul)(&rr, &rr, &p->x);
   FE(add)(&rr, &rr, EC_B);
-  return EC_FN(affine_is_infinity)(p) | FE(eq)(&l, &rr);
+  return (unsigned)EC_FN(affine_is_infinity)(p) | (unsigned)FE(eq)(&l, &rr);
 }
 
 /* Y^2 == X^3 + b Z^6 */
@@ -590,7 +591,7 @@ bool EC_FN(is_on_curve)(const EC_JAC *p) {
   FE(sqr)(&z6, &z6);
   FE(mul)(&z6, &z6, EC_B);
   FE(add)(&rr, &rr, &z6);
-  return FE(is_zero)(&p->z) | FE(eq)(&l, &rr);
+  return (unsigned)FE(is_zero)(&p->z) | (unsigned)FE(eq)(&l, &rr);
 }
 
 /* r = |x| p = 0xd201000000010000 p (63 doublings, 5 additions; the constant is public). */

@@ -202,10 +202,11 @@ void czk_fp6_frobenius(czk_fp6 *r, const czk_fp6 *a, unsigned power) {
 }
 
 bool czk_fp6_is_zero(const czk_fp6 *a) {
-  return czk_fp2_is_zero(&a->c0) & czk_fp2_is_zero(&a->c1) & czk_fp2_is_zero(&a->c2);
+  /* non-short-circuit on purpose (constant time): the bools as integers */
+  return (unsigned)czk_fp2_is_zero(&a->c0) & (unsigned)czk_fp2_is_zero(&a->c1) & (unsigned)czk_fp2_is_zero(&a->c2);
 }
 bool czk_fp6_eq(const czk_fp6 *a, const czk_fp6 *b) {
-  return czk_fp2_eq(&a->c0, &b->c0) & czk_fp2_eq(&a->c1, &b->c1) & czk_fp2_eq(&a->c2, &b->c2);
+  return (unsigned)czk_fp2_eq(&a->c0, &b->c0) & (unsigned)czk_fp2_eq(&a->c1, &b->c1) & (unsigned)czk_fp2_eq(&a->c2, &b->c2);
 }
 
 /* ------------------------------------------------------------------ Fp12 */
@@ -341,7 +342,7 @@ static bool cyc_decompress_n(czk_fp12 *r, const fp12_cmp *c, size_t n) {
     fp2i_dbl(&den[i], &c[i].z2);
     fp2i_dbl(&den[i], &den[i]);
     bool z2zero = czk_fp2_is_zero(&c[i].z2);
-    bool rest = czk_fp2_is_zero(&c[i].z3) & czk_fp2_is_zero(&c[i].z4) & czk_fp2_is_zero(&c[i].z5);
+    bool rest = (unsigned)czk_fp2_is_zero(&c[i].z3) & (unsigned)czk_fp2_is_zero(&c[i].z4) & (unsigned)czk_fp2_is_zero(&c[i].z5);
     bad |= z2zero & !rest;
   }
   czk_fp2_batch_inv(den, den, n, scratch); /* zeros stay zero; scratch given: cannot fail */
@@ -449,5 +450,5 @@ bool czk_fp12_is_one(const czk_fp12 *a) {
   return czk_fp12_eq(a, &one);
 }
 bool czk_fp12_eq(const czk_fp12 *a, const czk_fp12 *b) {
-  return czk_fp6_eq(&a->c0, &b->c0) & czk_fp6_eq(&a->c1, &b->c1);
+  return (unsigned)czk_fp6_eq(&a->c0, &b->c0) & (unsigned)czk_fp6_eq(&a->c1, &b->c1);
 }

@@ -107,9 +107,12 @@ void czk_fp2_inv_vartime(czk_fp2 *r, const czk_fp2 *a) {
   fp2_scale_conj(r, a, &n);
 }
 
-bool czk_fp2_is_zero(const czk_fp2 *a) { return czk_fp_is_zero(&a->c0) & czk_fp_is_zero(&a->c1); }
-bool czk_fp2_is_one(const czk_fp2 *a) { return czk_fp_is_one(&a->c0) & czk_fp_is_zero(&a->c1); }
-bool czk_fp2_eq(const czk_fp2 *a, const czk_fp2 *b) { return czk_fp_eq(&a->c0, &b->c0) & czk_fp_eq(&a->c1, &b->c1); }
+/* '&' on the bools as integers: no short circuit (constant time) */
+bool czk_fp2_is_zero(const czk_fp2 *a) { return (unsigned)czk_fp_is_zero(&a->c0) & (unsigned)czk_fp_is_zero(&a->c1); }
+bool czk_fp2_is_one(const czk_fp2 *a) { return (unsigned)czk_fp_is_one(&a->c0) & (unsigned)czk_fp_is_zero(&a->c1); }
+bool czk_fp2_eq(const czk_fp2 *a, const czk_fp2 *b) {
+  return (unsigned)czk_fp_eq(&a->c0, &b->c0) & (unsigned)czk_fp_eq(&a->c1, &b->c1);
+}
 void czk_fp2_cmov(czk_fp2 *r, const czk_fp2 *a, const czk_fp2 *b, bool c) {
   czk_fp_cmov(&r->c0, &a->c0, &b->c0, c);
   czk_fp_cmov(&r->c1, &a->c1, &b->c1, c);
@@ -196,7 +199,7 @@ bool czk_fp2_sqrt(czk_fp2 *r, const czk_fp2 *a) {
   czk_fp_add(&b.c0, &b.c0, &czk_fp_one_v);
   czk__fp2_pow_public(&b, &b, e2, 6);
   czk_fp2_mul(&xb, &b, &x0);
-  bool is_m1 = czk_fp_eq(&alpha.c0, &minus_one) & czk_fp_is_zero(&alpha.c1);
+  bool is_m1 = (unsigned)czk_fp_eq(&alpha.c0, &minus_one) & (unsigned)czk_fp_is_zero(&alpha.c1);
   czk_fp2_cmov(r, &xb, &xa, is_m1);
   czk_fp2_sqr(&chk, r);
   return czk_fp2_eq(&chk, a);

@@ -15,6 +15,7 @@
 #include "field/field_internal.h"
 
 #if CZK__FIELD_ASM
+#include <cpuid.h>
 #include <stdlib.h>
 
 __asm__(
@@ -1294,17 +1295,23 @@ __asm__(
 
 int czk__field_adx;
 
+/* BMI2 (mulx) and ADX (adcx/adox): CPUID leaf 7, sub-leaf 0, EBX bits 8 and 19 (read directly: clang's
+ * __builtin_cpu_supports knows no "adx"). */
+static bool cpu_has_bmi2_adx(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return (b >> 8 & 1) && (b >> 19 & 1);
+}
+
 /* CZK_FIELD_PORTABLE=1 in the environment forces the portable C path. */
 __attribute__((constructor)) static void czk__field_detect(void) {
-  __builtin_cpu_init();
   const char *env = getenv("CZK_FIELD_PORTABLE");
   bool off = env && env[0] && env[0] != '0';
-  czk__field_adx = !off && __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+  czk__field_adx = !off && cpu_has_bmi2_adx();
 }
 
 bool czk__field_set_adx(bool on) {
-  __builtin_cpu_init();
-  bool avail = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+  bool avail = cpu_has_bmi2_adx();
   czk__field_adx = on && avail;
   return czk__field_adx != 0;
 }

@@ -121,6 +121,21 @@ int main(void) {
     else unsetenv("FIL_PROOFS_PARAMETER_CACHE");
   }
 
+  /* string values: no control character (a TOML "\n" would make --dump-config write another key) and no double
+   * quote (the flat file has no escapes); found by fuzz_config (docs/reliability.md) */
+  {
+    const char *bad[] = {"a\"b", "/tmp/x\nmemory_budget = 1", "tab\there", "del\x7f"};
+    for (int i = 0; i < 4; i++) {
+      CHECK(czk__config_init(&c) == CZK_OK);
+      err[0] = 0;
+      CHECK(czk__config_set(&c, "listen", bad[i], err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "listen:"));
+      czk__config_free(&c);
+    }
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_set(&c, "log_file", "/var/log/czk #1.log", err, sizeof err) == CZK_OK);
+    czk__config_free(&c);
+  }
+
   /* gpu_key_memory: auto (the default), a size, or 0; anything else is refused by finalize */
   {
     const char *ok[] = {"auto", "96GiB", "0"}, *bad[] = {"lots", "-1", ""};
