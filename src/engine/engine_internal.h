@@ -58,6 +58,7 @@ typedef struct ekind {
   /* counters (e->mu) */
   uint32_t pending, in_progress;
   uint64_t submitted, attached, completed, failed, cancelled, proved;
+  uint64_t stage_ns[CZK_STAGE_COUNT], stage_count[CZK_STAGE_COUNT]; /* sums of the kind's stage times (e->mu) */
 } ekind;
 
 struct ejob {
