@@ -446,12 +446,15 @@ static void print_stages(const fc_input *in, const char *ma, const char *mb, con
       "MSM l",                "MSM a",                  "MSM b_g1",  "MSM b_g2",
       "finish",               "verify"};
   printf("\n%-30s %8s %12s %11s   %s\n", "STAGES (daemon)", "COUNT", "MEAN (ms)", "TOTAL (s)", in->engine_kind);
+  unsigned rows = 0;
   for (int s = 0; s < CZK_STAGE_COUNT; s++) {
     double c = stage_delta(ma, mb, in->engine_kind, czk_stage_str((czk_stage)s), true);
     double t = stage_delta(ma, mb, in->engine_kind, czk_stage_str((czk_stage)s), false);
     if (c < 0.5) continue;
     printf("%-30s %8.0f %12.2f %11.3f\n", label[s], c, 1e3 * t / c, t);
+    rows++;
   }
+  if (!rows) printf("(no proof of this kind was produced in the run)\n");
   double q = 0, sy = 0, g = 0, tot = 0;
   size_t m = 0;
   for (size_t i = 0; i < n; i++)

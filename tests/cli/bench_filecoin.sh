@@ -5,6 +5,8 @@
 #   bench_filecoin.sh CZK winning   3 WinningPoSt 2 KiB jobs
 #   bench_filecoin.sh CZK porep     1 PoRep 2 KiB job (2^22 constraints: minutes on a small CPU)
 #   bench_filecoin.sh CZK fail      garbage key files under the v28 name: the job fails, exit code 1
+#   bench_filecoin.sh CZK params    real key files (czk setup): proofs verified here with the .vk; against the .vk of
+#                                   another key (a daemon given key A, --params with key B) every proof fails: exit 1
 set -u
 CZK=$1
 MODE=$2
@@ -58,6 +60,36 @@ fail)
   # and bad usage is 2, never a crash
   "$CZK" bench filecoin --kind nope --spawn >/dev/null 2>&1
   [ $? -eq 2 ] || fail "a bad --kind is not a usage error"
+  ;;
+params)
+  for k in A B; do
+    "$CZK" setup --kind winning-post --sector-size 2KiB --out "$OUT/$k" >/dev/null 2>&1 || fail "czk setup $k"
+  done
+  "$CZK" bench filecoin --kind winning-post --sector-size 2KiB --jobs 2 --spawn --params "$OUT/A" \
+    --daemon-args "--gpus none" >"$OUT/out" 2>"$OUT/err"
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit code $rc with the right key"
+  has "verification: 2 partition proofs verified here with the .vk files of $OUT/A, 0 failed"
+  has "2/2 jobs good"
+  # a daemon proving with key A, checked against key B's .vk
+  "$CZK" daemon --listen "unix:$OUT/d.sock" --keys-dir "$OUT/keys" --param-dir "$OUT/A" --gpus none \
+    --log-level warn >"$OUT/daemon.out" 2>&1 &
+  DPID=$!
+  i=0
+  until grep -q "ready on" "$OUT/daemon.out"; do
+    i=$((i + 1))
+    [ $i -lt 300 ] || { kill $DPID; fail "the daemon did not start"; }
+    sleep 0.1
+  done
+  "$CZK" bench filecoin --kind winning-post --sector-size 2KiB --jobs 2 --addr "unix:$OUT/d.sock" \
+    --params "$OUT/B" >"$OUT/out" 2>"$OUT/err"
+  rc=$?
+  kill $DPID
+  wait $DPID
+  [ $rc -eq 1 ] || fail "exit code $rc against the wrong .vk, expected 1"
+  has "verification: 2 partition proofs verified here with the .vk files of $OUT/B, 2 failed"
+  has "0/2 jobs good"
+  grep -q "WRONG PROOF: partition 0 does not verify with" "$OUT/err" || fail "the wrong proofs are not reported"
   ;;
 *) echo "unknown mode $MODE"; exit 2 ;;
 esac
