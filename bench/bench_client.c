@@ -34,6 +34,7 @@
 #include "circuits/synthetic.h"
 #include "api/client.h"
 #include "bench/bench.h"
+#include "bench/bench_client.h"
 #include "core/clock.h"
 #include "core/units.h"
 #include "core/mapfile.h"
@@ -136,43 +137,38 @@ static void take_result(job_rec *j, const Cuzk__V1__AwaitProofResponse *a) {
              kind_parts(j->jk) * CZK_GROTH16_PROOF_BYTES);
 }
 
+int czk__bench_prove_call(const char *addr, Cuzk__V1__SubmitProofRequest *r, double *t_submit, double *t_done,
+                          Cuzk__V1__ProveResponse **out, char *err, size_t errlen) {
+  Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
+  pr.submit = r;
+  *t_submit = czk__now_s();
+  int code = czk__client_call(addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
+                              (ProtobufCMessage **)out, 0, true, err, errlen);
+  *t_done = czk__now_s();
+  if (code && !err[0]) snprintf(err, errlen, "gRPC code %d", code);
+  return code;
+}
+
 /* One Prove call (Submit + Await on the daemon). */
 static void prove_job(const char *addr, job_rec *j, const char *request_id) {
   char spec[96];
   ProtobufCBinaryData circ;
   Cuzk__V1__SubmitProofRequest r;
   build_request(j->jk, j->seed, request_id, spec, sizeof spec, &circ, &r);
-  Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
-  pr.submit = &r;
-  ProtobufCMessage *out;
-  j->t_submit = czk__now_s();
-  j->code = czk__client_call(addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
-                             &out, 0, true, j->err, sizeof j->err);
-  j->t_done = czk__now_s();
-  if (j->code) {
-    if (!j->err[0]) snprintf(j->err, sizeof j->err, "gRPC code %d", j->code);
-    return;
-  }
-  const Cuzk__V1__ProveResponse *p = (const Cuzk__V1__ProveResponse *)out;
+  Cuzk__V1__ProveResponse *p;
+  j->code = czk__bench_prove_call(addr, &r, &j->t_submit, &j->t_done, &p, j->err, sizeof j->err);
+  if (j->code) return;
   if (p->result) take_result(j, p->result);
   else snprintf(j->err, sizeof j->err, "ProveResponse without a result");
-  protobuf_c_message_free_unpacked(out, NULL);
+  protobuf_c_message_free_unpacked(&p->base, NULL);
 }
 
 static int preload_key(const char *addr, const job_kind *j) {
-  char kid[96];
-  Cuzk__V1__PreloadSrsRequest r = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
-  r.circuit_id = (char *)key_id(j, kid, sizeof kid);
-  ProtobufCMessage *o;
-  double t0 = czk__now_s();
-  if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/PreloadSRS", &r.base, &cuzk__v1__preload_srs_response__descriptor,
-                       &o, 0, false, NULL, 0))
-    return 1;
-  const Cuzk__V1__PreloadSrsResponse *p = (const Cuzk__V1__PreloadSrsResponse *)o;
-  fprintf(stderr, "czk bench: key %s %s (%.2f s)\n", kid, p->already_loaded ? "already loaded" : "loaded",
-          czk__now_s() - t0);
-  protobuf_c_message_free_unpacked(o, NULL);
-  return 0;
+  char kid[96], err[300] = "";
+  double secs;
+  if (czk__bench_preload(addr, key_id(j, kid, sizeof kid), &secs, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "czk: %s\n", err);
+  return 1;
 }
 
 /* ------------------------------------------------------------------------------------------------------------------ */
@@ -1095,3 +1091,75 @@ static int bench_main(int argc, char **argv, const char *which) {
 int czk_bench_single(int argc, char **argv) { return bench_main(argc, argv, "single"); }
 int czk_bench_batch(int argc, char **argv) { return bench_main(argc, argv, "batch"); }
 int czk_bench_stress(int argc, char **argv) { return bench_main(argc, argv, "stress"); }
+
+/* ------------------------------------------------------------------------------------------------------------------ */
+/* The helpers other daemon benchmarks share (bench_client.h): thin wrappers over the code above. */
+
+struct czk__bench_daemon {
+  spawned s;
+};
+
+czk__bench_daemon *czk__bench_daemon_start(const char *keys_dir, const char *extra_args) {
+  czk__bench_daemon *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  if (spawn_daemon(&d->s, keys_dir, extra_args) != 0) {
+    free(d);
+    return NULL;
+  }
+  return d;
+}
+
+const char *czk__bench_daemon_addr(const czk__bench_daemon *d) { return d->s.addr; }
+pid_t czk__bench_daemon_pid(const czk__bench_daemon *d) { return d->s.pid; }
+
+int czk__bench_daemon_stop(czk__bench_daemon *d) {
+  if (!d) return 0;
+  int rc = stop_daemon(&d->s);
+  free(d);
+  return rc;
+}
+
+int czk__bench_preload(const char *addr, const char *circuit_id, double *seconds, char *err, size_t errlen) {
+  Cuzk__V1__PreloadSrsRequest r = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
+  r.circuit_id = (char *)circuit_id;
+  ProtobufCMessage *o;
+  double t0 = czk__now_s();
+  int code = czk__client_call(addr, "/cuzk.v1.ProvingEngine/PreloadSRS", &r.base,
+                              &cuzk__v1__preload_srs_response__descriptor, &o, 0, true, err, errlen);
+  *seconds = czk__now_s() - t0;
+  if (code) return 1;
+  const Cuzk__V1__PreloadSrsResponse *p = (const Cuzk__V1__PreloadSrsResponse *)o;
+  fprintf(stderr, "czk bench: key %s %s (%.2f s)\n", circuit_id, p->already_loaded ? "already loaded" : "loaded",
+          *seconds);
+  protobuf_c_message_free_unpacked(o, NULL);
+  return 0;
+}
+
+struct czk__bench_devsnap {
+  metrics_snap m;
+};
+
+czk__bench_devsnap *czk__bench_devsnap_take(const char *addr) {
+  czk__bench_devsnap *s = malloc(sizeof *s);
+  if (!s) return NULL;
+  fetch_metrics(addr, &s->m);
+  if (!s->m.ok) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+double czk__bench_devsnap_busy(const czk__bench_devsnap *a, const czk__bench_devsnap *b) {
+  return a && b ? busy_between(&a->m, &b->m) : -1;
+}
+
+void czk__bench_devsnap_print(const czk__bench_devsnap *a, const czk__bench_devsnap *b) {
+  metrics_snap none = {0};
+  print_devices(a ? &a->m : &none, b ? &b->m : &none);
+}
+
+void czk__bench_lat_header(const char *first) { print_lat_header(first); }
+void czk__bench_lat_row(const char *label, double *v, size_t n) { print_lat_row(label, v, n); }
+double czk__bench_pct(const double *v, size_t n, double p) { return pct(v, n, p); }
+bool czk__bench_parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out) { return parse_uint(s, lo, hi, out); }

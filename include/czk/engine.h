@@ -99,6 +99,34 @@ typedef struct czk_engine_prove_report {
 } czk_engine_prove_report;
 
 /* ---- circuit kinds ------------------------------------------------------------------------------------------------ */
+/* Stages of a proof a kind may time and report (czk_engine_kind.stage_times); the engine sums them per kind
+ * (czk_engine_kind_status.stage_ns / stage_count, /metrics czk_stage_seconds). parse and check are per job (the input
+ * decoded; the native checks and public inputs recomputed), the rest per partition: witness and a/b/c separately when
+ * the kind evaluates a/b/c over recorded matrices, witness_abc when it evaluates the circuit straight into both;
+ * prove_check (the prover's size / satisfaction check), h (the NTTs of H), one MSM each, finish (waiting for the
+ * device, combining with r, s) and verify (the self-verification, timed by the engine). Device stages are spans of
+ * device events and overlap (czk_groth16_timings). */
+typedef enum czk_stage {
+  CZK_STAGE_PARSE = 0,
+  CZK_STAGE_CHECK,
+  CZK_STAGE_WITNESS,
+  CZK_STAGE_ABC,
+  CZK_STAGE_WITNESS_ABC,
+  CZK_STAGE_PROVE_CHECK,
+  CZK_STAGE_H,
+  CZK_STAGE_MSM_H,
+  CZK_STAGE_MSM_L,
+  CZK_STAGE_MSM_A,
+  CZK_STAGE_MSM_B_G1,
+  CZK_STAGE_MSM_B_G2,
+  CZK_STAGE_FINISH,
+  CZK_STAGE_VERIFY,
+  CZK_STAGE_COUNT
+} czk_stage;
+/* "parse", "check", "witness", "abc", "witness_abc", "prove_check", "h", "msm_h", "msm_l", "msm_a", "msm_b_g1",
+ * "msm_b_g2", "finish", "verify". */
+CZK_API const char *czk_stage_str(czk_stage s);
+
 typedef enum czk_verify_mode {
   CZK_VERIFY_AUTO = 0, /* on when a partition's reservation is below config.verify_auto_max_bytes */
   CZK_VERIFY_ON = 1,
@@ -156,6 +184,10 @@ typedef struct czk_engine_kind {
    * it exists (stat only; runs outside every lock). For status: which file backs which key, and whether a load
    * generates the key (its files are missing). */
   uint32_t (*key_files)(void *user, const char *key_id, czk_engine_key_file *files, uint32_t max);
+  /* Optional: the stage times (ns, 0 = not measured) the kind measured for partition `part` of a parsed job; the
+   * per-job stages (parse, check) with partition 0 only. Called by a finalizer once the partition's proof is done
+   * (after its self-verification), outside every lock; the engine adds verify itself. */
+  void (*stage_times)(void *user, const void *parsed, uint32_t part, uint64_t ns[CZK_STAGE_COUNT]);
   /* Optional: frees `user` (called by the kind's owner, not the engine; see czk_kind_free). */
   void (*destroy)(void *user);
 } czk_engine_kind;
@@ -299,6 +331,9 @@ typedef struct czk_engine_kind_status {
   uint64_t lat_bucket[CZK_PRIORITY_COUNT][CZK_LATENCY_BUCKETS + 1];
   double lat_sum[CZK_PRIORITY_COUNT]; /* seconds */
   uint64_t lat_count[CZK_PRIORITY_COUNT];
+  /* per stage (czk_stage): the summed time and the number of times it was measured (partitions proved, or jobs for
+   * the per-job stages) */
+  uint64_t stage_ns[CZK_STAGE_COUNT], stage_count[CZK_STAGE_COUNT];
 } czk_engine_kind_status;
 
 typedef struct czk_engine_key_status {

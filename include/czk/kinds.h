@@ -61,6 +61,9 @@ typedef struct czk_kind_request {
    * or field); may be NULL. */
   char *error;
   size_t error_len;
+  /* Optional: where a kind's parser adds the nanoseconds it spent in the native checks (and recomputing public inputs),
+   * the rest of the parse being the decoding; may be NULL. */
+  uint64_t *check_ns;
 } czk_kind_request;
 
 /* The engine kind name that serves `r` (the one place that maps proof kinds to names): "synthetic-k<k>" (k from a

@@ -319,6 +319,21 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
     label_val(sb, st->kinds[i].name);
     czk__sb_printf(sb, "\"} %llu\n", (unsigned long long)st->kinds[i].partitions_proved);
   }
+  help_type(sb, "czk_stage_seconds", "summary",
+            "Time of each stage of a proof, by kind (parse and check per job, the rest per partition proved).");
+  for (uint32_t i = 0; i < st->nkinds; i++)
+    for (int s = 0; s < CZK_STAGE_COUNT; s++) {
+      if (!st->kinds[i].stage_count[s]) continue;
+      for (int f = 0; f < 2; f++) {
+        czk__sb_puts(sb, f ? "czk_stage_seconds_count{kind=\"" : "czk_stage_seconds_sum{kind=\"");
+        label_val(sb, st->kinds[i].name);
+        if (f)
+          czk__sb_printf(sb, "\",stage=\"%s\"} %llu\n", czk_stage_str((czk_stage)s),
+                         (unsigned long long)st->kinds[i].stage_count[s]);
+        else
+          czk__sb_printf(sb, "\",stage=\"%s\"} %.9f\n", czk_stage_str((czk_stage)s), sec(st->kinds[i].stage_ns[s]));
+      }
+    }
   help_type(sb, "czk_kind_partitions", "gauge", "Partitions of each kind pending (synth queue) and in progress.");
   for (uint32_t i = 0; i < st->nkinds; i++) {
     czk__sb_puts(sb, "czk_kind_partitions{kind=\"");

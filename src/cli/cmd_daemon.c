@@ -128,6 +128,8 @@ int czk_cmd_daemon(int argc, char **argv) {
   ec.ndevices = ndevs;
   ec.result_ttl_ms = cfg.result_ttl;
   ec.trace_capacity = 1u << 16;
+  /* self_verify: every partition proof of an AUTO kind (all adapter kinds) verified before it is returned, or none */
+  ec.verify_auto_max_bytes = cfg.self_verify ? UINT64_MAX : 0;
   ec.pool = pool;
   st = czk_engine_create(&engine, &ec);
   if (st != CZK_OK) {

@@ -798,10 +798,14 @@ static void *fin_main(void *arg) {
     uint64_t t0 = czk__clock_now_ns();
     czk__worker_set(w, CZK_WORKER_FINALIZE, j->id, p->index, k->name);
     czk_status st = CZK_OK;
-    if (!job_stopped(j) && k->verify && k->k.verify)
+    uint64_t stage[CZK_STAGE_COUNT] = {0};
+    if (!job_stopped(j) && k->verify && k->k.verify) {
       st = czk_fault("engine.verify") ? CZK_ERR_VERIFY_FAILED /* fault site (tests) */
                                       : k->k.verify(k->k.user, p->key ? p->key->obj : NULL, j->parsed, p->index,
                                                     j->proof + (size_t)p->index * k->k.proof_bytes);
+      stage[CZK_STAGE_VERIFY] = czk__clock_now_ns() - t0;
+    }
+    if (st == CZK_OK && !job_stopped(j) && k->k.stage_times) k->k.stage_times(k->k.user, j->parsed, p->index, stage);
     if (p->synth) { /* large buffers are freed here, outside every lock */
       k->k.synth_free(k->k.user, p->synth);
       p->synth = NULL;
@@ -817,6 +821,8 @@ static void *fin_main(void *arg) {
       if (!job_stopped(j)) {
         pthread_mutex_lock(&e->mu);
         k->proved++;
+        for (int sx = 0; sx < CZK_STAGE_COUNT; sx++)
+          if (stage[sx]) k->stage_ns[sx] += stage[sx], k->stage_count[sx]++;
         pthread_mutex_unlock(&e->mu);
       }
       part_end(e, p);

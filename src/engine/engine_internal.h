@@ -64,6 +64,7 @@ typedef struct ekind {
   uint64_t lat_bucket[CZK_PRIORITY_COUNT][CZK_LATENCY_BUCKETS + 1];
   double lat_sum[CZK_PRIORITY_COUNT];
   uint64_t lat_count[CZK_PRIORITY_COUNT];
+  uint64_t stage_ns[CZK_STAGE_COUNT], stage_count[CZK_STAGE_COUNT]; /* sums of the kind's stage times (e->mu) */
 } ekind;
 
 struct ejob {

@@ -172,6 +172,12 @@ const char *czk_key_tier_str(czk_key_tier t) {
   static const char *const k[] = {"device", "pinned", "mapped", "disk"};
   return (unsigned)t <= CZK_KEY_TIER_DISK ? k[t] : "?";
 }
+const char *czk_stage_str(czk_stage s) {
+  static const char *const k[] = {"parse", "check", "witness", "abc", "witness_abc", "prove_check", "h", "msm_h",
+                                  "msm_l", "msm_a", "msm_b_g1", "msm_b_g2", "finish", "verify"};
+  _Static_assert(sizeof k / sizeof k[0] == CZK_STAGE_COUNT, "one name per stage");
+  return (unsigned)s < CZK_STAGE_COUNT ? k[s] : "?";
+}
 const char *czk_worker_state_str(czk_worker_state s) {
   static const char *const k[] = {"idle", "synth", "proving", "finalize", "key_load"};
   return (unsigned)s <= CZK_WORKER_KEY_LOAD ? k[s] : "?";
@@ -230,6 +236,8 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ks->failed = k->failed;
     ks->cancelled = k->cancelled;
     ks->partitions_proved = k->proved;
+    memcpy(ks->stage_ns, k->stage_ns, sizeof ks->stage_ns);
+    memcpy(ks->stage_count, k->stage_count, sizeof ks->stage_count);
     memcpy(ks->lat_bucket, k->lat_bucket, sizeof ks->lat_bucket);
     memcpy(ks->lat_sum, k->lat_sum, sizeof ks->lat_sum);
     memcpy(ks->lat_count, k->lat_count, sizeof ks->lat_count);

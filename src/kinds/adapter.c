@@ -57,17 +57,28 @@ void czk_kinds_set_setup_in_memory(bool on, czk_backend *be) {
   g_setup_be = be;
 }
 
-typedef struct kpend { /* a prove in flight and the key it reads */
-  czk_groth16_job *job;
-  akey *k;
-} kpend;
-
 typedef struct kjob {
   void *parsed;
   uint32_t nparts;
   size_t *n_pub;
   czk_fr **pub; /* per partition, written by its synthesis */
+  uint64_t parse_ns, check_ns;        /* the parse: decoding and native checks */
+  uint64_t (*stage)[CZK_STAGE_COUNT]; /* per partition, written by its synthesis and prove (read by k_stage_times) */
 } kjob;
+
+typedef struct ksynth { /* a synthesized partition: the assignment and whose it is */
+  czk_groth16_assignment as;
+  kjob *j;
+  uint32_t part;
+} ksynth;
+
+typedef struct kpend { /* a prove in flight, the key it reads and where its stage times go */
+  czk_groth16_job *job;
+  akey *k;
+  uint64_t *stage;
+} kpend;
+
+static uint64_t secs_ns(double s) { return s > 0 ? (uint64_t)(s * 1e9) + 1 : 0; } /* measured: never 0 */
 
 /* ------------------------------------------------------------------------------------------------ files */
 static int mkdir_p(const char *dir) {
@@ -166,17 +177,24 @@ static czk_status k_parse(void *user, const uint8_t *input, size_t len, void **p
                             r->vanilla_proof.len, u->name, u->desc->max_input);
   kjob *j = calloc(1, sizeof *j);
   if (!j) return CZK_ERR_NOMEM;
-  czk_status st = u->desc->parse(u->cfg, r, &j->parsed, &j->nparts);
+  czk_kind_request rc = *r; /* the same request, with the parser's check time going to j */
+  rc.check_ns = &j->check_ns;
+  uint64_t t0 = czk__clock_now_ns();
+  czk_status st = u->desc->parse(u->cfg, &rc, &j->parsed, &j->nparts);
+  uint64_t dt = czk__clock_now_ns() - t0;
+  j->parse_ns = dt > j->check_ns ? dt - j->check_ns : 1;
   if (st == CZK_OK && (j->nparts < 1 || j->nparts > u->desc->max_partitions)) st = CZK_ERR_LIMIT;
   if (st == CZK_OK) {
     j->pub = calloc(j->nparts, sizeof *j->pub);
     j->n_pub = calloc(j->nparts, sizeof *j->n_pub);
-    if (!j->pub || !j->n_pub) st = CZK_ERR_NOMEM;
+    j->stage = calloc(j->nparts, sizeof *j->stage);
+    if (!j->pub || !j->n_pub || !j->stage) st = CZK_ERR_NOMEM;
   }
   if (st != CZK_OK) {
     if (j->parsed) u->desc->parsed_free(j->parsed);
     free(j->pub);
     free(j->n_pub);
+    free(j->stage);
     free(j);
     return st;
   }
@@ -192,24 +210,47 @@ static void k_parsed_free(void *user, void *parsed) {
   for (uint32_t i = 0; i < j->nparts; i++) free(j->pub[i]);
   free(j->pub);
   free(j->n_pub);
+  free(j->stage);
   u->desc->parsed_free(j->parsed);
   free(j);
 }
 
+static void k_stage_times(void *user, const void *parsed, uint32_t part, uint64_t ns[CZK_STAGE_COUNT]) {
+  (void)user;
+  const kjob *j = parsed;
+  if (part >= j->nparts) return;
+  for (int s = 0; s < CZK_STAGE_COUNT; s++)
+    if (j->stage[part][s]) ns[s] = j->stage[part][s];
+  if (part == 0) {
+    ns[CZK_STAGE_PARSE] = j->parse_ns;
+    if (j->check_ns) ns[CZK_STAGE_CHECK] = j->check_ns;
+  }
+}
+
 static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, czk_pool *pool, void **synth) {
   kuser *u = user;
-  kjob *j = (kjob *)parsed; /* each partition writes only its own public-input slot */
-  czk_groth16_assignment *as = calloc(1, sizeof *as);
-  if (!as) return CZK_ERR_NOMEM;
+  kjob *j = (kjob *)parsed; /* each partition writes only its own public-input and stage slots */
+  ksynth *ks = calloc(1, sizeof *ks);
+  if (!ks) return CZK_ERR_NOMEM;
+  ks->j = j;
+  ks->part = part;
+  czk_groth16_assignment *as = &ks->as;
+  uint64_t *stage = j->stage[part];
   czk_status st;
+  uint64_t t0 = czk__clock_now_ns();
   if (u->desc->assign) {
     st = u->desc->assign(u->cfg, j->parsed, part, pool, as);
+    stage[CZK_STAGE_WITNESS_ABC] = czk__clock_now_ns() - t0;
   } else if (u->desc->flavour == CZK__KEY_BELLPERSON) {
     const czk_r1cs *shape;
     czk_witness w;
     st = get_shape(u, &shape);
+    t0 = czk__clock_now_ns();
     if (st == CZK_OK) st = u->desc->witness(u->cfg, j->parsed, part, &w);
+    uint64_t t1 = czk__clock_now_ns();
     if (st == CZK_OK) st = czk_groth16_synthesize(as, shape, &w, pool);
+    stage[CZK_STAGE_WITNESS] = t1 - t0;
+    stage[CZK_STAGE_ABC] = czk__clock_now_ns() - t1;
     if (st == CZK_OK) st = shape_file_check(u, shape);
   } else {
     pthread_mutex_lock(&u->mu);
@@ -217,6 +258,7 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
     czk_zkey *z = live ? live->z : NULL;
     pthread_mutex_unlock(&u->mu);
     st = z ? czk_snarkjs_synthesize(as, z, u->desc->wtns(j->parsed), pool) : CZK_ERR_STATE;
+    stage[CZK_STAGE_ABC] = czk__clock_now_ns() - t0; /* the witness came with the request */
     if (st == CZK_OK) st = key_file_check(u, live);
   }
   size_t n_pub = st == CZK_OK && as->w.n_inputs ? as->w.n_inputs - 1 : 0;
@@ -239,21 +281,21 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
   }
   if (st != CZK_OK) {
     czk_groth16_assignment_free(as);
-    free(as);
+    free(ks);
     return st;
   }
   memcpy(j->pub[part], want ? want : as->w.w + 1, n_pub * sizeof(czk_fr));
   j->n_pub[part] = n_pub;
-  *synth = as;
+  *synth = ks;
   return CZK_OK;
 }
 
 static void k_synth_free(void *user, void *synth) {
   (void)user;
-  czk_groth16_assignment *as = synth;
-  if (!as) return;
-  czk_groth16_assignment_free(as);
-  free(as);
+  ksynth *ks = synth;
+  if (!ks) return;
+  czk_groth16_assignment_free(&ks->as);
+  free(ks);
 }
 
 static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, void *key, void *synth, void **pending,
@@ -268,9 +310,11 @@ static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, vo
   kpend *pd = calloc(1, sizeof *pd);
   if (!pd) return CZK_ERR_NOMEM;
   pd->k = k;
+  ksynth *ks = synth;
+  pd->stage = ks->j->stage[ks->part];
   /* prove_start consumes the assignment's arrays; the engine still owns (and will free) the struct itself */
-  st = czk_groth16_prove_start(&pd->job, be, k->gk, dev ? (const czk_groth16_dkey *)dev->dkey : NULL,
-                               (czk_groth16_assignment *)synth, u->pool);
+  st = czk_groth16_prove_start(&pd->job, be, k->gk, dev ? (const czk_groth16_dkey *)dev->dkey : NULL, &ks->as,
+                               u->pool);
   if (st != CZK_OK) {
     free(pd);
     return st;
@@ -288,8 +332,17 @@ static czk_status k_prove_finish(void *user, const czk_engine_device_ctx *dev, v
   czk_groth16_timings t;
   memset(&t, 0, sizeof t);
   czk_status st = czk_groth16_prove_finish(pd->job, &pr, &t);
+  uint64_t *stage = pd->stage;
   free(pd);
   CZK_TRY(st);
+  stage[CZK_STAGE_PROVE_CHECK] = secs_ns(t.check);
+  stage[CZK_STAGE_H] = secs_ns(t.h);
+  stage[CZK_STAGE_MSM_H] = secs_ns(t.msm_h);
+  stage[CZK_STAGE_MSM_L] = secs_ns(t.msm_l);
+  stage[CZK_STAGE_MSM_A] = secs_ns(t.msm_a);
+  stage[CZK_STAGE_MSM_B_G1] = secs_ns(t.msm_b_g1);
+  stage[CZK_STAGE_MSM_B_G2] = secs_ns(t.msm_b_g2);
+  stage[CZK_STAGE_FINISH] = secs_ns(t.finish);
   CZK_TRY(key_file_check(u, k)); /* the key read in place changed during the prove: the proof is garbage */
   czk_groth16_proof_encode(proof, &pr);
   rep->ntt_ns = (uint64_t)(t.h * 1e9);
@@ -560,6 +613,7 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->prove_finish = k_prove_finish;
   out->verify = k_verify;
   out->device_lost = k_device_lost;
+  out->stage_times = k_stage_times;
   out->key_load = k_key_load;
   out->key_free = k_key_free;
   out->key_error = k_key_error;

@@ -64,6 +64,7 @@ static czk_status porep_parse(void *cfgp, const czk_kind_request *r, void **pars
   if (st == CZK_OK && p->c1.info != info)
     st = czk__kind_reason(r, CZK_ERR_INVALID_ARG, "the C1 output is a %s proof, the request says %s", p->c1.info->name,
                 info->name);
+  uint64_t tc = czk__clock_now_ns();
   if (st == CZK_OK) st = czk_porep_c1_check(&p->c1, r->miner_id, sector, r->error, r->error_len);
   if (st == CZK_OK) {
     p->n_pub = 3 + 18 * (size_t)info->challenges;
@@ -73,6 +74,7 @@ static czk_status porep_parse(void *cfgp, const czk_kind_request *r, void **pars
       st = czk_porep_public_inputs(info, p->c1.replica_id, p->c1.comm_d, p->c1.comm_r, p->c1.seed, k,
                                    p->pub + k * p->n_pub, p->n_pub);
   }
+  czk__kind_check_time(r, tc);
   if (st != CZK_OK) {
     porep_parsed_free(p);
     return st;

@@ -78,6 +78,7 @@ static czk_status post_parse(void *cfg, const czk_kind_request *r, void **parsed
     if (st == CZK_OK) p->n++;
   }
   /* every opening of every sector checked in parallel; the error names the first failing one in request order */
+  uint64_t tc = czk__clock_now_ns();
   uint64_t *index = st == CZK_OK ? malloc(n * sizeof *index) : NULL;
   char(*names)[40] = st == CZK_OK ? malloc(n * sizeof *names) : NULL;
   const char **np = st == CZK_OK ? malloc(n * sizeof *np) : NULL;
@@ -103,6 +104,7 @@ static czk_status post_parse(void *cfg, const czk_kind_request *r, void **parsed
     free(ids);
     free(cr);
   }
+  czk__kind_check_time(r, tc);
   if (st != CZK_OK) {
     post_parsed_free(p);
     return st;

@@ -83,8 +83,10 @@ static czk_status snap_parse(void *cfgp, const czk_kind_request *r, void **parse
     st = czk_snap_partition_parse(info, r->vanilla_proofs[k].data, r->vanilla_proofs[k].len, &p->parts[k], which,
                                   r->error, r->error_len);
     if (st == CZK_OK) p->n++;
+    uint64_t tc = czk__clock_now_ns();
     if (st == CZK_OK) st = czk_snap_check(info, &p->comms, &p->parts[k], k, which, r->error, r->error_len);
     if (st == CZK_OK) st = czk_snap_public_inputs(info, &p->comms, k, p->pub[k]);
+    czk__kind_check_time(r, tc);
   }
   if (st != CZK_OK) {
     snap_parsed_free(p);

@@ -15,6 +15,7 @@
 #include "czk/snarkjs.h"
 #include "czk/groth16.h"
 #include "czk/kinds.h"
+#include "core/clock.h"
 
 typedef enum czk__key_flavour { CZK__KEY_BELLPERSON = 0, CZK__KEY_SNARKJS = 1 } czk__key_flavour;
 
@@ -68,6 +69,11 @@ typedef struct czk__kind_spec {
 /* A parser's refusal: writes the reason into r->error (when the caller gave a buffer) and returns st (adapter.c). */
 czk_status czk__kind_reason(const czk_kind_request *r, czk_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* A parser's native checks that began at t0 (czk__clock_now_ns) have ended: their time goes to *r->check_ns. */
+static inline void czk__kind_check_time(const czk_kind_request *r, uint64_t t0) {
+  if (r->check_ns) *r->check_ns += czk__clock_now_ns() - t0;
+}
 
 /* Fill *out as an engine kind over spec (adapter.c). On failure spec->cfg is destroyed. */
 czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *spec);
