@@ -1129,6 +1129,7 @@ static unsigned proc_fds(pid_t pid) {
 }
 
 static void take_sample(run_state *rs, double t0, int phase) {
+  if (atomic_load(&rs->daemon_dead)) return;
   pthread_mutex_lock(&g_mu);
   if (g_nsamples < MAX_SAMPLES) {
     g_samples[g_nsamples++] = (sample){czk__now_s() - t0, phase, proc_rss(rs->daemon), proc_fds(rs->daemon)};
@@ -1152,8 +1153,7 @@ static void *sampler_main(void *arg) {
       atomic_store(&rs->daemon_dead, true);
       problem(rs, "the daemon died (%s %d)", WIFSIGNALED(st) ? "signal" : "exit",
               WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-      rs->daemon = -1;
-      break;
+      break; /* reaped: rs->daemon is not signalled again (stop_daemon checks daemon_dead) */
     }
     double el = czk__now_s() - sa->t0;
     if (el >= next) {
@@ -1318,7 +1318,8 @@ static int start_daemon(run_state *rs) {
 
 /* SIGTERM; the exit status (-1: did not exit within limit_s, then SIGKILL). */
 static int stop_daemon(run_state *rs, double limit_s, double *took) {
-  if (rs->daemon <= 0) return -2;
+  *took = 0;
+  if (rs->daemon <= 0 || atomic_load(&rs->daemon_dead)) return -2;
   double t0 = czk__now_s();
   kill(rs->daemon, SIGTERM);
   int st = 0, rc = -1;
@@ -1512,6 +1513,17 @@ static void add_check(check *c, unsigned *n, const char *name, bool pass, const 
 
 static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
 
+typedef struct term_arg {
+  run_state *rs;
+  jrec *j;
+} term_arg;
+
+static void *term_waiter(void *arg) {
+  term_arg *t = arg;
+  await_job(t->rs, t->j, 0);
+  return NULL;
+}
+
 /* A final AwaitProof of every job: it must answer what was seen before. */
 static void final_awaits(run_state *rs, size_t *lost, size_t *mismatch) {
   *lost = *mismatch = 0;
@@ -1625,7 +1637,7 @@ int czk_bench_soak(int argc, char **argv) {
     }
     bool idle = wait_idle(rs, 600);
     sleep_ms(1500);
-    if (rs->daemon > 0) {
+    if (!atomic_load(&rs->daemon_dead)) {
       sample s = {czk__now_s() - t0, 3, proc_rss(rs->daemon), proc_fds(rs->daemon)};
       pthread_mutex_lock(&g_mu);
       if (g_nsamples < MAX_SAMPLES) g_samples[g_nsamples++] = s;
@@ -1654,8 +1666,26 @@ int czk_bench_soak(int argc, char **argv) {
   atomic_store(&sa.stop, true);
   if (sampler) pthread_join(sth, NULL);
   sampler = false;
+  /* SIGTERM with work in flight: a few synthetic jobs, each with a waiter; the daemon drains them before it exits */
   double took = 0;
+  unsigned nterm = 0, term_ended = 0;
+  term_arg ta[MAX_CLIENTS];
+  pthread_t tth[MAX_CLIENTS];
+  uint64_t trng = o.seed ^ 0x5EEDULL;
+  for (unsigned i = 0; i < o.clients && !atomic_load(&rs->daemon_dead) && g_first_of_kind[K_SYN] >= 0; i++) {
+    jobspec js = {(unsigned)g_first_of_kind[K_SYN], 1 + rng_below(&trng, SYN_MAX_PARTS),
+                  1 + rng_below(&trng, 1000000), 2};
+    jrec *j = submit(rs, &js, NULL, ACT_SUBMIT, NULL);
+    if (!j) continue;
+    ta[nterm] = (term_arg){rs, j};
+    if (pthread_create(&tth[nterm], NULL, term_waiter, &ta[nterm]) == 0) nterm++;
+  }
+  sleep_ms(50);
   int exit_code = atomic_load(&rs->daemon_dead) ? -2 : stop_daemon(rs, 180, &took);
+  for (unsigned i = 0; i < nterm; i++) {
+    pthread_join(tth[i], NULL);
+    term_ended += ta[i].j->outcome != 0;
+  }
 
   /* ---- the tables ---- */
   size_t n = 0, by_out[4] = {0}, unexpected = 0, conflicts = 0, completed = 0, verified = 0, bad_proof = 0;
@@ -1783,7 +1813,9 @@ int czk_bench_soak(int argc, char **argv) {
                 idle_e.fds + 2 >= idle_w.fds,
             "last-half max %u <= %u (warm-up max + 8); idle %u -> %u (within 2)", late_fd, warm_fd + 8, idle_w.fds,
             idle_e.fds);
-  add_check(c, &nc, "SIGTERM exit 0", exit_code == 0, "exit %d in %.2f s", exit_code, took);
+  add_check(c, &nc, "SIGTERM exit 0", exit_code == 0 && term_ended == nterm,
+            "exit %d in %.2f s; %u of %u jobs in flight at SIGTERM ended (drained)", exit_code, took, term_ended,
+            nterm);
   printf("\n%-26s %-6s %s\n", "CHECK", "RESULT", "DETAIL");
   bool all = true;
   for (unsigned i = 0; i < nc; i++) {
