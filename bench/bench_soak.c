@@ -31,7 +31,9 @@
  *   budget         after the drain, czk_memory_used_bytes is all category "key" and equals the bytes of the resident
  *                  keys (sum of czk_keys_resident_bytes{device="host"}); abc, witness and scratch are 0
  *   rss flat       the largest RSS sample of the last half of the run <= 1.10 x the largest of the warm-up + 64 MiB,
- *                  and the idle RSS at the end <= 1.10 x the idle RSS at the checkpoint + 32 MiB
+ *                  the same for the anonymous RSS (RssAnon), and the idle anonymous RSS at the end <= 1.10 x the
+ *                  idle anonymous RSS at the checkpoint + 32 MiB (VmRSS also counts the pages of the mapped key
+ *                  files, which the kernel drops and reloads under memory pressure)
  *   fds flat       the largest fd count of the last half <= the largest of the warm-up + 8, and the idle count at
  *                  the end within 2 of the count at the checkpoint
  *   sigterm        the daemon exits 0 on SIGTERM within the drain grace
@@ -135,6 +137,7 @@ typedef struct soak_opts {
   char keys[2048];
   const char *circom_zkey, *circom_wtns;
   const char *daemon_args;
+  const char *daemon_bin; /* NULL: this executable */
   const char *budget;
   bool kind_on[K_COUNT];
 } soak_opts;
@@ -142,7 +145,7 @@ typedef struct soak_opts {
 /* ------------------------------------------------------------------------------------------------------------------ */
 /* Child processes (setup, gen-vanilla, the daemon, `czk await`). */
 
-static pid_t spawn_cmd(char *const argv[], const char *out_path, bool append) {
+static pid_t spawn_exe(const char *exe, char *const argv[], const char *out_path, bool append) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   int flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC);
@@ -150,9 +153,13 @@ static pid_t spawn_cmd(char *const argv[], const char *out_path, bool append) {
   posix_spawn_file_actions_addopen(&fa, 1, out_path ? out_path : "/dev/null", flags, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+  int rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   return rc == 0 ? pid : -1;
+}
+
+static pid_t spawn_cmd(char *const argv[], const char *out_path, bool append) {
+  return spawn_exe("/proc/self/exe", argv, out_path, append);
 }
 
 static int run_cmd(char *const argv[], const char *log) {
@@ -740,6 +747,7 @@ static void act_prove(run_state *rs, uint64_t *rng) {
   Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
   pr.submit = &r;
   ProtobufCMessage *out;
+  double t_call = czk__now_s();
   int code = call(rs, "Prove", &pr.base, &cuzk__v1__prove_response__descriptor, &out, AWAIT_LIMIT_MS, err, sizeof err);
   if (code) {
     problem(rs, "Prove of a valid %s request: %s (gRPC code %d)", g_t[js.t].label, err, code);
@@ -749,7 +757,13 @@ static void act_prove(run_state *rs, uint64_t *rng) {
   if (!a || !a->job_id || !*a->job_id) {
     problem(rs, "Prove answered without a result or job id");
   } else {
-    jrec *j = job_get(a->job_id, js.t, js.parts, js.seed, ACT_PROVE, NULL);
+    bool att = false;
+    jrec *j = job_get(a->job_id, js.t, js.parts, js.seed, ACT_PROVE, &att);
+    if (j && !att) {
+      pthread_mutex_lock(&g_mu);
+      j->t_submit = t_call;
+      pthread_mutex_unlock(&g_mu);
+    }
     if (j && !observe(j, a)) problem(rs, "Prove %s answered a non-terminal status %d", a->job_id, a->status);
   }
   protobuf_c_message_free_unpacked(out, NULL);
@@ -1097,7 +1111,8 @@ static void *client_main(void *arg) {
 typedef struct sample {
   double t;
   int phase; /* 0 warm-up, 1 rest, 2 draining, 3 idle */
-  uint64_t rss;
+  uint64_t rss;  /* VmRSS */
+  uint64_t anon; /* RssAnon: the heap and other private memory, without the mapped key files */
   unsigned fds;
 } sample;
 
@@ -1105,13 +1120,14 @@ static sample *g_samples;
 static size_t g_nsamples;
 static atomic_int g_sample_phase;
 
-static uint64_t proc_rss(pid_t pid) {
+static uint64_t proc_status(pid_t pid, const char *field) {
   char path[64], line[256];
+  size_t fl = strlen(field);
   snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
   FILE *f = fopen(path, "r");
   uint64_t v = 0;
   while (f && fgets(line, sizeof line, f))
-    if (strncmp(line, "VmRSS:", 6) == 0) v = strtoull(line + 6, NULL, 10) * 1024;
+    if (strncmp(line, field, fl) == 0 && line[fl] == ':') v = strtoull(line + fl + 1, NULL, 10) * 1024;
   if (f) fclose(f);
   return v;
 }
@@ -1132,7 +1148,8 @@ static void take_sample(run_state *rs, double t0, int phase) {
   if (atomic_load(&rs->daemon_dead)) return;
   pthread_mutex_lock(&g_mu);
   if (g_nsamples < MAX_SAMPLES) {
-    g_samples[g_nsamples++] = (sample){czk__now_s() - t0, phase, proc_rss(rs->daemon), proc_fds(rs->daemon)};
+    g_samples[g_nsamples++] = (sample){czk__now_s() - t0, phase, proc_status(rs->daemon, "VmRSS"),
+                                       proc_status(rs->daemon, "RssAnon"), proc_fds(rs->daemon)};
   }
   pthread_mutex_unlock(&g_mu);
 }
@@ -1289,7 +1306,7 @@ static int start_daemon(run_state *rs) {
   fprintf(stderr, "czk bench soak: daemon:");
   for (int i = 1; i < ac; i++) fprintf(stderr, " %s", av[i]);
   fprintf(stderr, "\n");
-  rs->daemon = spawn_cmd(av, log, false);
+  rs->daemon = spawn_exe(o->daemon_bin ? o->daemon_bin : "/proc/self/exe", av, log, false);
   free(copy);
   if (rs->daemon < 0) return 1;
   double t0 = czk__now_s();
@@ -1387,7 +1404,8 @@ static void usage(FILE *f) {
           "  --circom ZKEY WTNS   a snarkjs key and a witness of its circuit for the circom kind\n"
           "  --budget SIZE        the daemon's memory budget (default 8GiB)\n"
           "  --sample D           RSS / fd sampling interval (default 2s)\n"
-          "  --daemon-args \"...\"  more daemon flags (after the soak's own, so they override them)\n");
+          "  --daemon-args \"...\"  more daemon flags (after the soak's own, so they override them)\n"
+          "  --daemon-bin PATH    the czk executable that runs the daemon (default: this one), e.g. an ASan build\n");
 }
 
 static bool dur_s(const char *s, double *out) {
@@ -1409,11 +1427,11 @@ static int parse_opts(int argc, char **argv, soak_opts *o) {
   snprintf(o->keys, sizeof o->keys, "%s/.cache/czk-soak", home && *home ? home : "/tmp");
   for (int k = 0; k < K_COUNT; k++) o->kind_on[k] = true;
   const char *kinds = NULL;
-  enum { O_DUR = 256, O_WARM, O_SEED, O_CLIENTS, O_KEYS, O_KINDS, O_CIRCOM, O_BUDGET, O_SAMPLE, O_DARGS };
+  enum { O_DUR = 256, O_WARM, O_SEED, O_CLIENTS, O_KEYS, O_KINDS, O_CIRCOM, O_BUDGET, O_SAMPLE, O_DARGS, O_DBIN };
   static const struct option lo[] = {
       {"duration", 1, 0, O_DUR}, {"warmup", 1, 0, O_WARM},   {"seed", 1, 0, O_SEED},     {"clients", 1, 0, O_CLIENTS},
       {"keys", 1, 0, O_KEYS},    {"kinds", 1, 0, O_KINDS},   {"circom", 1, 0, O_CIRCOM}, {"budget", 1, 0, O_BUDGET},
-      {"sample", 1, 0, O_SAMPLE}, {"daemon-args", 1, 0, O_DARGS}, {"help", 0, 0, 'h'},    {0, 0, 0, 0}};
+      {"sample", 1, 0, O_SAMPLE}, {"daemon-args", 1, 0, O_DARGS}, {"daemon-bin", 1, 0, O_DBIN}, {"help", 0, 0, 'h'},    {0, 0, 0, 0}};
   optind = 1;
   int c;
   char *end;
@@ -1458,6 +1476,10 @@ static int parse_opts(int argc, char **argv, soak_opts *o) {
       break;
     }
     case O_DARGS: o->daemon_args = optarg; break;
+    case O_DBIN:
+      if (access(optarg, X_OK) != 0) return fprintf(stderr, "czk bench soak: --daemon-bin %s: not executable\n", optarg), 2;
+      o->daemon_bin = optarg;
+      break;
     case 'h': usage(stdout); return -1;
     default: usage(stderr); return 2;
     }
@@ -1638,14 +1660,15 @@ int czk_bench_soak(int argc, char **argv) {
     bool idle = wait_idle(rs, 600);
     sleep_ms(1500);
     if (!atomic_load(&rs->daemon_dead)) {
-      sample s = {czk__now_s() - t0, 3, proc_rss(rs->daemon), proc_fds(rs->daemon)};
+      sample s = {czk__now_s() - t0, 3, proc_status(rs->daemon, "VmRSS"), proc_status(rs->daemon, "RssAnon"),
+                  proc_fds(rs->daemon)};
       pthread_mutex_lock(&g_mu);
       if (g_nsamples < MAX_SAMPLES) g_samples[g_nsamples++] = s;
       pthread_mutex_unlock(&g_mu);
       if (stage == 0) idle_w = s, idle_w_ok = idle;
       else idle_e = s, idle_e_ok = idle;
-      fprintf(stderr, "czk bench soak: [%6.0f s] idle %s: RSS %.1f MiB, %u fds%s\n", s.t,
-              stage == 0 ? "checkpoint" : "after the run", mib(s.rss), s.fds, idle ? "" : " (NOT idle)");
+      fprintf(stderr, "czk bench soak: [%6.0f s] idle %s: RSS %.1f MiB (anonymous %.1f), %u fds%s\n", s.t,
+              stage == 0 ? "checkpoint" : "after the run", mib(s.rss), mib(s.anon), s.fds, idle ? "" : " (NOT idle)");
     }
     if (stage == 0) {
       atomic_store(&g_sample_phase, 1);
@@ -1737,7 +1760,7 @@ int czk_bench_soak(int argc, char **argv) {
     printf("%-26s %8lu %8lu\n", mal_names[i], atomic_load(&g_mal_count[i]), atomic_load(&g_mal_accepted[i]));
 
   printf("\nRSS / fds of the daemon (%zu samples every %.0f s):\n", g_nsamples, o.sample_s);
-  uint64_t warm_rss = 0, late_rss = 0;
+  uint64_t warm_rss = 0, late_rss = 0, warm_anon = 0, late_anon = 0;
   unsigned warm_fd = 0, late_fd = 0;
   size_t nwarm = 0, nlate = 0;
   /* the last half of the run: of the load after the checkpoint, the part after the run's midpoint */
@@ -1747,20 +1770,23 @@ int czk_bench_soak(int argc, char **argv) {
     if (s->phase == 0) {
       nwarm++;
       if (s->rss > warm_rss) warm_rss = s->rss;
+      if (s->anon > warm_anon) warm_anon = s->anon;
       if (s->fds > warm_fd) warm_fd = s->fds;
     } else if (s->phase == 1 && s->t >= half) {
       nlate++;
       if (s->rss > late_rss) late_rss = s->rss;
+      if (s->anon > late_anon) late_anon = s->anon;
       if (s->fds > late_fd) late_fd = s->fds;
     }
   }
   /* a compact series: up to 12 points */
   size_t step = g_nsamples > 12 ? g_nsamples / 12 : 1;
-  printf("%10s %12s %6s  %s\n", "T (s)", "RSS (MiB)", "FDS", "PHASE");
+  printf("%10s %12s %12s %6s  %s\n", "T (s)", "RSS (MiB)", "ANON (MiB)", "FDS", "PHASE");
   static const char *const ph[] = {"warm-up", "load", "drain", "idle"};
   for (size_t i = 0; i < g_nsamples; i++)
     if (i % step == 0 || g_samples[i].phase == 3 || i + 1 == g_nsamples)
-      printf("%10.1f %12.1f %6u  %s\n", g_samples[i].t, mib(g_samples[i].rss), g_samples[i].fds,
+      printf("%10.1f %12.1f %12.1f %6u  %s\n", g_samples[i].t, mib(g_samples[i].rss), mib(g_samples[i].anon),
+             g_samples[i].fds,
              ph[g_samples[i].phase & 3]);
 
   /* budget after the drain */
@@ -1804,10 +1830,17 @@ int czk_bench_soak(int argc, char **argv) {
   add_check(c, &nc, "budget back to key bytes", m && idle_e_ok && abcw == 0 && used == key && key == resident,
             "after the drain: %.1f MiB in use, keys %.1f MiB, abc+witness+scratch %.0f B, resident keys %.1f MiB",
             mib((uint64_t)used), mib((uint64_t)key), abcw, mib((uint64_t)resident));
-  uint64_t rss_lim = warm_rss + warm_rss / 10 + (64ull << 20), idle_lim = idle_w.rss + idle_w.rss / 10 + (32ull << 20);
-  add_check(c, &nc, "RSS flat", nwarm > 0 && nlate > 0 && late_rss <= rss_lim && idle_w_ok && idle_e.rss <= idle_lim,
-            "last-half max %.1f MiB <= %.1f (warm-up max %.1f x 1.1 + 64); idle %.1f -> %.1f MiB <= %.1f",
-            mib(late_rss), mib(rss_lim), mib(warm_rss), mib(idle_w.rss), mib(idle_e.rss), mib(idle_lim));
+  /* VmRSS counts the mapped key files' resident pages, which the kernel drops and reloads as memory is needed, so
+   * the idle comparison is on the anonymous part (RssAnon), where a leak would show */
+  uint64_t rss_lim = warm_rss + warm_rss / 10 + (64ull << 20), anon_lim = warm_anon + warm_anon / 10 + (64ull << 20),
+           idle_lim = idle_w.anon + idle_w.anon / 10 + (32ull << 20);
+  add_check(c, &nc, "RSS flat",
+            nwarm > 0 && nlate > 0 && late_rss <= rss_lim && late_anon <= anon_lim && idle_w_ok &&
+                idle_e.anon <= idle_lim,
+            "last-half max %.1f MiB <= %.1f (warm-up max %.1f x 1.1 + 64), anonymous %.1f <= %.1f (%.1f x 1.1 + 64); "
+            "idle anonymous %.1f -> %.1f MiB <= %.1f (x 1.1 + 32)",
+            mib(late_rss), mib(rss_lim), mib(warm_rss), mib(late_anon), mib(anon_lim), mib(warm_anon),
+            mib(idle_w.anon), mib(idle_e.anon), mib(idle_lim));
   add_check(c, &nc, "fds flat",
             nwarm > 0 && nlate > 0 && late_fd <= warm_fd + 8 && idle_e.fds <= idle_w.fds + 2 &&
                 idle_e.fds + 2 >= idle_w.fds,
