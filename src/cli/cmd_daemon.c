@@ -3,6 +3,9 @@
  * Signals: SIGTERM/SIGINT stop intake and drain (drain_grace, then cancel), a second one cancels at once; SIGHUP
  * reopens the log file. All signals are taken synchronously by sigwait in the main thread. */
 #include <signal.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +30,19 @@ static void usage(FILE *out) {
   czk__config_print_help(out);
 }
 
+/* Large buffers (a/b/c, witnesses, scratch: megabytes each, allocated on one worker thread and freed on another) go
+ * straight to mmap and back to the kernel when freed. glibc's default raises the mmap threshold after each such free
+ * (up to 32 MiB), after which these buffers are carved from per-thread arenas, whose freed space stays resident: the
+ * soak (docs/reliability.md, "Soak") saw the daemon's anonymous RSS grow ~5 MiB per 2 KiB WinningPoSt job (4 MiB
+ * a/b/c) without bound over the budget (tests/daemon/rss-flat.sh). A fixed threshold turns the adjustment off. */
+static void fix_mmap_threshold(void) {
+#if defined(__GLIBC__)
+  (void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 int czk_cmd_daemon(int argc, char **argv) {
+  fix_mmap_threshold();
   bool dump = false, docs = false;
   /* strip our own flags before the config parser sees the rest */
   char **rest = calloc((size_t)argc + 1, sizeof *rest);
