@@ -167,7 +167,7 @@ static int preload_key(const char *addr, const job_kind *j) {
   char kid[96], err[300] = "";
   double secs;
   if (czk__bench_preload(addr, key_id(j, kid, sizeof kid), &secs, err, sizeof err) == 0) return 0;
-  fprintf(stderr, "czk: %s\n", err);
+  fprintf(stderr, "czk: PreloadSRS %s at %s: %s\n", kid, addr, err);
   return 1;
 }
 

@@ -102,9 +102,12 @@ czk_status czk__http_start(czk__http **out, const char *addr, czk__service *svc)
   czk__http *h = calloc(1, sizeof *h);
   if (!h) return CZK_ERR_NOMEM;
   h->svc = svc;
-  h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
-                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_LIMIT, 64u,
-                          MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
+  /* Idle connections must not lock out a liveness probe (issue 22 #11: 70 idle connections made /healthz refuse for
+   * 30 s at a limit of 64): epoll (no FD_SETSIZE cap), room for 512 connections, and an idle connection closed after
+   * 5 s (a request in progress is not idle). */
+  h->d = MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, h,
+                          MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_LIMIT, 512u,
+                          MHD_OPTION_CONNECTION_TIMEOUT, 5u, MHD_OPTION_END);
   if (!h->d) {
     CZK_ERROR("http", "cannot listen on %s", addr);
     free(h);

@@ -223,6 +223,22 @@ test('HTTP /metrics parses and counters move; /status is JSON; /healthz', async 
   assert.equal((await fetch(base + '/nope')).status, 404);
 });
 
+test('HTTP: 200 idle connections do not lock /healthz out (issue 22 #11)', async () => {
+  const net = await import('node:net');
+  const idle = [];
+  for (let i = 0; i < 200; i++) {
+    const s = net.createConnection({ host: '127.0.0.1', port: httpPort });
+    s.on('error', () => {});
+    idle.push(s);
+  }
+  await Promise.all(idle.map((s) => new Promise((res) => (s.connecting ? s.once('connect', res) : res()))));
+  const t0 = Date.now();
+  const h = await fetch(`http://127.0.0.1:${httpPort}/healthz`, { signal: AbortSignal.timeout(4000) });
+  assert.equal(h.status, 200);
+  assert.ok(Date.now() - t0 < 4000);
+  for (const s of idle) s.destroy();
+});
+
 test('czk client commands', () => {
   const env = { ...process.env, CZK_ADDR: addr };
   const id = execFileSync(CZK, ['submit', '--kind', 'synthetic', '--log2', '8', '--spec', 'partitions=1 seed=5'],
