@@ -105,8 +105,11 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const
                   sec(d->kernel_busy_ns), sec(d->occupied_ns), wall > 0 ? 100.0 * sec(d->kernel_busy_ns) / wall : 0.0);
     for (int c = 0; c < CZK_IDLE_COUNT; c++)
       czk__sb_printf(sb, "%s\"%s\": %.3f", c ? ", " : "", czk_idle_cause_str((czk_idle_cause)c), sec(d->idle_ns[c]));
-    czk__sb_printf(sb, "}, \"key_memory_bytes\": {\"limit\": %llu, \"used\": %llu}, \"keys_resident\": %u}",
-                  (unsigned long long)d->key_mem_limit, (unsigned long long)d->key_mem_used, d->keys_resident);
+    czk__sb_printf(sb,
+                  "}, \"key_memory_bytes\": {\"limit\": %llu, \"used\": %llu}, \"keys_resident\": %u, "
+                  "\"quarantined\": %s, \"prove_errors\": %llu}",
+                  (unsigned long long)d->key_mem_limit, (unsigned long long)d->key_mem_used, d->keys_resident,
+                  d->quarantined ? "true" : "false", (unsigned long long)d->prove_errors);
   }
   czk__sb_puts(sb, "\n ],\n \"workers\": [");
   for (uint32_t i = 0; i < st->nworkers; i++) {
@@ -361,6 +364,19 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
   for (uint32_t i = 0; i < st->ndevices; i++)
     czk__sb_printf(sb, "czk_device_proofs_total{device=\"%u\"} %llu\n", st->devices[i].ordinal,
                   (unsigned long long)st->devices[i].proofs);
+
+  help_type(sb, "czk_device_quarantined", "gauge",
+            "1 when the device was lost to a sticky error and takes no more work (its partitions go to other devices).");
+  for (uint32_t i = 0; i < st->ndevices; i++)
+    czk__sb_printf(sb, "czk_device_quarantined{device=\"%u\"} %d\n", st->devices[i].ordinal,
+                  st->devices[i].quarantined ? 1 : 0);
+  help_type(sb, "czk_device_prove_errors_total", "counter", "Proves that failed on each device (device errors).");
+  for (uint32_t i = 0; i < st->ndevices; i++)
+    czk__sb_printf(sb, "czk_device_prove_errors_total{device=\"%u\"} %llu\n", st->devices[i].ordinal,
+                  (unsigned long long)st->devices[i].prove_errors);
+  help_type(sb, "czk_prove_retries_total", "counter",
+            "Partitions synthesized and proved again after a transient device error.");
+  czk__sb_printf(sb, "czk_prove_retries_total %llu\n", (unsigned long long)st->prove_retries);
 
   help_type(sb, "czk_worker_busy_seconds_total", "counter", "Busy time of each engine worker.");
   for (uint32_t i = 0; i < st->nworkers; i++) {

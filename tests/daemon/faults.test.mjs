@@ -114,6 +114,14 @@ test('a sticky device error quarantines the only device: clear failures, the dae
   await assert.rejects(call(c, 'SubmitProof', synth('partitions=1 seed=10')),
     (e) => e.code === grpc.status.UNAVAILABLE && /device/.test(e.details));
   assert.ok(await call(c, 'GetStatus', {}));
+  // operators see it: /metrics and /status say the device is quarantined and count its failed prove
+  const m = await httpGet(d.port, '/metrics');
+  assert.match(m.body, /^czk_device_quarantined\{device="0"\} 1$/m);
+  assert.match(m.body, /^czk_device_prove_errors_total\{device="0"\} [1-9]/m);
+  assert.match(m.body, /^czk_prove_retries_total 0$/m);
+  const st = JSON.parse((await httpGet(d.port, '/status')).body);
+  assert.equal(st.devices[0].quarantined, true);
+  assert.ok(st.devices[0].prove_errors >= 1);
   c.close();
   await stop(d);
 });
