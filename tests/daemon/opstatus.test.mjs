@@ -302,7 +302,11 @@ function lintMetrics(text) {
     }
     m = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/);
     assert.ok(m, `malformed line: ${line}`);
-    const fam = m[1].replace(/_(bucket|sum|count)$/, (x) => (typed.get(m[1].slice(0, -x.length)) === 'histogram' ? '' : x));
+    // _bucket/_sum/_count belong to a histogram's family, _sum/_count to a summary's
+    const fam = m[1].replace(/_(bucket|sum|count)$/, (x) => {
+      const t = typed.get(m[1].slice(0, -x.length));
+      return t === 'histogram' || (t === 'summary' && x !== '_bucket') ? '' : x;
+    });
     assert.ok(typed.has(fam) && helped.has(fam), `${m[1]} before its HELP/TYPE`);
     for (const l of (m[2] || '').slice(1, -1).split(/,(?=[a-z_]+=")/).filter(Boolean))
       assert.match(l, /^[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"$/, `label ${l}`);
