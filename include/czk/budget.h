@@ -44,11 +44,20 @@ CZK_API uint64_t czk_budget_limit(const czk_budget *b);
 /* Reserve bytes[c] for every category c with ncat entries (all or nothing). CZK_ERR_BUDGET when the total exceeds the
  * limit (can never fit); CZK_ERR_TIMEOUT when it does not fit now or a FIFO waiter is ahead. */
 CZK_API czk_status czk_budget_try_reserve(czk_budget *b, czk_reservation *r, const uint64_t *bytes, unsigned ncat);
+/* As try_reserve, but it succeeds only when keep_free bytes stay free after it (a headroom held back for urgent work:
+ * the engine's urgent lane). CZK_ERR_TIMEOUT otherwise (the total + keep_free may exceed the limit: then never). */
+CZK_API czk_status czk_budget_try_reserve_keep(czk_budget *b, czk_reservation *r, const uint64_t *bytes, unsigned ncat,
+                                               uint64_t keep_free);
 /* As try_reserve, but wait (FIFO) until it fits or the monotonic deadline (ns, UINT64_MAX = none) passes. */
 CZK_API czk_status czk_budget_reserve(czk_budget *b, czk_reservation *r, const uint64_t *bytes, unsigned ncat,
                                       uint64_t deadline_ns);
 /* Release category `cat` of r. CZK_ERR_STATE (and release_errors++) when it is not held. *freed = bytes returned. */
 CZK_API czk_status czk_budget_release(czk_budget *b, czk_reservation *r, unsigned cat, uint64_t *freed);
+/* Change the bytes of held category `cat` of r to `bytes` (the reservation stays live, even at 0): a shrink always
+ * succeeds and wakes waiters; a growth succeeds only when it fits now and no FIFO waiter is ahead (CZK_ERR_TIMEOUT,
+ * nothing changed). CZK_ERR_STATE when the category is not held. For an estimate corrected once the truth is known
+ * (e.g. a key's bytes once it is loaded). */
+CZK_API czk_status czk_budget_resize(czk_budget *b, czk_reservation *r, unsigned cat, uint64_t bytes);
 /* Release every held category of r (each exactly once). */
 CZK_API void czk_budget_release_all(czk_budget *b, czk_reservation *r);
 /* Move category `cat` of `from` into a new reservation `to` (a new id; counts as made). Used bytes do not change. */

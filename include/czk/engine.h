@@ -173,6 +173,9 @@ typedef struct czk_engine_kind {
    * key_upload copies a loaded key into `backend`'s memory (runs outside every lock; the engine decides when, under
    * the device's key_mem_bytes); key_unload frees such a copy (never while a prove uses it). */
   uint64_t key_device_bytes;
+  /* Optional: the exact device bytes a copy of this loaded key takes (cheap, lock-free: called under the key cache's
+   * lock); NULL = key_device_bytes, the bound. */
+  uint64_t (*key_device_size)(void *user, void *key);
   czk_status (*key_upload)(void *user, void *key, void *backend, void **dkey);
   void (*key_unload)(void *user, void *backend, void *dkey);
   /* Optional: after prove_start or prove_finish failed on `dev`, whether that device is lost for good (a sticky error:
@@ -207,6 +210,12 @@ typedef struct czk_engine_config {
                                      key_mem_bytes allows, host copies pinned); PINNED / MAPPED: no device copies, host
                                      copy pinned or not. kind->key_load is asked for the host tier (PINNED or MAPPED) */
   czk_pool *pool;                 /* pool for CPU parallelism in synthesis; NULL = czk_pool_default() */
+  /* The urgent lane (0 = none, the default): a CRITICAL job's partitions whose shape (a/b/c + witness + scratch) is at
+   * most urgent_max_bytes never wait behind other work for a place: one synthesis worker and one proving worker per
+   * device take only them, and other partitions leave the largest such shape free in the budget (when they can: a
+   * kind whose partition and key would not fit beside that headroom ignores it). E.g. a WinningPoSt partition
+   * arriving while PoRep partitions fill every worker. */
+  uint64_t urgent_max_bytes;
 } czk_engine_config;
 
 CZK_API void czk_engine_config_default(czk_engine_config *cfg);
@@ -288,7 +297,7 @@ typedef enum czk_idle_cause {
 } czk_idle_cause;
 
 typedef struct czk_engine_worker_status {
-  char role[12];        /* "synth", "prove", "finalize" */
+  char role[12];        /* "synth", "prove", "finalize"; the urgent lane's "synth-urg", "prove-urg" */
   uint32_t device;      /* prove workers: device ordinal */
   uint32_t index;
   czk_worker_state state;

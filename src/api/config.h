@@ -31,6 +31,7 @@
   X(BOOL, allow_cpu_large_sectors, "false", "let a daemon proving on the CPU only accept Filecoin jobs of 512MiB sectors and larger (hours per proof)") \
   X(UINT, synthesis_workers, "2", "CPU synthesis workers")                                                           \
   X(UINT, gpu_workers_per_device, "2", "GPU workers per device (two-phase prove overlaps them)")                    \
+  X(SIZE, urgent_lane, "4GiB", "urgent lane: CRITICAL partitions up to this size (a/b/c + witness + scratch) get a synthesis worker, a GPU worker per device and budget headroom of their own, so a WinningPoSt never waits behind a backlog (0: off)") \
   X(STR, gpu_key_memory, "auto", "GPU memory for resident key copies (auto: memory minus 24GiB; 0: keys streamed)") \
   X(UINT, cpu_workers, "1", "workers of the CPU proving device (when it is used)")                                   \
   X(UINT, threads, "0", "threads of the shared CPU pool (0 = all online CPUs)")                                      \

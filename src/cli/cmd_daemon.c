@@ -139,6 +139,7 @@ int czk_cmd_daemon(int argc, char **argv) {
   ec.mem_limit_bytes = cfg.memory_budget;
   ec.synth_workers = (uint32_t)cfg.synthesis_workers;
   ec.workers_per_device = (uint32_t)cfg.gpu_workers_per_device;
+  ec.urgent_max_bytes = cfg.urgent_lane;
   ec.devices = devs;
   ec.ndevices = ndevs;
   ec.result_ttl_ms = cfg.result_ttl;

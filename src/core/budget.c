@@ -108,11 +108,16 @@ static czk_status check_args(czk_budget *b, czk_reservation *r, const uint64_t *
 }
 
 czk_status czk_budget_try_reserve(czk_budget *b, czk_reservation *r, const uint64_t *bytes, unsigned ncat) {
+  return czk_budget_try_reserve_keep(b, r, bytes, ncat, 0);
+}
+
+czk_status czk_budget_try_reserve_keep(czk_budget *b, czk_reservation *r, const uint64_t *bytes, unsigned ncat,
+                                       uint64_t keep_free) {
   uint64_t total;
   CZK_TRY(check_args(b, r, bytes, ncat, &total));
   czk_status st = CZK_ERR_TIMEOUT;
   pthread_mutex_lock(&b->mu);
-  if (!b->head && b->used + total <= b->limit) {
+  if (!b->head && b->used + total <= b->limit && b->limit - b->used - total >= keep_free) {
     take_locked(b, r, bytes, ncat, total);
     st = CZK_OK;
   }
@@ -195,6 +200,34 @@ czk_status czk_budget_release(czk_budget *b, czk_reservation *r, unsigned cat, u
   observe(b, ofn, octx, used);
   notify(b);
   return CZK_OK;
+}
+
+czk_status czk_budget_resize(czk_budget *b, czk_reservation *r, unsigned cat, uint64_t bytes) {
+  if (!b || !r || cat >= CZK_BUDGET_CATS) return CZK_ERR_INVALID_ARG;
+  pthread_mutex_lock(&b->mu);
+  if (!(r->held & (1u << cat))) {
+    pthread_mutex_unlock(&b->mu);
+    return CZK_ERR_STATE;
+  }
+  uint64_t old = r->bytes[cat];
+  czk_status st = CZK_OK;
+  if (bytes > old) {
+    uint64_t more = bytes - old;
+    if (more > b->limit - b->used || b->head) st = CZK_ERR_TIMEOUT; /* never past the limit, never ahead of a waiter */
+    else b->used += more, b->used_by_cat[cat] += more, r->bytes[cat] = bytes;
+    if (b->used > b->peak) b->peak = b->used;
+  } else if (bytes < old) {
+    uint64_t less = old - bytes;
+    b->used -= less, b->used_by_cat[cat] -= less, r->bytes[cat] = bytes;
+    pthread_cond_broadcast(&b->cv);
+  }
+  uint64_t used = b->used;
+  czk_budget_observe_fn ofn = st == CZK_OK && bytes != old ? b->observe : NULL;
+  void *octx = b->observe_ctx;
+  pthread_mutex_unlock(&b->mu);
+  observe(b, ofn, octx, used);
+  if (st == CZK_OK && bytes < old) notify(b);
+  return st;
 }
 
 void czk_budget_release_all(czk_budget *b, czk_reservation *r) {

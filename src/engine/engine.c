@@ -383,20 +383,39 @@ static bool job_stopped(const ejob *j) { return atomic_load(&j->stop) != 0; }
 
 /* ---- dispatcher ---------------------------------------------------------------------------------------------------- */
 
+static uint64_t shape_total(const czk_engine_shape *s);
+
+/* Whether p goes on the urgent lane (czk_engine_config.urgent_max_bytes): a CRITICAL job's small partition. */
+static bool part_urgent(const czk_engine *e, const epart *p) {
+  return e->cfg.urgent_max_bytes && p->job->prio == CZK_PRIORITY_CRITICAL &&
+         shape_total(&p->shape) <= e->cfg.urgent_max_bytes;
+}
+
+/* Under e->mu: the budget headroom a non-urgent partition p of kind k leaves free for the urgent lane: the largest
+ * urgent shape, unless p and k's key could then never fit (the lane must not starve the kind). */
+static uint64_t urgent_headroom(const czk_engine *e, const ekind *k, const epart *p) {
+  uint64_t h = e->urgent_reserve, t = shape_total(&p->shape), kb = k->k.key_id ? k->k.key_bytes : 0;
+  if (!h || t == UINT64_MAX || kb > UINT64_MAX - t - h) return 0;
+  return t + kb + h <= e->cfg.mem_limit_bytes ? h : 0;
+}
+
 static void *dispatcher_main(void *arg) {
   czk_engine *e = arg;
   pthread_mutex_lock(&e->mu);
   for (;;) {
     if (e->stop_threads) break;
-    if (e->sheap_n == 0 || e->synth_slots == 0) {
+    epart *p = e->sheap_n ? e->sheap[0] : NULL;
+    bool urgent = p && part_urgent(e, p), uslot = urgent && e->urgent_slots > 0;
+    if (!p || (!uslot && e->synth_slots == 0)) {
       pthread_cond_wait(&e->disp_cv, &e->mu);
       continue;
     }
-    epart *p = e->sheap[0];
     uint64_t now = czk__clock_now_ns();
     uint64_t need = 0, idle_gen = e->keys_idle_gen;
+    uint64_t keep = urgent ? 0 : urgent_headroom(e, p->job->kind, p);
     /* fault site (tests): the partition's memory reservation fails as an allocation would */
-    czk_status st = czk_fault("engine.reserve") ? CZK_ERR_NOMEM : czk__key_dispatch_reserve(e, p->job->kind, p, &need);
+    czk_status st =
+        czk_fault("engine.reserve") ? CZK_ERR_NOMEM : czk__key_dispatch_reserve(e, p->job->kind, p, keep, &need);
     if (st == CZK_OK) {
       heap_remove(e->sheap, &e->sheap_n, p);
       atomic_fetch_sub(&e->g_synth_queue, 1);
@@ -406,12 +425,21 @@ static void *dispatcher_main(void *arg) {
       p->stage = PS_DISPATCHED;
       p->t_dispatch = now;
       p->job->queue_wait_ns += now - p->t_enq;
-      e->synth_slots--;
+      if (uslot) e->urgent_slots--;
+      else e->synth_slots--;
+      p->urgent_slot = uslot;
       atomic_fetch_add(&e->g_synth_busy, 1);
       p->next = NULL;
-      if (e->chan_tail) e->chan_tail->next = p;
-      else e->chan_head = p;
-      e->chan_tail = p;
+      if (urgent) { /* any free synthesis worker takes it first; the urgent lane's worker is free for it */
+        if (e->uchan_tail) e->uchan_tail->next = p;
+        else e->uchan_head = p;
+        e->uchan_tail = p;
+        pthread_cond_signal(&e->usynth_cv);
+      } else {
+        if (e->chan_tail) e->chan_tail->next = p;
+        else e->chan_head = p;
+        e->chan_tail = p;
+      }
       pthread_cond_signal(&e->synth_cv);
       uint64_t w0 = p->t_wait0 ? p->t_wait0 : now;
       czk__span(e, "queue wait", TRACK_PID_PARTS, PART_TID(p->job->id, p->index), p->t_enq, w0, p->job->id,
@@ -441,9 +469,9 @@ static void *dispatcher_main(void *arg) {
     /* does not fit now: evict unused keys (LRU, never the head's own) when that makes it fit, else wait for a
      * budget release, a key becoming unused (keys_idle_gen: checked after relocking, so a key released while we
      * were unlocked is not missed) or a queue change */
-    const char *keep = p->job->kind->k.key_id; /* kinds live as long as the engine */
+    const char *own = p->job->kind->k.key_id; /* kinds live as long as the engine */
     pthread_mutex_unlock(&e->mu);
-    bool evicted = czk__key_evict_lru(e, keep, need);
+    bool evicted = czk__key_evict_lru(e, own, need);
     pthread_mutex_lock(&e->mu);
     if (evicted || e->keys_idle_gen != idle_gen) continue;
     if (e->sheap_n && e->sheap[0] == p && !p->t_wait0) p->t_wait0 = now;
@@ -472,7 +500,7 @@ static void gpu_push(czk_engine *e, epart *p) {
     atomic_fetch_add(&e->g_gpu_queue, 1);
     queue_sample(e, Q_GPU, e->gheap_n);
     /* a retried partition may be refused by the worker a signal wakes (gpu_pick_locked): wake them all */
-    if (p->avoid_worker >= 0) pthread_cond_broadcast(&e->gq_cv);
+    if (p->avoid_worker >= 0 || e->cfg.urgent_max_bytes) pthread_cond_broadcast(&e->gq_cv);
     else pthread_cond_signal(&e->gq_cv);
   }
   pthread_mutex_unlock(&e->gq_mu);
@@ -485,16 +513,24 @@ static void *synth_main(void *arg) {
   czk_engine *e = w->e;
   for (;;) {
     pthread_mutex_lock(&e->mu);
-    while (!e->chan_head && !e->stop_threads) pthread_cond_wait(&e->synth_cv, &e->mu);
-    if (!e->chan_head) {
+    while (!e->uchan_head && (w->urgent || !e->chan_head) && !e->stop_threads)
+      pthread_cond_wait(w->urgent ? &e->usynth_cv : &e->synth_cv, &e->mu);
+    epart *p;
+    if (e->uchan_head) {
+      p = e->uchan_head;
+      e->uchan_head = p->next;
+      if (!e->uchan_head) e->uchan_tail = NULL;
+    } else if (!w->urgent && e->chan_head) {
+      p = e->chan_head;
+      e->chan_head = p->next;
+      if (!e->chan_head) e->chan_tail = NULL;
+    } else {
       pthread_mutex_unlock(&e->mu);
       break;
     }
-    epart *p = e->chan_head;
-    e->chan_head = p->next;
-    if (!e->chan_head) e->chan_tail = NULL;
     p->next = NULL;
     p->stage = PS_SYNTH;
+    const bool uslot = p->urgent_slot; /* p is not ours to read once it is pushed on */
     pthread_mutex_unlock(&e->mu);
 
     ejob *j = p->job;
@@ -544,7 +580,8 @@ static void *synth_main(void *arg) {
     }
     czk__worker_set(w, CZK_WORKER_IDLE, 0, 0, NULL);
     pthread_mutex_lock(&e->mu);
-    e->synth_slots++;
+    if (uslot) e->urgent_slots++;
+    else e->synth_slots++;
     atomic_fetch_sub(&e->g_synth_busy, 1);
     pthread_cond_broadcast(&e->disp_cv);
     pthread_mutex_unlock(&e->mu);
@@ -580,6 +617,13 @@ static bool may_take(czk_engine *e, const eworker *w, const epart *p) {
 
 /* Under gq_mu: the first partition in queue order that w may take, or NULL. Only a retried head costs a scan. */
 static epart *gpu_pick_locked(czk_engine *e, const eworker *w) {
+  if (w->urgent) { /* the urgent lane's worker: the first urgent partition in queue order */
+    epart *best = NULL;
+    for (size_t i = 0; i < e->gheap_n; i++)
+      if (part_urgent(e, e->gheap[i]) && may_take(e, w, e->gheap[i]) && (!best || part_before(e->gheap[i], best)))
+        best = e->gheap[i];
+    return best;
+  }
   if (!e->gheap_n || may_take(e, w, e->gheap[0])) return e->gheap_n ? e->gheap[0] : NULL;
   epart *best = NULL;
   for (size_t i = 1; i < e->gheap_n; i++)
@@ -854,6 +898,7 @@ static void stop_and_join(czk_engine *e) {
   e->stop_threads = true;
   pthread_cond_broadcast(&e->disp_cv);
   pthread_cond_broadcast(&e->synth_cv);
+  pthread_cond_broadcast(&e->usynth_cv);
   pthread_mutex_unlock(&e->mu);
   if (e->disp_started) pthread_join(e->disp_th, NULL);
   e->disp_started = false;
@@ -892,6 +937,7 @@ static void engine_free(czk_engine *e) {
   free(e->gheap);
   pthread_cond_destroy(&e->disp_cv);
   pthread_cond_destroy(&e->synth_cv);
+  pthread_cond_destroy(&e->usynth_cv);
   pthread_cond_destroy(&e->idle_cv);
   pthread_cond_destroy(&e->gq_cv);
   pthread_cond_destroy(&e->fq_cv);
@@ -942,6 +988,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
   pthread_mutex_init(&e->sd_mu, NULL);
   czk__cond_init_mono(&e->disp_cv);
   czk__cond_init_mono(&e->synth_cv);
+  czk__cond_init_mono(&e->usynth_cv);
   czk__cond_init_mono(&e->idle_cv);
   czk__cond_init_mono(&e->gq_cv);
   czk__cond_init_mono(&e->fq_cv);
@@ -960,10 +1007,12 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
   const czk_engine_device_desc *devs = cfg.ndevices ? cfg_in->devices : &cpu;
   e->ndevices = cfg.ndevices ? cfg.ndevices : 1;
   e->devices = calloc(e->ndevices, sizeof *e->devices);
-  e->nsynth = cfg.synth_workers;
+  const uint32_t lane = cfg.urgent_max_bytes ? 1 : 0; /* the urgent lane: one more synthesis worker, one per device */
+  e->nsynth = cfg.synth_workers + lane;
   e->nfin = cfg.finalizers;
   e->nprove = 0;
-  for (uint32_t d = 0; d < e->ndevices; d++) e->nprove += devs[d].workers ? devs[d].workers : cfg.workers_per_device;
+  for (uint32_t d = 0; d < e->ndevices; d++)
+    e->nprove += (devs[d].workers ? devs[d].workers : cfg.workers_per_device) + lane;
   e->nworkers = e->nsynth + e->nprove + e->nfin;
   e->workers = calloc(e->nworkers, sizeof *e->workers);
   if (!e->devices || !e->workers) {
@@ -992,24 +1041,26 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
   uint32_t wi = 0;
   for (uint32_t i = 0; i < e->nsynth; i++, wi++) {
     eworker *w = &e->workers[wi];
-    snprintf(w->role, sizeof w->role, "synth");
+    w->urgent = lane && i == e->nsynth - 1;
+    snprintf(w->role, sizeof w->role, "%s", w->urgent ? "synth-urg" : "synth");
     w->index = i;
     w->track = i;
     char tn[32];
-    snprintf(tn, sizeof tn, "synth %u", i);
+    snprintf(tn, sizeof tn, w->urgent ? "synth %u (urgent lane)" : "synth %u", i);
     czk_trace_name_track(e->trace, TRACK_PID_ENGINE, w->track, tn);
   }
   for (uint32_t d = 0; d < e->ndevices; d++)
     czk_trace_name_track(e->trace, TRACK_PID_DEVICE0 + d, KERNEL_LANE_TID, "kernel busy (device events)");
   for (uint32_t d = 0; d < e->ndevices; d++)
-    for (uint32_t i = 0; i < e->devices[d].nworkers; i++, wi++) {
+    for (uint32_t i = 0; i < e->devices[d].nworkers + lane; i++, wi++) {
       eworker *w = &e->workers[wi];
-      snprintf(w->role, sizeof w->role, "prove");
+      w->urgent = i == e->devices[d].nworkers; /* after the device's own workers (which nworkers counts) */
+      snprintf(w->role, sizeof w->role, "%s", w->urgent ? "prove-urg" : "prove");
       w->device = d;
       w->index = i;
       w->track = i;
-      char tn[32];
-      snprintf(tn, sizeof tn, "prove worker %u", i);
+      char tn[40];
+      snprintf(tn, sizeof tn, w->urgent ? "prove worker %u (urgent lane)" : "prove worker %u", i);
       czk_trace_name_track(e->trace, TRACK_PID_DEVICE0 + d, i, tn);
     }
   for (uint32_t i = 0; i < e->nfin; i++, wi++) {
@@ -1026,7 +1077,8 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
     e->workers[i].e = e;
     e->workers[i].t_state = now;
   }
-  e->synth_slots = e->nsynth + ENGINE_SYNTH_LOOKAHEAD;
+  e->synth_slots = cfg.synth_workers + ENGINE_SYNTH_LOOKAHEAD;
+  e->urgent_slots = lane;
   atomic_store(&e->ndev_ok, e->ndevices);
 
   /* threads */
@@ -1077,6 +1129,11 @@ czk_status czk_engine_register_kind(czk_engine *e, const czk_engine_kind *kind) 
   if (!k->k.max_partitions) k->k.max_partitions = 1024;
   if (k->k.max_partitions > 256) k->k.max_partitions = k->k.max_partitions > 65535 ? 65535 : k->k.max_partitions;
   uint64_t total = shape_total(&kind->shape);
+  if (e->cfg.urgent_max_bytes && total <= e->cfg.urgent_max_bytes) {
+    pthread_mutex_lock(&e->mu);
+    if (total > e->urgent_reserve) e->urgent_reserve = total;
+    pthread_mutex_unlock(&e->mu);
+  }
   k->verify = kind->verify_mode == CZK_VERIFY_ON ||
               (kind->verify_mode == CZK_VERIFY_AUTO && total <= e->cfg.verify_auto_max_bytes);
   if (!kind->reserve && never_fits(e, k, &kind->shape)) {

@@ -49,6 +49,7 @@ typedef struct epart {
   struct epart *next; /* channel / finalizer list link */
   uint64_t t_enq, t_wait0, t_dispatch, t_gpu_enq, t_fin_enq;
   uint64_t synth_ns, kernel_ns, key_load_ns, verify_ns;
+  bool urgent_slot; /* dispatched on the urgent lane's synthesis slot */
 } epart;
 
 typedef struct ekind {
@@ -65,6 +66,9 @@ typedef struct ekind {
   double lat_sum[CZK_PRIORITY_COUNT];
   uint64_t lat_count[CZK_PRIORITY_COUNT];
   uint64_t stage_ns[CZK_STAGE_COUNT], stage_count[CZK_STAGE_COUNT]; /* sums of the kind's stage times (e->mu) */
+  /* the key's real host bytes, learned from its last load (kc_mu; 0 = never loaded): later loads reserve this, not
+   * the kind's upper bound k.key_bytes */
+  uint64_t key_bytes_seen;
 } ekind;
 
 struct ejob {
@@ -130,6 +134,7 @@ typedef struct eworker {
   uint32_t part;
   const char *kind; /* name of the current job's kind (kinds live as long as the engine) */
   uint64_t busy_ns, items, t_state;
+  bool urgent; /* the urgent lane's worker: takes only urgent partitions */
   struct czk_engine *e;
 } eworker;
 
@@ -184,6 +189,10 @@ struct czk_engine {
   size_t sheap_n, sheap_cap;
   /* dispatcher -> synthesis channel */
   epart *chan_head, *chan_tail;
+  epart *uchan_head, *uchan_tail; /* urgent partitions dispatched (any synthesis worker, the urgent one first) */
+  uint32_t urgent_slots;          /* free urgent synthesis slots (1 with the urgent lane, else 0) */
+  uint64_t urgent_reserve;        /* budget headroom other partitions leave (e->mu): the largest urgent shape */
+  pthread_cond_t usynth_cv;       /* the urgent synthesis worker waits here */
   uint32_t synth_slots; /* free places in synthesis (workers + lookahead) */
   bool intake_closed, stop_threads;
   /* counters */
@@ -226,7 +235,9 @@ struct czk_engine {
 /* Under e->mu (dispatcher): take a reference on kind's key for partition p. When the key is not resident, reserve
  * the partition AND the key bytes together; else only the partition. Returns CZK_OK (p->res and p->key set),
  * CZK_ERR_TIMEOUT (does not fit now; *need = the bytes it asked for) or another error. */
-czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p, uint64_t *need);
+/* keep: budget headroom to leave free (the urgent lane's), 0 for none; *need = what must be free to fit, keep
+ * included */
+czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p, uint64_t keep, uint64_t *need);
 /* Without locks: make sure p->key is loaded (loads it when this caller is first). */
 czk_status czk__key_ensure(czk_engine *e, epart *p);
 /* Without locks: drop a reference. A resident key left unreferenced wakes the dispatcher (keys_idle_gen): its bytes
@@ -244,6 +255,8 @@ void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
  * none. need > 0: only when a reservation of `need` bytes would fit once every such key were evicted (else evicting
  * would cost keys without letting it run: the caller waits for a release instead); need = 0: unconditionally. */
 bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need);
+uint64_t czk__key_budget_bytes(const ekind *k);
+uint64_t czk__key_device_need(const ekey *key);
 /* Free every key (destroy; no references left). */
 void czk__keys_free_all(czk_engine *e);
 

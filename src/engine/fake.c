@@ -292,7 +292,7 @@ static czk_status fake_key_load(void *user, const char *key_id, czk_key_tier wan
   atomic_fetch_add(&f->live_keys, 1);
   *key = k;
   *tier = want;
-  *bytes = 0; /* = the declared key_bytes */
+  *bytes = f->key_actual_bytes; /* 0: the declared key_bytes */
   return CZK_OK;
 }
 

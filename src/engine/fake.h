@@ -60,6 +60,7 @@ typedef struct czk_fake {
   bool status_in_callbacks; /* call czk_engine_status_get from callbacks (proves no engine lock is held) */
   uint32_t key_fail_every;  /* fail every n-th key load (0 = never) */
   bool key_gate_closed;     /* key loads wait until czk__fake_key_gate(f, false) (guarded by mu) */
+  uint64_t key_actual_bytes; /* the bytes a key load reports (0: none, the kind's key_bytes stands) */
   atomic_long live_synth, live_parsed, live_keys, live_pending;
   atomic_long synth_calls, prove_calls, verify_calls, key_loads, self_cancels;
   /* device tier (czk__fake_kind_device): copies made / freed / alive, proves that got one / the host copy */

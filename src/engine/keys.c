@@ -39,6 +39,17 @@ static void key_struct_free(ekey *key) {
   free(key);
 }
 
+/* Under kc_mu: the bytes a load of k's key reserves: what its last load really took, else the kind's bound. */
+uint64_t czk__key_budget_bytes(const ekind *k) { return k->key_bytes_seen ? k->key_bytes_seen : k->k.key_bytes; }
+
+/* Under kc_mu: the device bytes a copy of key needs: exact once the host key is loaded (when the kind says), else the
+ * kind's bound. */
+uint64_t czk__key_device_need(const ekey *key) {
+  const ekind *k = key->kind;
+  if (key->state == KS_RESIDENT && key->obj && k->k.key_device_size) return k->k.key_device_size(k->k.user, key->obj);
+  return k->k.key_device_bytes;
+}
+
 static ekey *new_key(czk_engine *e, ekind *k) {
   ekey *key = calloc(1, sizeof *key);
   if (!key) return NULL;
@@ -50,23 +61,23 @@ static ekey *new_key(czk_engine *e, ekind *k) {
   snprintf(key->id, sizeof key->id, "%s", k->key_id);
   key->kind = k;
   key->state = KS_LOADING;
-  key->bytes = k->k.key_bytes;
+  key->bytes = czk__key_budget_bytes(k);
   key->tier = CZK_KEY_TIER_DISK;
   return key;
 }
 
-czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p, uint64_t *need) {
+czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p, uint64_t keep, uint64_t *need) {
   uint64_t bytes[CZK_MEM_COUNT] = {0};
   bytes[CZK_MEM_ABC] = p->shape.abc_bytes;
   bytes[CZK_MEM_WITNESS] = p->shape.witness_bytes;
   bytes[CZK_MEM_SCRATCH] = p->shape.scratch_bytes;
-  *need = p->shape.abc_bytes + p->shape.witness_bytes + p->shape.scratch_bytes;
-  if (!k->k.key_id) return czk_budget_try_reserve(e->budget, &p->res, bytes, CZK_MEM_COUNT);
+  *need = p->shape.abc_bytes + p->shape.witness_bytes + p->shape.scratch_bytes + keep;
+  if (!k->k.key_id) return czk_budget_try_reserve_keep(e->budget, &p->res, bytes, CZK_MEM_COUNT, keep);
   pthread_mutex_lock(&e->kc_mu);
   ekey *key = find_key_locked(e, k->key_id);
   czk_status st;
   if (key) {
-    st = czk_budget_try_reserve(e->budget, &p->res, bytes, CZK_MEM_COUNT);
+    st = czk_budget_try_reserve_keep(e->budget, &p->res, bytes, CZK_MEM_COUNT, keep);
     if (st == CZK_OK) {
       key->refs++;
       key->last_use_ns = czk__clock_now_ns();
@@ -80,7 +91,7 @@ czk_status czk__key_dispatch_reserve(czk_engine *e, ekind *k, epart *p, uint64_t
     }
     bytes[CZK_MEM_KEY] = key->bytes;
     *need += key->bytes;
-    st = czk_budget_try_reserve(e->budget, &p->res, bytes, CZK_MEM_COUNT);
+    st = czk_budget_try_reserve_keep(e->budget, &p->res, bytes, CZK_MEM_COUNT, keep);
     if (st == CZK_OK) {
       (void)czk_budget_split(e->budget, &p->res, CZK_MEM_KEY, &key->res);
       key->refs = 1;
@@ -123,6 +134,17 @@ static czk_status load_key(czk_engine *e, ekey *key) {
     CZK_WARN("keys", "%s: load failed after %llu ms: %s (the jobs that need it fail)", key->id,
              (unsigned long long)((t1 - t0) / CZK_NS_PER_MS), czk_status_str(st));
   czk__span(e, "key load", TRACK_PID_ENGINE, 2000, t0, t1, 0, -1);
+  /* the reservation follows the key's real size: a kind's key_bytes is a bound taken before the key exists */
+  if (st == CZK_OK && actual && actual != key->bytes) {
+    czk_status rs = czk_budget_resize(e->budget, &key->res, CZK_MEM_KEY, actual);
+    if (rs == CZK_OK)
+      CZK_INFO("keys", "%s: budget corrected from %.2f to %.2f GiB (the key's real size)", key->id,
+               (double)key->bytes / (1u << 30), (double)actual / (1u << 30));
+    else
+      CZK_WARN("keys", "%s: the key takes %.2f GiB but %.2f GiB were budgeted and the budget cannot grow now (%s); "
+               "counted at the budgeted size", key->id, (double)actual / (1u << 30), (double)key->bytes / (1u << 30),
+               czk_status_str(rs));
+  }
   bool release = false;
   pthread_mutex_lock(&e->kc_mu);
   key->loader_active = false;
@@ -132,6 +154,8 @@ static czk_status load_key(czk_engine *e, ekey *key) {
     key->obj = obj;
     key->tier = tier;
     key->actual_bytes = actual ? actual : key->bytes;
+    key->bytes = key->res.bytes[CZK_MEM_KEY];
+    if (actual) k->key_bytes_seen = actual;
   } else {
     key->state = KS_FAILED;
     key->load_status = st;
@@ -214,8 +238,8 @@ typedef struct victim {
 
 void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track) {
   ekind *k = key->kind;
-  const uint64_t need = k->k.key_device_bytes;
-  if (!k->k.key_upload || !k->k.key_unload || !need || !d->backend || e->cfg.key_tier != CZK_KEY_TIER_DEVICE)
+  if (!k->k.key_upload || !k->k.key_unload || !k->k.key_device_bytes || !d->backend ||
+      e->cfg.key_tier != CZK_KEY_TIER_DEVICE)
     return NULL;
   ekey_dev *s = &key->dev[d->ordinal];
   victim vs[16];
@@ -223,6 +247,7 @@ void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t tra
   bool claim = false;
   void *dk = NULL;
   pthread_mutex_lock(&e->kc_mu);
+  const uint64_t need = czk__key_device_need(key);
   if (key->state != KS_RESIDENT || need > d->key_mem_limit) {
     pthread_mutex_unlock(&e->kc_mu);
     return NULL;
@@ -399,7 +424,9 @@ czk_status czk_engine_key_preload(czk_engine *e, const char *key_id, bool *alrea
     pthread_mutex_unlock(&e->kc_mu);
     /* reserve the key bytes (FIFO with other waiters), evicting unused keys while that helps */
     uint64_t bytes[CZK_MEM_COUNT] = {0};
-    bytes[CZK_MEM_KEY] = k->k.key_bytes;
+    pthread_mutex_lock(&e->kc_mu);
+    bytes[CZK_MEM_KEY] = czk__key_budget_bytes(k);
+    pthread_mutex_unlock(&e->kc_mu);
     czk_reservation res;
     czk_status st;
     while ((st = czk_budget_try_reserve(e->budget, &res, bytes, CZK_MEM_COUNT)) == CZK_ERR_TIMEOUT &&

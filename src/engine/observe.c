@@ -272,7 +272,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     czk_engine_key_status *ks = &s->keys[s->nkeys++];
     snprintf(ks->key_id, sizeof ks->key_id, "%s", k->id);
     ks->host_tier = k->state == KS_RESIDENT ? k->tier : CZK_KEY_TIER_DISK;
-    ks->device_bytes = k->kind->k.key_device_bytes;
+    ks->device_bytes = czk__key_device_need(k);
     for (uint32_t d = 0; d < e->ndevices && d < 32; d++)
       if (k->dev[d].state == KD_RESIDENT) ks->device_mask |= 1u << d;
     ks->tier = ks->device_mask ? CZK_KEY_TIER_DEVICE : ks->host_tier;

@@ -496,7 +496,9 @@ static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, 
     if (ps == CZK_OK) *tier = CZK_KEY_TIER_PINNED;
     else if (ps != CZK_ERR_UNSUPPORTED) CZK_WARN("kinds", "%s: pinning the key failed (%s)", u->name, czk_status_str(ps));
   }
-  *bytes = 0; /* the kind's estimate (key_bytes) stays the budget's figure */
+  /* the key's real size (points, indices; a key set up in memory or read from the files alike): the engine corrects
+   * the budget from the kind's bound to it */
+  *bytes = czk_groth16_key_bytes(k->gk);
   pthread_mutex_lock(&u->mu);
   u->live = k;
   pthread_mutex_unlock(&u->mu);
@@ -552,6 +554,11 @@ static czk_status k_key_upload(void *user, void *key, void *backend, void **dkey
   akey *k = key;
   if (!backend) return CZK_ERR_INVALID_ARG;
   return czk_groth16_key_upload((czk_groth16_dkey **)dkey, k->gk, (czk_backend *)backend);
+}
+
+static uint64_t k_key_device_size(void *user, void *key) {
+  (void)user;
+  return czk_groth16_key_bytes(((akey *)key)->gk); /* a device copy holds the host key's queries and indices */
 }
 
 static void k_key_unload(void *user, void *backend, void *dkey) {
@@ -619,6 +626,7 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->key_error = k_key_error;
   out->key_files = k_key_files;
   out->key_upload = k_key_upload;
+  out->key_device_size = k_key_device_size;
   out->key_unload = k_key_unload;
   out->destroy = k_destroy;
   return CZK_OK;

@@ -102,6 +102,43 @@ int main(void) {
   CHECK(s.used == 0 && s.made == s.released && s.release_errors == 1 && s.peak <= s.limit);
   czk_budget_free(b);
 
+  /* resize: a shrink always (and notifies), a growth only when it fits and nobody waits; unheld categories refused */
+  CHECK(czk_budget_new(&b, 1000) == CZK_OK);
+  czk_budget_set_notify(b, on_release, &g_notified);
+  uint64_t k6[2] = {0, 600};
+  czk_reservation rk;
+  CHECK(czk_budget_try_reserve(b, &rk, k6, 2) == CZK_OK);
+  int n0 = g_notified;
+  CHECK(czk_budget_resize(b, &rk, 1, 200) == CZK_OK && rk.bytes[1] == 200 && g_notified == n0 + 1);
+  czk_budget_stats_get(b, &s);
+  CHECK(s.used == 200 && s.used_by_cat[1] == 200);
+  CHECK(czk_budget_resize(b, &rk, 1, 900) == CZK_OK && rk.bytes[1] == 900);
+  CHECK(czk_budget_resize(b, &rk, 1, 1001) == CZK_ERR_TIMEOUT && rk.bytes[1] == 900); /* past the limit */
+  CHECK(czk_budget_resize(b, &rk, 2, 10) == CZK_ERR_STATE);
+  CHECK(czk_budget_resize(b, &rk, 1, 0) == CZK_OK && czk_reservation_live(&rk)); /* held at 0 */
+  CHECK(czk_budget_resize(b, &rk, 1, 500) == CZK_OK);
+  racer z = {b, 600, 0, &counter, {{0}, 0, 0}, CZK_ERR_INTERNAL};
+  pthread_t tz;
+  pthread_create(&tz, NULL, racer_main, &z); /* 600 > 500 free: waits */
+  while (waiters(b) < 1) czk__clock_sleep_ns(100000);
+  CHECK(czk_budget_resize(b, &rk, 1, 510) == CZK_ERR_TIMEOUT); /* fits, but a waiter is ahead */
+  CHECK(czk_budget_resize(b, &rk, 1, 400) == CZK_OK);          /* the shrink lets the waiter in */
+  pthread_join(tz, NULL);
+  CHECK(z.st == CZK_OK);
+  czk_budget_stats_get(b, &s);
+  CHECK(s.used == 1000 && s.peak == 1000);
+  czk_budget_release_all(b, &z.r);
+  /* try_reserve_keep: only when the headroom stays free */
+  uint64_t h3[1] = {300};
+  czk_reservation rh;
+  CHECK(czk_budget_try_reserve_keep(b, &rh, h3, 1, 301) == CZK_ERR_TIMEOUT); /* 600 free - 300 < 301 */
+  CHECK(czk_budget_try_reserve_keep(b, &rh, h3, 1, 300) == CZK_OK);
+  czk_budget_release_all(b, &rh);
+  czk_budget_release_all(b, &rk);
+  czk_budget_stats_get(b, &s);
+  CHECK(s.used == 0 && s.made == s.released && s.release_errors == 0);
+  czk_budget_free(b);
+
   /* trace: ring keeps the newest spans; JSON export */
   czk_trace *t;
   CHECK(czk_trace_new(&t, 4) == CZK_OK);

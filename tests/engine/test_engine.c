@@ -103,6 +103,13 @@ static bool synth_calls_at_least(czk_engine *e, void *ctx) {
   void **c = ctx;
   return atomic_load(&((czk_fake *)c[0])->synth_calls) >= (long)(uintptr_t)c[1];
 }
+static bool mem_used_is(czk_engine *e, void *ctx) {
+  czk_engine_status *s;
+  if (czk_engine_status_get(e, &s) != CZK_OK) return false;
+  bool ok = s->mem_used == (uint64_t)(uintptr_t)ctx;
+  czk_engine_status_free(s);
+  return ok;
+}
 static bool dispatcher_blocked(czk_engine *e, void *ctx) {
   (void)ctx;
   czk_engine_status *s;
@@ -202,6 +209,92 @@ static void test_critical_takeover(void) {
   CHECK_MSG(n > 2 && log[2].tag == 2, "third dispatch is tag %llu, not the CRITICAL job", (unsigned long long)log[2].tag);
   free(log);
   check_idle(e, &f, "critical");
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
+/* 2b. the urgent lane: a CRITICAL job's small partition gets through while every regular synthesis worker is held and
+ * the budget is as full as regular work may make it (which leaves the largest urgent shape free), and it is proved by
+ * the lane's own worker while the device's regular worker is busy */
+static bool worker_role_items(czk_engine *e, const char *role, uint64_t *items) {
+  czk_engine_status *s;
+  if (czk_engine_status_get(e, &s) != CZK_OK) return false;
+  bool found = false;
+  for (uint32_t i = 0; i < s->nworkers; i++)
+    if (strcmp(s->workers[i].role, role) == 0) found = true, *items = s->workers[i].items;
+  czk_engine_status_free(s);
+  return found;
+}
+static bool prove_calls_at_least(czk_engine *e, void *ctx) {
+  (void)e;
+  void **c = ctx;
+  return atomic_load(&((czk_fake *)c[0])->prove_calls) >= (long)(uintptr_t)c[1];
+}
+static void test_urgent_lane(void) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  static czk_engine_device_desc dev = {"fake0", NULL, 0, 0, 0};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 2000; /* four regular partitions of 500 would fill it */
+  cfg.synth_workers = 3;      /* all three held at the gate (a free regular worker would take an urgent partition) */
+  cfg.workers_per_device = 1;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  cfg.finalizers = 1;
+  cfg.urgent_max_bytes = 600;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) exit(1);
+  f.engine = e;
+  czk_engine_kind kd;
+  czk__fake_kind(&f, &kd, "fake", NULL, 0, k_shape);
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
+  uint64_t items = 99;
+  CHECK(worker_role_items(e, "synth-urg", &items) && items == 0);
+  CHECK(worker_role_items(e, "prove-urg", &items) && items == 0);
+  /* 1. synthesis and budget: a NORMAL job's partitions block in synthesis (the gate); regular work leaves 500 free */
+  uint64_t low, crit;
+  czk_fake_job j = fjob(1, 8, 0, 100);
+  j.gate = 1;
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &low) == CZK_OK);
+  void *c[2] = {&f, (void *)(uintptr_t)3};
+  wait_for(synth_calls_at_least, e, c);
+  wait_for(dispatcher_blocked, e, NULL);
+  CHECK(mem_used_is(e, (void *)(uintptr_t)1500));
+  czk_fake_job cj = fjob(2, 1, 0, 100);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_CRITICAL, NULL, &cj, &crit) == CZK_OK);
+  czk_engine_result r;
+  CHECK(czk_engine_await(e, crit, 5000, &r) == CZK_OK); /* while the gate is still closed */
+  czk_engine_result_free(&r);
+  CHECK(worker_role_items(e, "synth-urg", &items) && items == 1);
+  /* a HIGH job is not urgent: it waits like the rest */
+  czk_fake_job hj = fjob(3, 1, 0, 100);
+  uint64_t high;
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_HIGH, NULL, &hj, &high) == CZK_OK);
+  CHECK(czk_engine_await(e, high, 100, &r) == CZK_ERR_TIMEOUT);
+  czk__fake_open_gate(&f);
+  CHECK(czk_engine_await(e, high, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK(czk_engine_await(e, low, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  check_idle(e, &f, "urgent lane, synthesis");
+  /* 2. proving: the device's one regular worker is inside a 1 s prove; the CRITICAL partition is proved by the lane's
+   * worker (on the fake device it still runs after the prove in progress: the fake device serializes proves) */
+  uint64_t pitems0 = 0;
+  CHECK(worker_role_items(e, "prove-urg", &pitems0));
+  long calls0 = atomic_load(&f.prove_calls);
+  czk_fake_job lj = fjob(4, 1, 0, 1000000);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &lj, &low) == CZK_OK);
+  void *pc[2] = {&f, (void *)(uintptr_t)(calls0 + 1)};
+  wait_for(prove_calls_at_least, e, pc);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_CRITICAL, NULL, &cj, &crit) == CZK_OK);
+  CHECK(czk_engine_await(e, crit, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK(worker_role_items(e, "prove-urg", &items) && items == pitems0 + 1);
+  CHECK(czk_engine_await(e, low, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  check_idle(e, &f, "urgent lane, proving");
   czk_engine_destroy(e);
   czk__fake_destroy(&f);
 }
@@ -590,6 +683,51 @@ static void test_shutdown(bool drain) {
   check_idle(e, &f, drain ? "drain" : "shutdown");
   czk_engine_destroy(e);
   CHECK(atomic_load(&f.live_parsed) == 0 && atomic_load(&f.live_keys) == 0);
+  czk__fake_destroy(&f);
+}
+
+/* 6a. a kind's key_bytes is a bound taken before the key exists: once loaded, the budget holds the key's real bytes
+ * (shrinking frees room for partitions), a reload reserves what the last load took, a growth is taken when it fits */
+static void test_key_bytes_learned(void) {
+  czk_fake f;
+  czk__fake_init(&f, 16);
+  czk_engine *e = make_engine(&f, 10000, 2, 1, 2, "key-a", 6000);
+  f.key_actual_bytes = 2000;
+  bool already, was;
+  uint64_t ms, freed;
+  CHECK(czk_engine_key_preload(e, "key-a", &already, &ms) == CZK_OK && !already);
+  czk_engine_status *s;
+  CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+  CHECK_MSG(s->nkeys == 1 && s->keys[0].bytes == 2000 && s->mem_used == 2000, "after the load: key %llu, used %llu",
+            (unsigned long long)(s->nkeys ? s->keys[0].bytes : 0), (unsigned long long)s->mem_used);
+  czk_engine_status_free(s);
+  CHECK(czk_engine_key_evict(e, "key-a", &was, &freed) == CZK_OK && was && freed == 2000);
+  /* the reload reserves the learned 2000, not the bound 6000: seen while the load is held at the gate, with one
+   * partition (500) of a job beside it */
+  czk__fake_key_gate(&f, true);
+  uint64_t id;
+  czk_fake_job j = fjob(1, 1, 100, 100);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+  wait_for(mem_used_is, e, (void *)(uintptr_t)2500);
+  czk__fake_key_gate(&f, false);
+  czk_engine_result r;
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  check_idle(e, &f, "learned key bytes");
+  /* a key larger than its bound (here: 7000) is counted at its size when the budget has room */
+  CHECK(czk_engine_key_evict(e, "key-a", &was, &freed) == CZK_OK && was && freed == 2000);
+  f.key_actual_bytes = 7000;
+  CHECK(czk_engine_key_preload(e, "key-a", &already, &ms) == CZK_OK);
+  CHECK(mem_used_is(e, (void *)(uintptr_t)7000));
+  check_idle(e, &f, "grown key bytes");
+  /* and when it has none, the key stays counted at what was reserved (the load still succeeds) */
+  CHECK(czk_engine_key_evict(e, "key-a", &was, &freed) == CZK_OK && was && freed == 7000);
+  f.key_actual_bytes = 20000;
+  CHECK(czk_engine_key_preload(e, "key-a", &already, &ms) == CZK_OK);
+  CHECK(mem_used_is(e, (void *)(uintptr_t)7000));
+  CHECK(czk_engine_key_evict(e, "key-a", &was, &freed) == CZK_OK && was && freed == 7000);
+  czk_engine_destroy(e);
+  CHECK(atomic_load(&f.live_keys) == 0);
   czk__fake_destroy(&f);
 }
 
@@ -1029,9 +1167,11 @@ int main(int argc, char **argv) {
   test_kernel_union();
   test_ordering();
   test_critical_takeover();
+  test_urgent_lane();
   test_requests();
   test_ids_across_restarts();
   test_keys();
+  test_key_bytes_learned();
   test_idle_keys_give_way();
   test_device_keys(1);
   test_device_keys(2);

@@ -145,7 +145,20 @@ static void test_two_keys_one_device(uint64_t key_mem) {
   czk_engine_kind k6, k7;
   CHECK(czk_kind_synthetic_new(&k6, 6, g_dir, NULL) == CZK_OK);
   CHECK(czk_kind_synthetic_new(&k7, 7, g_dir, NULL) == CZK_OK);
-  const uint64_t d6 = k6.key_device_bytes, d7 = k7.key_device_bytes;
+  /* a device copy takes exactly the loaded host key's bytes (key_device_size); key_device_bytes is only a bound */
+  uint64_t d6 = 0, d7 = 0;
+  for (int i = 0; i < 2; i++) {
+    czk_engine_kind *k = i ? &k7 : &k6;
+    void *obj = NULL;
+    czk_key_tier tier;
+    uint64_t bytes = 0;
+    CHECK(k->key_load(k->user, k->key_id, CZK_KEY_TIER_MAPPED, &obj, &tier, &bytes) == CZK_OK);
+    if (!obj) continue;
+    CHECK(bytes > 0 && bytes <= k->key_bytes && k->key_device_size(k->user, obj) == bytes &&
+          bytes <= k->key_device_bytes);
+    *(i ? &d7 : &d6) = bytes;
+    k->key_free(k->user, obj);
+  }
   CHECK(d6 > 0 && d7 > d6);
   if (key_mem == 1) key_mem = d7 + d6 / 2; /* either copy fits, both do not */
   czk_engine_device_desc dev = {.name = "cpu-dev", .backend = cpu, .workers = 2, .key_mem_bytes = key_mem};
