@@ -145,6 +145,37 @@ CZK_API void czk_backend_csr_free(czk_backend *be, czk_backend_csr *m);
 CZK_API czk_status czk_backend_matvec(czk_backend *be, czk_fr *d_out, const czk_backend_csr *m, const czk_fr *d_w,
                                      czk_backend_stream *s);
 
+/* A compiled circuit's matrices resident on a backend (czk/compiled.h: template rows repeated per segment; the host
+ * arrays below are czk_compiled's, described here in plain terms so the backend stays circuit-agnostic). Optional:
+ * backends without it return CZK_ERR_UNSUPPORTED (the caller then runs czk_cc_matvec, its CPU twin, on the host). */
+typedef struct czk_backend_tseg {
+  uint64_t row0;
+  uint32_t tmpl_row0, n_rows, reps, in_stride, aux_stride, table_width;
+  uint64_t table_off;
+} czk_backend_tseg;
+typedef struct czk_backend_compiled_desc {
+  uint32_t n_segments;
+  const czk_backend_tseg *seg;
+  uint32_t n_tmpl_rows;
+  const uint32_t *row_ptr[3], *col[3], *ref[3]; /* A, B, C: n_tmpl_rows + 1, nnz[k], nnz[k] */
+  uint64_t nnz[3];
+  uint32_t n_coef;
+  const czk_fr *coef;
+  uint32_t one_index, minus_one_index;
+  uint64_t table_len;
+  const uint32_t *table;
+  uint64_t n_rows; /* output rows (the segments' total) */
+} czk_backend_compiled_desc;
+typedef struct czk_backend_compiled czk_backend_compiled;
+/* Copies the arrays to the backend (synchronous on s: the host arrays may go once the call returns). */
+CZK_API czk_status czk_backend_compiled_upload(czk_backend *be, czk_backend_compiled **out,
+                                              const czk_backend_compiled_desc *d, czk_backend_stream *s);
+CZK_API void czk_backend_compiled_free(czk_backend *be, czk_backend_compiled *m);
+/* d_a/d_b/d_c[row] = <A/B/C row, d_w> for every row < n_rows (device arrays; asynchronous on s). */
+CZK_API czk_status czk_backend_compiled_matvec(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c,
+                                              const czk_backend_compiled *m, const czk_fr *d_w,
+                                              czk_backend_stream *s);
+
 /* Setup's fixed-base batch multiplication: out[i] = affine(k[i] G) for the generator G of group g, i < n; host arrays
  * (k Montgomery), synchronous. Variable time in the scalars (see czk_g1_fixed_base_mul_batch_vartime). Backends
  * without a device implementation return CZK_ERR_UNSUPPORTED (the caller then uses the CPU's). */

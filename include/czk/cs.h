@@ -74,7 +74,8 @@ typedef enum czk_cs_mode {
   CZK_CS_CHECK = 2,
   CZK_CS_COUNT = 3,
   CZK_CS_EVAL = 4,
-  CZK_CS_QAP = 5
+  CZK_CS_QAP = 5,
+  CZK_CS_COMPILE = 6 /* compile recorder (czk/compiled.h): templates of repeated parts, no values */
 } czk_cs_mode;
 
 /* The vtable behind czk_cs (one per implementation). `value` may be NULL only in shape mode. */

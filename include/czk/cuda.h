@@ -138,6 +138,22 @@ CZK_API czk_status czk_cuda_gather(czk_fr *out, const czk_fr *in, const uint32_t
 CZK_API czk_status czk_cuda_csr_matvec(czk_fr *out, const uint64_t *row_ptr, const uint32_t *col, const czk_fr *val,
                                size_t rows, const czk_fr *w, void *stream);
 
+/* A repeated-template segment (czk/compiled.h's czk_cc_segment, field for field). */
+typedef struct czk_cuda_tseg {
+  uint64_t row0;
+  uint32_t tmpl_row0, n_rows, reps, in_stride, aux_stride, table_width;
+  uint64_t table_off;
+} czk_cuda_tseg;
+#define CZK_CC_COEF_MASK_D 0x3fffffffu
+/* a/b/c[row] = <A/B/C row, w> for every output row of the segments (host array segs; every other pointer on the
+ * device): template entries col/ref (ref = tag << 30 | coefficient index; tags ABS 0, IN 1, AUX 2, TABLE 3) expanded
+ * per repeat as czk_cc_matvec does. One launch per segment, 2-D grid (template row, repeat). Asynchronous. */
+CZK_API czk_status czk_cuda_compiled_matvec(czk_fr *a, czk_fr *b, czk_fr *c, const czk_cuda_tseg *segs,
+                                            uint32_t n_segs, const uint32_t *const row_ptr[3],
+                                            const uint32_t *const col[3], const uint32_t *const ref[3],
+                                            const czk_fr *coef, const uint32_t *table, uint32_t one_index,
+                                            uint32_t minus_one_index, const czk_fr *w, void *stream);
+
 /* ---------------------------------------------------------------------------------- probes (tests, benchmarks) */
 /* Device self-test of field arithmetic: out[i] = op(a[i], b[i]) on host arrays of n elements, computed on the GPU.
  * op: 0 fp_mul, 1 fp_add, 2 fp_sub, 3 fr_mul, 4 fr_add, 5 fr_sub, 6 fp2_mul, 7 fp2_sqr, 8 fp_inv, 9 fp2_inv

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "czk/compiled.h"
 #include "czk/cs.h"
 #include "czk/filecoin.h"
 #include "czk/pool.h"
@@ -203,5 +204,10 @@ typedef struct czk_porep_eval_out {
 } czk_porep_eval_out;
 CZK_API czk_status czk_porep_evaluate(const czk_porep_circuit *c, const czk_porep_partition *v, czk_pool *pool,
                                       const czk_porep_eval_out *o);
+
+/* The compiled circuit (czk/compiled.h): the top (segment 0) and challenge 0 recorded once (segment 1, repeated for
+ * every challenge), so a 32 GiB partition is compiled in the time and memory of one challenge. Its mat-vec gives
+ * czk_porep_evaluate's a, b, c. id: stored in the compiled form (e.g. czk_porep_circuit_id), may be NULL. */
+CZK_API czk_status czk_porep_compile(const czk_porep_circuit *c, const char *id, czk_compiled **out);
 
 #endif

@@ -11,6 +11,7 @@
 #ifndef CZK_POST_H
 #define CZK_POST_H
 
+#include "czk/compiled.h"
 #include "czk/cs.h"
 #include "czk/filecoin.h"
 
@@ -142,6 +143,10 @@ CZK_API czk_status czk_post_evaluate(const czk_post_instance *inst, czk_pool *po
 /* The circuit's outline (counts, densities; no matrices: czk_r1cs_outline_new), from one slot repeated. What a key
  * needs (czk_groth16_key_from_pk); memory ~ (aux / 4) bytes, in milliseconds at every size. */
 CZK_API czk_status czk_post_outline(const czk_post_info *info, czk_r1cs **out);
+
+/* The compiled circuit (czk/compiled.h): slot 0 recorded once, repeated for every slot (segment 0 is the empty top,
+ * segment 1 the slot). Its mat-vec gives czk_post_evaluate's circuit rows. id: czk_post_circuit_id(info). */
+CZK_API czk_status czk_post_compile(const czk_post_info *info, czk_compiled **out);
 
 /* Public inputs without ONE (what Groth16 verification takes), recomputed from the request alone: per slot comm_r
  * then its C leaf challenges, padded by repeating the last real sector's tuple. ids / comm_r: n_sectors entries;

@@ -11,6 +11,7 @@
 #ifndef CZK_SNAP_H
 #define CZK_SNAP_H
 
+#include "czk/compiled.h"
 #include "czk/cs.h"
 #include "czk/filecoin.h"
 
@@ -175,6 +176,10 @@ CZK_API czk_status czk_snap_assignment_size(const czk_snap_info *info, uint64_t 
 /* The whole assignment of an instance (comms and part required) without matrices: w (n_inputs + n_aux), a, b, c
  * (n_domain each: the circuit's rows, one row per input (a = input, b = c = 0), zeros). The common part first, then
  * the challenges in parallel on the pool (NULL = default), each an evaluator over its own slice. */
+/* The compiled circuit (czk/compiled.h): the common part (segment 0) and challenge 0 recorded once (segment 1,
+ * repeated for every challenge); challenge t's random bits (chunk t of the common part's digests) are the segment's
+ * TABLE columns. Its mat-vec gives czk_snap_evaluate's circuit rows. id: czk_snap_circuit_id(info). */
+CZK_API czk_status czk_snap_compile(const czk_snap_info *info, czk_compiled **out);
 CZK_API czk_status czk_snap_evaluate(const czk_snap_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b,
                                      czk_fr *c);
 

@@ -297,3 +297,27 @@ czk_status czk_backend_fixed_base(czk_backend *be, czk_backend_group g, void *ou
   if (!be->iface->fixed_base) return CZK_ERR_UNSUPPORTED;
   return be->iface->fixed_base(be, g, out, k, n);
 }
+
+/* ------------------------------------------------------------------------------------------------ compiled circuits */
+czk_status czk_backend_compiled_upload(czk_backend *be, czk_backend_compiled **out, const czk_backend_compiled_desc *d,
+                                       czk_backend_stream *s) {
+  if (!out) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  GATE(be);
+  if (!be->iface->compiled_upload) return CZK_ERR_UNSUPPORTED;
+  DEVICE_FAULT(be, "device.upload");
+  if (!d || !d->seg || !d->coef || (d->table_len && !d->table)) return CZK_ERR_INVALID_ARG;
+  for (int k = 0; k < 3; k++)
+    if (!d->row_ptr[k] || (d->nnz[k] && (!d->col[k] || !d->ref[k]))) return CZK_ERR_INVALID_ARG;
+  return be->iface->compiled_upload(be, out, d, s);
+}
+void czk_backend_compiled_free(czk_backend *be, czk_backend_compiled *m) {
+  if (be && m && be->iface->compiled_free) be->iface->compiled_free(be, m);
+}
+czk_status czk_backend_compiled_matvec(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c,
+                                       const czk_backend_compiled *m, const czk_fr *d_w, czk_backend_stream *s) {
+  GATE(be);
+  if (!be->iface->compiled_matvec) return CZK_ERR_UNSUPPORTED;
+  if (!d_a || !d_b || !d_c || !m || !d_w) return CZK_ERR_INVALID_ARG;
+  return be->iface->compiled_matvec(be, d_a, d_b, d_c, m, d_w, s);
+}

@@ -293,6 +293,71 @@ static czk_status cu_matvec(czk_backend *be, czk_fr *out, const czk_backend_csr 
   RET(be, czk_cuda_csr_matvec(out, m->d_row_ptr, m->d_col, m->d_val, m->rows, w, SP(s)));
 }
 
+struct czk_backend_compiled {
+  uint32_t n_segments;
+  czk_cuda_tseg *seg; /* host */
+  uint32_t *d_row_ptr[3], *d_col[3], *d_ref[3], *d_table;
+  czk_fr *d_coef;
+  uint32_t one_index, minus_one_index;
+};
+static void cu_compiled_free(czk_backend *be, czk_backend_compiled *m) {
+  if (setdev(be) == CZK_OK) {
+    for (int k = 0; k < 3; k++) {
+      czk_cuda_free(m->d_row_ptr[k]);
+      czk_cuda_free(m->d_col[k]);
+      czk_cuda_free(m->d_ref[k]);
+    }
+    czk_cuda_free(m->d_table);
+    czk_cuda_free(m->d_coef);
+  }
+  free(m->seg);
+  free(m);
+}
+/* One device copy of a host array (at least 1 element allocated, so empty arrays are valid pointers). */
+static czk_status cu_put(void **d, const void *h, size_t bytes, czk_backend_stream *s) {
+  czk_status st = czk_cuda_malloc(d, bytes ? bytes : 4);
+  if (st == CZK_OK && bytes) st = czk_cuda_memcpy_htod(*d, h, bytes, SP(s));
+  return st;
+}
+static czk_status cu_compiled_upload(czk_backend *be, czk_backend_compiled **out, const czk_backend_compiled_desc *d,
+                                     czk_backend_stream *s) {
+  TRYD(be, setdev(be));
+  czk_backend_compiled *r = calloc(1, sizeof *r);
+  if (!r) return CZK_ERR_NOMEM;
+  r->seg = malloc((d->n_segments ? d->n_segments : 1) * sizeof *r->seg);
+  czk_status st = r->seg ? CZK_OK : CZK_ERR_NOMEM;
+  r->n_segments = d->n_segments;
+  for (uint32_t i = 0; i < d->n_segments && st == CZK_OK; i++) {
+    const czk_backend_tseg *g = &d->seg[i];
+    r->seg[i] = (czk_cuda_tseg){g->row0, g->tmpl_row0, g->n_rows, g->reps, g->in_stride, g->aux_stride,
+                                g->table_width, g->table_off};
+  }
+  r->one_index = d->one_index, r->minus_one_index = d->minus_one_index;
+  for (int k = 0; k < 3 && st == CZK_OK; k++) {
+    st = cu_put((void **)&r->d_row_ptr[k], d->row_ptr[k], ((size_t)d->n_tmpl_rows + 1) * 4, s);
+    if (st == CZK_OK) st = cu_put((void **)&r->d_col[k], d->col[k], (size_t)d->nnz[k] * 4, s);
+    if (st == CZK_OK) st = cu_put((void **)&r->d_ref[k], d->ref[k], (size_t)d->nnz[k] * 4, s);
+  }
+  if (st == CZK_OK) st = cu_put((void **)&r->d_table, d->table, (size_t)d->table_len * 4, s);
+  if (st == CZK_OK) st = cu_put((void **)&r->d_coef, d->coef, (size_t)d->n_coef * sizeof(czk_fr), s);
+  if (st == CZK_OK) st = czk_cuda_stream_sync(SP(s)); /* the host arrays may go away after we return */
+  if (st != CZK_OK) {
+    cu_compiled_free(be, r);
+    return chk(be, st);
+  }
+  *out = r;
+  return CZK_OK;
+}
+static czk_status cu_compiled_matvec(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_backend_compiled *m,
+                                     const czk_fr *w, czk_backend_stream *s) {
+  TRYD(be, setdev(be));
+  const uint32_t *rp[3] = {m->d_row_ptr[0], m->d_row_ptr[1], m->d_row_ptr[2]};
+  const uint32_t *cl[3] = {m->d_col[0], m->d_col[1], m->d_col[2]};
+  const uint32_t *rf[3] = {m->d_ref[0], m->d_ref[1], m->d_ref[2]};
+  RET(be, czk_cuda_compiled_matvec(a, b, c, m->seg, m->n_segments, rp, cl, rf, m->d_coef, m->d_table, m->one_index,
+                                   m->minus_one_index, w, SP(s)));
+}
+
 static czk_status cu_fixed_base(czk_backend *be, czk_backend_group g, void *out, const czk_fr *k, size_t n) {
   TRYD(be, setdev(be));
   if (g == CZK_BACKEND_G1) RET(be, czk_cuda_fixed_base_g1(out, k, n));
@@ -340,6 +405,9 @@ static const czk_backend_iface cu_iface = {
     .csr_upload = cu_csr_upload,
     .csr_free = cu_csr_free,
     .matvec = cu_matvec,
+    .compiled_upload = cu_compiled_upload,
+    .compiled_free = cu_compiled_free,
+    .compiled_matvec = cu_compiled_matvec,
     .fixed_base = cu_fixed_base,
 };
 

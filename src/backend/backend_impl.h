@@ -45,6 +45,11 @@ typedef struct czk_backend_iface {
                        czk_backend_stream *s);
   /* optional (NULL: CZK_ERR_UNSUPPORTED) */
   czk_status (*fixed_base)(czk_backend *be, czk_backend_group g, void *out, const czk_fr *k, size_t n);
+  czk_status (*compiled_upload)(czk_backend *be, czk_backend_compiled **out, const czk_backend_compiled_desc *d,
+                                czk_backend_stream *s);
+  void (*compiled_free)(czk_backend *be, czk_backend_compiled *m);
+  czk_status (*compiled_matvec)(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_backend_compiled *m,
+                                const czk_fr *w, czk_backend_stream *s);
 } czk_backend_iface;
 
 struct czk_backend {

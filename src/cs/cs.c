@@ -650,3 +650,7 @@ void czk_witness_free(czk_witness *w) {
   free(w->w);
   memset(w, 0, sizeof *w);
 }
+
+/* ------------------------------------------------------------------------------------------------ internal, shared */
+czk_status czk__cs_merge_lc(czk_cs *cs, const czk_lc *lc, size_t *n) { return merge_terms(cs, lc, n); }
+bool czk__cs_lc_known(const czk_cs *cs, const czk_lc *lc) { return lc_vars_known(cs, lc); }

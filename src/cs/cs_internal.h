@@ -56,6 +56,22 @@ static inline uint32_t czk__cs_key_col(uint32_t key, uint32_t n_inputs) {
   return (key & CZK_VAR_INPUT_BIT) ? n_inputs + (key & ~CZK_VAR_INPUT_BIT) : key;
 }
 
+/* Sort lc's terms by key into cs->scratch, merge equal keys and drop zero sums (the shape recorder's merge); *n = the
+ * merged term count. For the compile recorder (compiled.c), which must merge exactly as the shape recorder does. */
+czk_status czk__cs_merge_lc(czk_cs *cs, const czk_lc *lc, size_t *n);
+/* Whether every variable of lc was allocated in cs. */
+bool czk__cs_lc_known(const czk_cs *cs, const czk_lc *lc);
+
+/* The body checksum of the shape file (r1cs.c), shared by the compiled-circuit file (compiled.c): 8-byte words into
+ * four lanes; bytes are taken as words with zero padding to a multiple of 8. */
+typedef struct czk__bhash {
+  uint64_t l[4];
+  uint64_t n;
+} czk__bhash;
+void czk__bhash_init(czk__bhash *h);
+void czk__bhash_bytes(czk__bhash *h, const void *p, size_t n);
+uint64_t czk__bhash_final(const czk__bhash *h);
+
 /* Canonical (< r) Montgomery representation. */
 bool czk__fr_is_canonical(const czk_fr *a);
 

@@ -460,3 +460,25 @@ czk_status czk_r1cs_check(const czk_r1cs *r, const czk_witness *w, size_t *row, 
   free(buf);
   return st;
 }
+
+/* ------------------------------------------------------------------------------------------------ shared checksum */
+void czk__bhash_init(czk__bhash *h) {
+  body_hash b;
+  bh_init(&b);
+  memcpy(h->l, b.l, sizeof h->l);
+  h->n = b.n;
+}
+void czk__bhash_bytes(czk__bhash *h, const void *p, size_t n) {
+  body_hash b;
+  memcpy(b.l, h->l, sizeof b.l);
+  b.n = h->n;
+  bh_bytes(&b, p, n);
+  memcpy(h->l, b.l, sizeof h->l);
+  h->n = b.n;
+}
+uint64_t czk__bhash_final(const czk__bhash *h) {
+  body_hash b;
+  memcpy(b.l, h->l, sizeof b.l);
+  b.n = h->n;
+  return bh_final(&b);
+}

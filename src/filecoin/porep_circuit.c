@@ -328,6 +328,29 @@ czk_status czk_porep_evaluate(const czk_porep_circuit *c, const czk_porep_partit
   return st;
 }
 
+/* ------------------------------------------------------------------------------------------------ compile */
+czk_status czk_porep_compile(const czk_porep_circuit *c, const char *id, czk_compiled **out) {
+  *out = NULL;
+  czk_cs *cs;
+  CZK_TRY(czk_cc_recorder_new(&cs));
+  czk_status st = check_args(cs, c, NULL);
+  chal_work *w = calloc(1, sizeof *w);
+  top_vars *t = calloc(1, sizeof *t);
+  if (st == CZK_OK && (!w || !t)) st = CZK_ERR_NOMEM;
+  if (st == CZK_OK) st = synth_top(cs, NULL, false, t);
+  if (st == CZK_OK) st = czk_cc_recorder_mark(cs);
+  if (st == CZK_OK) st = one_challenge(cs, c, NULL, t->replica_bits, &t->comm_d, &t->comm_r_last, &t->comm_c, w);
+  if (st == CZK_OK) st = czk_cc_recorder_mark(cs);
+  free(w);
+  free(t);
+  if (st != CZK_OK) {
+    czk_cs_free(cs);
+    return st;
+  }
+  czk_cc_part parts[2] = {{1, 0, NULL}, {c->challenges, 0, NULL}};
+  return czk_cc_recorder_finish(cs, parts, 2, id, out);
+}
+
 /* ------------------------------------------------------------------------------------------------ counts */
 static czk_status count_with(const czk_porep_circuit *c, unsigned challenges, czk_cs_counts *out) {
   czk_porep_circuit one = *c;

@@ -249,3 +249,21 @@ czk_status czk_post_outline(const czk_post_info *info, czk_r1cs **out) {
   *out = r;
   return CZK_OK;
 }
+
+/* ------------------------------------------------------------------------------------------------ compile */
+czk_status czk_post_compile(const czk_post_info *info, czk_compiled **out) {
+  *out = NULL;
+  if (!info) return CZK_ERR_INVALID_ARG;
+  czk_cs *cs;
+  CZK_TRY(czk_cc_recorder_new(&cs));
+  czk_post_instance one = {info, NULL, 0, 0, 1};
+  czk_status st = czk_cc_recorder_mark(cs); /* no top: every slot refers to ONE and its own variables only */
+  if (st == CZK_OK) st = czk_post_synthesize(cs, &one);
+  if (st == CZK_OK) st = czk_cc_recorder_mark(cs);
+  if (st != CZK_OK) {
+    czk_cs_free(cs);
+    return st;
+  }
+  czk_cc_part parts[2] = {{1, 0, NULL}, {info->slots, 0, NULL}};
+  return czk_cc_recorder_finish(cs, parts, 2, czk_post_circuit_id(info), out);
+}

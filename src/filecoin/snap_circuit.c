@@ -462,3 +462,36 @@ czk_status czk_snap_evaluate(const czk_snap_instance *inst, czk_pool *pool, czk_
   memset(c + n.n_constraints, 0, tail);
   return CZK_OK;
 }
+
+/* ------------------------------------------------------------------------------------------------ compile */
+czk_status czk_snap_compile(const czk_snap_info *info, czk_compiled **out) {
+  *out = NULL;
+  if (!info) return CZK_ERR_INVALID_ARG;
+  czk_cs *cs;
+  CZK_TRY(czk_cc_recorder_new(&cs));
+  czk_snap_instance inst = {.info = info};
+  czk_status st = check_instance(cs, &inst);
+  snap_state *s = st == CZK_OK ? calloc(1, sizeof *s) : NULL;
+  czk_var *table = st == CZK_OK ? calloc((size_t)info->challenges * info->rb + 1, sizeof *table) : NULL;
+  if (st == CZK_OK && (!s || !table)) st = CZK_ERR_NOMEM;
+  if (st == CZK_OK) st = common_part(cs, &inst, s);
+  if (st == CZK_OK) st = czk_cc_recorder_mark(cs);
+  if (st == CZK_OK) st = one_challenge(cs, &inst, s, 0);
+  if (st == CZK_OK) st = czk_cc_recorder_mark(cs);
+  /* challenge t's random bits: allocated bits of the common part (a constant or negated bit would not be a column) */
+  for (uint32_t t = 0; t < info->challenges && st == CZK_OK; t++)
+    for (unsigned i = 0; i < info->rb && st == CZK_OK; i++) {
+      if (s->chunk[t][i].kind != CZK_BOOL_IS) st = CZK_ERR_UNSUPPORTED;
+      table[(size_t)t * info->rb + i] = s->chunk[t][i].var;
+    }
+  free(s);
+  if (st != CZK_OK) {
+    free(table);
+    czk_cs_free(cs);
+    return st;
+  }
+  czk_cc_part parts[2] = {{1, 0, NULL}, {info->challenges, info->rb, table}};
+  st = czk_cc_recorder_finish(cs, parts, 2, czk_snap_circuit_id(info), out);
+  free(table);
+  return st;
+}
