@@ -3,13 +3,15 @@
  * same input, and it satisfies the circuit (the recorded shape's rows hold, or the evaluator's rows hold). Cases:
  * PoRep 2 KiB (generated, dense), WinningPoSt / WindowPoSt 2 KiB (both API versions), SnapDeals 2 KiB; under `full`
  * the real 8 MiB C1 fixture (fixtures/filecoin/porep-c1-8MiB.json through the C1 parser) and a 5-challenge PoRep.
- * Negative controls: one corrupted input value (a data leaf, a path sibling, a leaf of a PoSt opening) gives a
+ * The native witness-mode SHA-256 against the gadget on a checker, over inputs mixing constant, allocated and
+ * negated bits. Negative controls: one corrupted input value (a data leaf, a path sibling, a leaf of a PoSt opening) gives a
  * different w, which the shape's check or the evaluator's rows reject; sizes that are not the circuit's are refused;
  * a witness writer never writes past its capacities. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "czk/gadgets.h"
 #include "czk/porep.h"
 #include "czk/post.h"
 #include "czk/snap.h"
@@ -65,6 +67,70 @@ static void test_writer(void) {
   CHECK(czk_cs_witness_continue(&cs, NULL) == CZK_ERR_INVALID_ARG);
 }
 
+/* ------------------------------------------------------------------------------------------------ SHA-256 */
+/* A random Boolean: constant false / true, an allocated bit, or the negation of one. */
+static czk_bool rand_bool(czk_cs *cs, czk_test_rng *r, unsigned const_pct) {
+  uint64_t x = czk_test_rng_next(r);
+  bool v = x & 1;
+  if ((x >> 8) % 100 < const_pct) return czk_bool_const(v);
+  czk_bool b;
+  CHECK(czk_bit_alloc(cs, &b, v) == CZK_OK);
+  return (x >> 40) & 1 ? czk_bool_not(b) : b;
+}
+
+/* The native witness-mode SHA-256 (words with constant / Not masks) against the gadget on a checker (values from the
+ * gadget code itself, combinations checked): same w, same constraint count, same output Booleans; messages and
+ * states mixing constants, allocated and negated bits in every proportion, so that every constant-folding case of
+ * xor / ch / maj / addmany is taken. */
+static void sha_case(uint64_t seed, unsigned const_pct, bool compress) {
+  czk_cs *cs[2];
+  CHECK(czk_cs_checker_new(&cs[0]) == CZK_OK && czk_cs_witness_new(&cs[1], 0, 0) == CZK_OK);
+  czk_bool out[2][256];
+  size_t nbits = compress ? 512 : 8 * (1 + seed % 100);
+  for (int k = 0; k < 2; k++) {
+    czk_test_rng r;
+    czk_test_rng_seed(&r, seed);
+    czk_bool *msg = malloc(nbits * sizeof *msg);
+    for (size_t i = 0; i < nbits; i++) msg[i] = rand_bool(cs[k], &r, const_pct);
+    if (compress) {
+      czk_u32 st[8], o[8];
+      for (int w = 0; w < 8; w++) {
+        for (int i = 0; i < 32; i++) st[w].bits[i] = rand_bool(cs[k], &r, const_pct);
+        st[w].value = 0;
+        for (int i = 0; i < 32; i++) st[w].value |= (uint32_t)st[w].bits[i].value << i;
+      }
+      CHECK(czk_sha256_compress_gadget(cs[k], o, msg, st) == CZK_OK);
+      for (int w = 0; w < 8; w++) czk_u32_to_bits_be(out[k] + 32 * w, &o[w]);
+    } else {
+      CHECK(czk_sha256_gadget(cs[k], out[k], msg, nbits) == CZK_OK);
+    }
+    free(msg);
+  }
+  CHECK(czk_cs_checker_result(cs[0], NULL, NULL) == CZK_OK);
+  CHECK_MSG(czk_cs_num_constraints(cs[0]) == czk_cs_num_constraints(cs[1]), "seed %llu: %zu != %zu constraints",
+            (unsigned long long)seed, czk_cs_num_constraints(cs[0]), czk_cs_num_constraints(cs[1]));
+  for (int i = 0; i < 256; i++)
+    CHECK_MSG(out[0][i].kind == out[1][i].kind && out[0][i].value == out[1][i].value &&
+                  (out[0][i].kind == CZK_BOOL_CONST || out[0][i].var == out[1][i].var),
+              "seed %llu: output bit %d differs", (unsigned long long)seed, i);
+  czk_witness w[2];
+  CHECK(czk_cs_witness_finish(cs[0], &w[0]) == CZK_OK && czk_cs_witness_finish(cs[1], &w[1]) == CZK_OK);
+  CHECK_MSG(w[0].n_aux == w[1].n_aux &&
+                memcmp(w[0].w, w[1].w, ((size_t)w[0].n_inputs + w[0].n_aux) * sizeof(czk_fr)) == 0,
+            "seed %llu (%u%% constant, %s): the native witness differs", (unsigned long long)seed, const_pct,
+            compress ? "compression" : "hash");
+  czk_witness_free(&w[0]), czk_witness_free(&w[1]);
+}
+
+static void test_sha256(void) {
+  static const unsigned pct[] = {0, 10, 50, 90, 100};
+  for (uint64_t seed = 1; seed <= 10; seed++)
+    for (size_t p = 0; p < CZK_ARRAY_LEN(pct); p++) {
+      sha_case(seed, pct[p], true);
+      sha_case(seed + 100, pct[p], false);
+    }
+}
+
 /* ------------------------------------------------------------------------------------------------ PoRep */
 /* w from czk_porep_witness == w from czk_porep_evaluate (whose rows must hold iff `valid`); returns the witness (the
  * caller frees) or NULL. With a shape (2 KiB), the witness is also checked against the recorded matrices. */
@@ -93,18 +159,19 @@ static czk_fr *porep_case(const czk_porep_circuit *c, const czk_porep_partition 
 }
 
 /* The recorded shape of a (small) circuit and a witness checked against it. */
+static czk_r1cs *g_shape; /* of the one circuit shape_check sees */
+
 static czk_status shape_check(const czk_porep_circuit *c, const czk_fr *w) {
-  czk_cs *cs;
-  czk_r1cs *shape = NULL;
-  CHECK(czk_cs_shape_new(&cs) == CZK_OK);
-  CHECK(czk_porep_synthesize(cs, c, NULL) == CZK_OK);
-  CHECK(czk_cs_shape_finish(cs, &shape) == CZK_OK);
-  if (!shape) return CZK_ERR_INTERNAL;
-  czk_witness wt = {shape->n_inputs, shape->n_aux, (czk_fr *)w};
+  if (!g_shape) {
+    czk_cs *cs;
+    CHECK(czk_cs_shape_new(&cs) == CZK_OK);
+    CHECK(czk_porep_synthesize(cs, c, NULL) == CZK_OK);
+    CHECK(czk_cs_shape_finish(cs, &g_shape) == CZK_OK);
+    if (!g_shape) return CZK_ERR_INTERNAL;
+  }
+  czk_witness wt = {g_shape->n_inputs, g_shape->n_aux, (czk_fr *)w};
   size_t row = 0;
-  czk_status st = czk_r1cs_check(shape, &wt, &row, NULL);
-  czk_r1cs_free(shape);
-  return st;
+  return czk_r1cs_check(g_shape, &wt, &row, NULL);
 }
 
 static void test_porep_2k(void) {
@@ -140,6 +207,8 @@ static void test_porep_2k(void) {
   free(good);
   czk_witness_free(&wb);
   czk_porep_c1_free(&c1);
+  czk_r1cs_free(g_shape);
+  g_shape = NULL;
 }
 
 /* 5 challenges (the generated ones repeated): the challenge slices in parallel on the default pool */
@@ -284,6 +353,7 @@ static void snap_case(const czk_snap_info *info, uint64_t seed) {
 int main(int argc, char **argv) {
   g_full = argc > 1 && strcmp(argv[1], "full") == 0;
   test_writer();
+  test_sha256();
   test_porep_2k();
   test_post();
   snap_case(czk_snap_info_by_wire(0), 31);
