@@ -3,7 +3,8 @@
  * One gadget code path, three implementations behind one vtable (czk_cs):
  *   - shape recorder (czk_cs_shape_new): records A, B, C as CSR matrices, input/aux counts and the density bitmaps;
  *     czk_cs_shape_finish() appends the trailing `input_i * 0 = 0` constraints and returns a czk_r1cs;
- *   - witness builder (czk_cs_witness_new): keeps values only; enforce() is a no-op;
+ *   - witness builder (czk_cs_witness_new): keeps values only; enforce() is a no-op; the witness writer
+ *     (czk_cs_witness_continue) is the same mode over the caller's arrays (no a/b/c, nothing allocated per variable);
  *   - checker (czk_cs_checker_new): keeps values, evaluates every constraint and remembers the first failing one by
  *     its namespaced name;
  *   - counter (czk_cs_counter_new): no values, no matrices: counts variables, constraints and the non-zeros of A, B

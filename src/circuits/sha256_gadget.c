@@ -5,7 +5,10 @@
  * (temp1 + d, temp1 + temp2) are added only when the value is needed (next round, or the final h0/h4 additions with
  * the previous state), so each round costs two addmany. All additions share one MultiEq, emitted when full and at the
  * end. One compression of a fully allocated block: 25,840 constraints; SHA-256 of 512 allocated bits (two blocks,
- * the second constant): 44,874. */
+ * the second constant): 44,874.
+ * Witness mode (no combinations wanted): the same schedule natively on words (see "witness mode" below): per allocated
+ * bit a byte appended to a buffer and, per 4096, one czk_cs_witness_bits call; no Boolean structs, no cs calls per
+ * bit. */
 #include "circuits/gadget_internal.h"
 
 typedef struct {

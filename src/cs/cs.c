@@ -2,6 +2,9 @@
  *   shape recorder  -- appends each constraint's merged, zero-free, key-sorted terms to three growing CSR matrices;
  *   witness builder -- stores values only, enforce() does nothing;
  *   checker         -- stores values, evaluates <a,w>*<b,w> - <c,w> per constraint, remembers the first failure.
+ *   witness writer  -- (czk_cs_witness_continue) the witness builder's mode over the caller's arrays: values written in
+ *                      place within fixed capacities, constraints only counted (bounded by rows_limit); with
+ *                      czk_cs_witness_bits, runs of 0/1 values in one call (the witness-mode SHA-256).
  * Invariants: n_inputs >= 1 from construction (ONE = input 0 with value 1); errors are sticky (cs->err); the recorder
  * rows are sorted by czk__cs_var_key so that the unified columns of the finished shape stay increasing. */
 #include <stdio.h>
