@@ -30,10 +30,13 @@
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench porep --sector-size S [--c1 FILE --miner M --sector N] [--partition K] [--reps R]\n"
+             "                       [--witness-only]\n"
              "                       [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key)]\n"
              "  One PoRep C2 partition's host work through the daemon's kind: C1 read (envelope), native\n"
              "  checks, public inputs, synthesis (witness + a/b/c); peak RSS of the synthesis against the kind's\n"
              "  reservation. Without --c1 a sparse C1 output of the size is generated (interactive V1_1).\n"
+             "  --witness-only: skip the kind's synthesis and the evaluator (time czk_porep_witness alone, e.g.\n"
+             "  under perf).\n"
              "  --setup: a real key of our own made in memory on the backend (GPU fixed-base multiplications;\n"
              "  the circuit walked once), every proof verified; --random-key: random points (device work only).\n");
 }
@@ -150,11 +153,15 @@ int czk_bench_porep(int argc, char **argv) {
     return 0;
   }
   const char *size = NULL, *file = NULL, *bname = NULL, *params = NULL;
-  bool random_key = false, setup = false;
+  bool random_key = false, setup = false, witness_only = false;
   unsigned reps = 3;
   uint64_t miner = 1000, sector = 1, part = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--witness-only") == 0) {
+      witness_only = true;
+      continue;
+    }
     if (strcmp(a, "--random-key") == 0 || strcmp(a, "--setup") == 0) {
       *(a[2] == 'r' ? &random_key : &setup) = true;
       continue;
@@ -257,7 +264,7 @@ int czk_bench_porep(int argc, char **argv) {
   }
   uint64_t synth_peak = 0;
   double first = 0;
-  for (unsigned r = 0; r <= reps; r++) {
+  for (unsigned r = 0; r <= reps && !witness_only; r++) {
     void *synth = NULL;
     malloc_trim(0);
     uint64_t base = czk__bench_proc_bytes("VmRSS");
@@ -270,6 +277,39 @@ int czk_bench_porep(int argc, char **argv) {
     if (!r) first = ts[r];
     if (st != CZK_OK) return fprintf(stderr, "czk bench porep: synthesis: %s\n", czk_status_str(st)), 1;
     kind.synth_free(kind.user, synth);
+  }
+  /* the evaluator alone (witness + a/b/c) against witness-only synthesis, same partition, same run */
+  double *tev = calloc(reps + 1, sizeof(double)), *twi = calloc(reps + 1, sizeof(double));
+  int same = -1;
+  {
+    czk_porep_c1 c1;
+    czk_porep_circuit circ;
+    czk_porep_circuit_of(info, &circ);
+    czk_cs_counts n;
+    czk_status st = czk_porep_c1_read(&c1, (const uint8_t *)env, env_len, NULL, NULL, err, sizeof err);
+    if (st == CZK_OK) {
+      st = czk_porep_counts(&circ, &n);
+      czk_porep_partition vals;
+      czk_porep_c1_partition(&c1, (uint32_t)part, &vals);
+      size_t nw = (size_t)(n.n_inputs + n.n_aux), nr = (size_t)n.n_user_constraints;
+      czk_fr *we = czk_alloc_big(nw * sizeof(czk_fr)), *ww = czk_alloc_big(nw * sizeof(czk_fr));
+      czk_fr *abc = czk_alloc_big(3 * nr * sizeof(czk_fr));
+      if (st == CZK_OK && (!we || !ww || !abc)) st = CZK_ERR_NOMEM;
+      czk_porep_eval_out o = {we, n.n_inputs, n.n_aux, nr, abc, abc + nr, abc + 2 * nr};
+      for (unsigned r = 0; r <= reps && st == CZK_OK; r++) {
+        t = czk__now_s();
+        if (!witness_only) st = czk_porep_evaluate(&circ, &vals, pool, &o);
+        tev[r] = czk__now_s() - t;
+        if (st != CZK_OK) break;
+        t = czk__now_s();
+        st = czk_porep_witness(&circ, &vals, pool, ww, n.n_inputs, n.n_aux);
+        twi[r] = czk__now_s() - t;
+      }
+      if (st == CZK_OK && !witness_only) same = memcmp(we, ww, nw * sizeof(czk_fr)) == 0;
+      free(we), free(ww), free(abc);
+      czk_porep_c1_free(&c1);
+    }
+    if (st != CZK_OK) return fprintf(stderr, "czk bench porep: witness-only: %s\n", czk_status_str(st)), 1;
   }
   double *tv = calloc(reps + 1, sizeof(double)), *tg = calloc(reps + 1, sizeof(double));
   double frac[3] = {0, 0, 0};
@@ -286,9 +326,15 @@ int czk_bench_porep(int argc, char **argv) {
   printf("| C1 read (envelope decode + streaming parse) | %.1f |\n", 1e3 * median(tp + 1, reps));
   printf("| native checks | %.1f |\n", 1e3 * median(tc + 1, reps));
   printf("| job parse (decode + parse + checks + inputs of %u partitions) | %.1f |\n", nparts, 1e3 * median(tj + 1, reps));
-  printf("| synthesis of partition %llu (witness + a/b/c) | %.1f |\n", (unsigned long long)part,
-         1e3 * median(ts + 1, reps));
-  printf("| first synthesis (includes counting the circuit once) | %.1f |\n", 1e3 * first);
+  if (!witness_only) {
+    printf("| synthesis of partition %llu (witness + a/b/c) | %.1f |\n", (unsigned long long)part,
+           1e3 * median(ts + 1, reps));
+    printf("| first synthesis (includes counting the circuit once) | %.1f |\n", 1e3 * first);
+    printf("| evaluator alone (czk_porep_evaluate: witness + a/b/c) | %.1f |\n", 1e3 * median(tev + 1, reps));
+  }
+  printf("| witness only (czk_porep_witness; w %s the evaluator's) | %.1f |\n",
+         same == 1 ? "equals" : same == 0 ? "DIFFERS from" : "not compared with",
+         1e3 * median(twi + 1, reps));
   if (bname && rc == 0) {
     printf("| prove on %s (%s key resident; witness %.1f%% zero, %.1f%% one, %.1f%% other) | %.1f |\n", bname,
            params ? "the real" : setup ? "a set-up" : "a random", 100 * frac[0], 100 * frac[1], 100 * frac[2], 1e3 * median(tv + 1, reps));
@@ -304,6 +350,6 @@ int czk_bench_porep(int argc, char **argv) {
   czk_kind_free(&kind);
   free(tv), free(tg);
   if (rc) return rc;
-  free(env), free(tp), free(tc), free(tj), free(ts);
+  free(env), free(tp), free(tc), free(tj), free(ts), free(tev), free(twi);
   return 0;
 }

@@ -4,6 +4,7 @@
  *   check      the native vanilla check (comm_r, every path hashed to comm_r_last, every index = its challenge)
  *   inputs     the public inputs recomputed from the request
  *   synthesis  the whole assignment (witness + a, b, c), slots in parallel on the pool (czk_post_evaluate)
+ *   witness only  czk_post_witness (w alone, no a/b/c), timed apart and compared with the evaluator's w
  *   prove      (--backend) the one prover with a device-resident key: the real key of --params DIR (the proof is
  *              verified against the recomputed inputs) or, with --random-key, random points of the full key's sizes
  *              (the proof verifies against nothing; this measures the device work only).
@@ -22,11 +23,14 @@
 #include "czk/post.h"
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: czk bench post --kind winning-post|window-post --sector-size S [--sectors N] [--reps R]\n"
+  fprintf(f, "usage: czk bench post --kind winning-post|window-post --sector-size S [--sectors N] [--slots N]\n"
+             "                      [--reps R]\n"
              "                      [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key) [--streamed]]\n"
              "  One PoSt partition stage by stage from sparse vanilla proofs: parse, native check, public inputs,\n"
              "  synthesis (witness + a/b/c, parallel), and with --backend the prove (key resident on the device).\n"
              "  --sectors: WindowPoSt sectors in the partition (default: all of them, no padding).\n"
+             "  --slots N: a WindowPoSt partition of N slots instead of the size's (the same slot circuit; no\n"
+             "  --backend: there is no key of that shape), e.g. one 32 GiB slot for profiling synthesis.\n"
              "  --streamed: the key stays in (pinned) host memory and streams through each MSM (no device copy).\n");
 }
 
@@ -42,7 +46,7 @@ int czk_bench_post(int argc, char **argv) {
   }
   const char *kind = NULL, *size = NULL, *bname = NULL, *params = NULL;
   unsigned reps = 3;
-  uint64_t sectors = 0;
+  uint64_t sectors = 0, slots = 0;
   bool random_key = false, streamed = false, setup = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -56,6 +60,7 @@ int czk_bench_post(int argc, char **argv) {
     if (strcmp(a, "--kind") == 0) kind = v;
     else if (strcmp(a, "--sector-size") == 0) size = v;
     else if (strcmp(a, "--sectors") == 0) sectors = strtoull(v, NULL, 10);
+    else if (strcmp(a, "--slots") == 0) slots = strtoull(v, NULL, 10);
     else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
     else if (strcmp(a, "--backend") == 0) bname = v;
     else if (strcmp(a, "--params") == 0) params = v;
@@ -70,6 +75,15 @@ int czk_bench_post(int argc, char **argv) {
     return usage(stderr), 2;
   const czk_post_info *info = czk_post_info_find(type, bytes, 2);
   if (!info) return fprintf(stderr, "czk bench post: no %s proof of sector size %s\n", kind, size), 2;
+  static czk_post_info custom; /* --slots: a WindowPoSt partition of that many slots (same slot circuit) */
+  if (slots) {
+    if (type != CZK_POST_WINDOW || bname || slots > info->sector_count)
+      return fprintf(stderr, "czk bench post: --slots takes window-post, at most %u, without --backend\n",
+                     info->sector_count), 2;
+    custom = *info;
+    custom.slots = custom.sector_count = (uint32_t)slots;
+    info = &custom;
+  }
   if (type == CZK_POST_WINNING || sectors == 0 || sectors > info->sector_count)
     sectors = type == CZK_POST_WINNING ? 1 : info->sector_count;
   czk_pool *pool = czk_pool_default();
@@ -168,7 +182,9 @@ int czk_bench_post(int argc, char **argv) {
   double *tp = calloc(reps + 1, sizeof(double)), *tc = calloc(reps + 1, sizeof(double)),
          *ti = calloc(reps + 1, sizeof(double)), *ts = calloc(reps + 1, sizeof(double)),
          *tv = calloc(reps + 1, sizeof(double)), *tg = calloc(reps + 1, sizeof(double)),
-         *tt = calloc(reps + 1, sizeof(double));
+         *tt = calloc(reps + 1, sizeof(double)), *tw = calloc(reps + 1, sizeof(double));
+  czk_fr *wo = czk_alloc_big((ni + na) * sizeof(czk_fr)); /* witness-only synthesis, compared with the evaluator's w */
+  if (!wo) rc = 1;
   char err[300];
   for (unsigned r = 0; r <= reps && rc == 0; r++) {
     double t0 = czk__now_s();
@@ -190,7 +206,11 @@ int czk_bench_post(int argc, char **argv) {
       as.n_domain = dom, as.n_rows = rows;
       st = as.w.w && as.a && as.b && as.c ? CZK_OK : CZK_ERR_NOMEM;
       czk_post_instance inst = {.info = info, .sectors = sec, .n_sectors = sectors};
+      double tw0 = czk__now_s();
+      if (st == CZK_OK) st = czk_post_witness(&inst, pool, wo);
+      tw[r] = czk__now_s() - tw0; /* not part of the synthesis stage */
       if (st == CZK_OK) st = czk_post_evaluate(&inst, pool, as.w.w, as.a, as.b, as.c);
+      if (st == CZK_OK && memcmp(wo, as.w.w, (ni + na) * sizeof(czk_fr)) != 0) st = CZK_ERR_INTERNAL;
       if (st == CZK_OK && memcmp(as.w.w + 1, pub, np * sizeof(czk_fr)) != 0) st = CZK_ERR_VERIFY_FAILED;
       if (st == CZK_OK && r == 0) {
         double f[3];
@@ -218,11 +238,12 @@ int czk_bench_post(int argc, char **argv) {
       rc = 1;
       break;
     }
-    tp[r] = t1 - t0, tc[r] = t2 - t1, ti[r] = t3 - t2, ts[r] = t4 - t3, tv[r] = t5 - t4, tt[r] = t5 - t0;
+    tp[r] = t1 - t0, tc[r] = t2 - t1, ti[r] = t3 - t2, ts[r] = t4 - t3 - tw[r], tv[r] = t5 - t4, tt[r] = t5 - t0 - tw[r];
     printf("  %s parse %7.2f | check %8.2f | inputs %6.2f | synthesis %9.1f | prove %8.1f (device %7.1f) | "
            "verify %6.1f | total %9.1f ms\n",
            r ? "rep    " : "warm-up", 1e3 * tp[r], 1e3 * tc[r], 1e3 * ti[r], 1e3 * ts[r], 1e3 * tv[r], 1e3 * tg[r],
            1e3 * (t6 - t5), 1e3 * tt[r]);
+    printf("          witness only %9.1f ms (czk_post_witness; w equals the evaluator's)\n", 1e3 * tw[r]);
     fflush(stdout);
   }
   if (rc == 0) {
@@ -232,11 +253,13 @@ int czk_bench_post(int argc, char **argv) {
            "constraints/s)%s",
            info->name, info->size_name, be ? czk_backend_name(be) : "(no prove)", reps, 1e3 * median(tp + 1, reps),
            1e3 * median(tc + 1, reps), 1e3 * median(ti + 1, reps), 1e3 * syn, cons / syn / 1e6, be ? ", " : "\n");
+    printf("witness only (czk_post_witness, w equal to the evaluator's): %.1f ms (%.1f M constraints/s)\n",
+           1e3 * median(tw + 1, reps), cons / median(tw + 1, reps) / 1e6);
     if (be)
       printf("prove %.1f ms (device busy %.1f ms), parse..prove %.1f ms%s\n", 1e3 * median(tv + 1, reps),
              1e3 * median(tg + 1, reps), 1e3 * median(tt + 1, reps), params || setup ? ", every proof verified" : "");
   }
-  free(tp), free(tc), free(ti), free(ts), free(tv), free(tg), free(tt);
+  free(tp), free(tc), free(ti), free(ts), free(tv), free(tg), free(tt), free(tw), free(wo);
   czk_groth16_dkey_free(dkey);
   czk_groth16_key_free(key);
   czk_groth16_key_mem_free(&km);

@@ -3,7 +3,8 @@
  * One gadget code path, three implementations behind one vtable (czk_cs):
  *   - shape recorder (czk_cs_shape_new): records A, B, C as CSR matrices, input/aux counts and the density bitmaps;
  *     czk_cs_shape_finish() appends the trailing `input_i * 0 = 0` constraints and returns a czk_r1cs;
- *   - witness builder (czk_cs_witness_new): keeps values only; enforce() is a no-op;
+ *   - witness builder (czk_cs_witness_new): keeps values only; enforce() is a no-op; the witness writer
+ *     (czk_cs_witness_continue) is the same mode over the caller's arrays (no a/b/c, nothing allocated per variable);
  *   - checker (czk_cs_checker_new): keeps values, evaluates every constraint and remembers the first failing one by
  *     its namespaced name;
  *   - counter (czk_cs_counter_new): no values, no matrices: counts variables, constraints and the non-zeros of A, B
@@ -113,6 +114,19 @@ typedef struct czk_cs_eval_at {
   size_t inputs_cap, aux_cap, rows_cap;
 } czk_cs_eval_at;
 CZK_API czk_status czk_cs_evaluator_continue(czk_cs **out, const czk_cs_eval_at *at);
+/* A witness writer (mode CZK_CS_WITNESS): the values only, written straight into the caller's arrays as a continuing
+ * evaluator writes them, with no a/b/c and no per-variable allocation; enforce() only counts (no combination is read,
+ * gadgets build none: czk_cs_wants_lc is false). The first n_inputs inputs (inputs[0] = ONE, set by the caller), n_aux
+ * aux and n_rows constraints exist already; new inputs go to inputs[n_inputs..], aux to aux[n_aux..], at most the caps,
+ * and at most rows_cap more constraints are counted (CZK_ERR_LIMIT beyond, sticky). Writers over disjoint ranges may
+ * run at once. The same values as the evaluator's w for the same synthesis (tests/filecoin/test_witness.c). */
+typedef struct czk_cs_witness_at {
+  czk_fr *inputs, *aux;
+  uint32_t n_inputs, n_aux;
+  uint64_t n_rows;
+  size_t inputs_cap, aux_cap, rows_cap;
+} czk_cs_witness_at;
+CZK_API czk_status czk_cs_witness_continue(czk_cs **out, const czk_cs_witness_at *at);
 /* A QAP accumulator (Groth16 setup of a circuit too large to record): no values, no matrices; each constraint k adds
  * coeff * L[k] to xa/xb/xc[col] for every term of its A/B/C combination (col: input i -> i, aux j -> n_inputs + j),
  * so that after the circuit x_q[col] = sum_k Q[k][col] L[k] (the trailing input constraints are the caller's). The
@@ -132,6 +146,12 @@ CZK_API void czk_cs_free(czk_cs *cs);
 CZK_API czk_cs_mode czk_cs_get_mode(const czk_cs *cs);
 /* False in shape and counter modes (true in witness, checker, evaluator): gadgets may skip computing values (and pass NULL to alloc). */
 CZK_API bool czk_cs_has_values(const czk_cs *cs);
+/* False when enforce() ignores the linear combinations (witness builder and writer): gadgets then build none. */
+CZK_API bool czk_cs_wants_lc(const czk_cs *cs);
+/* Witness fast path (CZK_CS_WITNESS only, else CZK_ERR_STATE): n new consecutive aux variables with the values
+ * bits[i] (0 or 1) and `rows` constraints counted, as n czk_cs_alloc calls and `rows` enforce calls would do in
+ * witness mode; *first = the first one's variable (unchanged when n = 0). */
+CZK_API czk_status czk_cs_witness_bits(czk_cs *cs, czk_var *first, const uint8_t *bits, size_t n, uint64_t rows);
 /* Records the first error; returns it (also returned by every later call). */
 CZK_API czk_status czk_cs_status(const czk_cs *cs);
 

@@ -4,7 +4,9 @@
  * these gadgets has exactly the R1CS of its Rust original and proves against the published Filecoin parameters.
  *
  * Values: every gadget computes witness values in every mode (they are ignored by the shape recorder, where inputs
- * may be anything, e.g. zero). In witness mode no linear combination is built (enforce only counts).
+ * may be anything, e.g. zero). In witness mode no linear combination is built (enforce only counts), and SHA-256
+ * runs natively on 32-bit words (value + constant / Not bit masks reproduce bellpepper's constant folding), writing the
+ * bits it allocates in the gadget's order with czk_cs_witness_bits: same variables, same values, same counts.
  * Errors: the czk_cs error is sticky; each function returns czk_cs_status(cs) (or its own argument error).
  * Booleans and words are small value types (no heap); numbers (czk_num) are a variable plus its value. */
 #ifndef CZK_GADGETS_H

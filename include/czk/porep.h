@@ -204,6 +204,12 @@ typedef struct czk_porep_eval_out {
 } czk_porep_eval_out;
 CZK_API czk_status czk_porep_evaluate(const czk_porep_circuit *c, const czk_porep_partition *v, czk_pool *pool,
                                       const czk_porep_eval_out *o);
+/* The witness alone (w, the same layout and values as czk_porep_evaluate's w), no a/b/c: the same synthesis on witness
+ * writers (czk_cs_witness_continue), challenges in parallel on pool exactly as the evaluator; no linear combination is
+ * built or evaluated. w: n_inputs + n_aux elements (w[0] = ONE, set here). CZK_ERR_SIZE_MISMATCH when the sizes are
+ * not the circuit's (czk_porep_counts). For a/b/c computed elsewhere (a pre-compiled CSR, e.g. on the GPU). */
+CZK_API czk_status czk_porep_witness(const czk_porep_circuit *c, const czk_porep_partition *v, czk_pool *pool,
+                                     czk_fr *w, uint64_t n_inputs, uint64_t n_aux);
 
 /* The compiled circuit (czk/compiled.h): the top (segment 0) and challenge 0 recorded once (segment 1, repeated for
  * every challenge), so a 32 GiB partition is compiled in the time and memory of one challenge. Its mat-vec gives

@@ -139,6 +139,10 @@ CZK_API void czk_post_assignment_size(const czk_post_info *info, const czk_post_
                                       uint64_t *n_aux, uint64_t *n_rows, uint64_t *n_domain);
 CZK_API czk_status czk_post_evaluate(const czk_post_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b,
                                      czk_fr *c);
+/* The witness alone: w as czk_post_evaluate writes it (n_inputs + n_aux of czk_post_assignment_size, same values), no
+ * a/b/c; slots in parallel on the pool exactly as the evaluator, each on a witness writer (czk_cs_witness_continue):
+ * no linear combination is built or evaluated. */
+CZK_API czk_status czk_post_witness(const czk_post_instance *inst, czk_pool *pool, czk_fr *w);
 
 /* The circuit's outline (counts, densities; no matrices: czk_r1cs_outline_new), from one slot repeated. What a key
  * needs (czk_groth16_key_from_pk); memory ~ (aux / 4) bytes, in milliseconds at every size. */

@@ -182,6 +182,10 @@ CZK_API czk_status czk_snap_assignment_size(const czk_snap_info *info, uint64_t 
 CZK_API czk_status czk_snap_compile(const czk_snap_info *info, czk_compiled **out);
 CZK_API czk_status czk_snap_evaluate(const czk_snap_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b,
                                      czk_fr *c);
+/* The witness alone: w as czk_snap_evaluate writes it (n_inputs + n_aux of czk_snap_assignment_size, same values), no
+ * a/b/c; the common part, then the challenges in parallel exactly as the evaluator, on witness writers
+ * (czk_cs_witness_continue): no linear combination is built or evaluated. */
+CZK_API czk_status czk_snap_witness(const czk_snap_instance *inst, czk_pool *pool, czk_fr *w);
 
 /* ------------------------------------------------------------------------------------------------ generator */
 typedef enum czk_snap_gen_mode { CZK_SNAP_GEN_DENSE = 0, CZK_SNAP_GEN_SPARSE = 1 } czk_snap_gen_mode;

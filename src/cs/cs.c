@@ -2,6 +2,9 @@
  *   shape recorder  -- appends each constraint's merged, zero-free, key-sorted terms to three growing CSR matrices;
  *   witness builder -- stores values only, enforce() does nothing;
  *   checker         -- stores values, evaluates <a,w>*<b,w> - <c,w> per constraint, remembers the first failure.
+ *   witness writer  -- (czk_cs_witness_continue) the witness builder's mode over the caller's arrays: values written in
+ *                      place within fixed capacities, constraints only counted (bounded by rows_limit); with
+ *                      czk_cs_witness_bits, runs of 0/1 values in one call (the witness-mode SHA-256).
  * Invariants: n_inputs >= 1 from construction (ONE = input 0 with value 1); errors are sticky (cs->err); the recorder
  * rows are sorted by czk__cs_var_key so that the unified columns of the finished shape stay increasing. */
 #include <stdio.h>
@@ -217,7 +220,27 @@ static czk_status witness_alloc(czk_cs *cs, bool input, const czk_fr *value, czk
 
 static czk_status witness_enforce(czk_cs *cs, const char *name, const czk_lc *a, const czk_lc *b, const czk_lc *c) {
   (void)name, (void)a, (void)b, (void)c;
+  if (cs->n_constraints >= cs->rows_limit) return fail(cs, CZK_ERR_LIMIT);
   cs->n_constraints++;
+  return CZK_OK;
+}
+
+/* The witness writer: values into the caller's arrays, bounded by their capacities (no growth). */
+static czk_status witness_at_alloc(czk_cs *cs, bool input, const czk_fr *value, czk_var *out) {
+  if (!value) return fail(cs, CZK_ERR_INVALID_ARG);
+  if (input) {
+    uint32_t idx = cs->n_inputs;
+    if (idx >= cs->in_cap) return fail(cs, CZK_ERR_LIMIT);
+    cs->in_vals[idx] = *value;
+    cs->n_inputs++;
+    *out = idx | CZK_VAR_INPUT_BIT;
+    return CZK_OK;
+  }
+  uint32_t idx = cs->n_aux;
+  if (idx >= cs->aux_cap) return fail(cs, CZK_ERR_LIMIT);
+  cs->aux_vals[idx] = *value;
+  cs->n_aux++;
+  *out = idx;
   return CZK_OK;
 }
 
@@ -425,7 +448,7 @@ static void destroy(czk_cs *cs) {
     free(cs->m[k].val);
   }
   if (!cs->in_borrowed) free(cs->in_vals);
-  if (cs->mode != CZK_CS_EVAL) free(cs->aux_vals);
+  if (cs->mode != CZK_CS_EVAL && !cs->aux_borrowed) free(cs->aux_vals);
   free(cs->scratch);
   free(cs->ns);
   free(cs->ns_marks);
@@ -440,12 +463,14 @@ static const czk_cs_ops k_check_ops = {witness_alloc, check_enforce, destroy};
 static const czk_cs_ops k_count_ops = {count_alloc, count_enforce, destroy};
 static const czk_cs_ops k_eval_ops = {eval_alloc, eval_enforce, destroy};
 static const czk_cs_ops k_qap_ops = {qap_alloc, qap_enforce, destroy};
+static const czk_cs_ops k_witness_at_ops = {witness_at_alloc, witness_enforce, destroy};
 
 static czk_status cs_new(czk_cs **out, czk_cs_mode mode, size_t hint_inputs, size_t hint_aux) {
   *out = NULL;
   czk_cs *cs = calloc(1, sizeof *cs);
   if (!cs) return CZK_ERR_NOMEM;
   cs->mode = mode;
+  cs->rows_limit = UINT64_MAX;
   cs->ops = mode == CZK_CS_SHAPE   ? &k_shape_ops
             : mode == CZK_CS_WITNESS ? &k_witness_ops
             : mode == CZK_CS_COUNT   ? &k_count_ops
@@ -505,6 +530,29 @@ czk_status czk_cs_evaluator_continue(czk_cs **out, const czk_cs_eval_at *at) {
   return CZK_OK;
 }
 
+czk_status czk_cs_witness_continue(czk_cs **out, const czk_cs_witness_at *at) {
+  *out = NULL;
+  if (!at || !at->inputs || !at->aux || at->n_inputs < 1 ||
+      (uint64_t)at->n_inputs + at->inputs_cap > CZK_VAR_INDEX_MAX || (uint64_t)at->n_aux + at->aux_cap > CZK_VAR_INDEX_MAX)
+    return CZK_ERR_INVALID_ARG;
+  czk_cs *cs = calloc(1, sizeof *cs);
+  if (!cs) return CZK_ERR_NOMEM;
+  cs->mode = CZK_CS_WITNESS;
+  cs->ops = &k_witness_at_ops;
+  cs->in_vals = at->inputs; /* the earlier values are the caller's (ONE at [0]) */
+  cs->in_cap = (size_t)at->n_inputs + at->inputs_cap;
+  cs->in_borrowed = true;
+  cs->aux_vals = at->aux;
+  cs->aux_cap = (size_t)at->n_aux + at->aux_cap;
+  cs->aux_borrowed = true;
+  cs->n_inputs = at->n_inputs;
+  cs->n_aux = at->n_aux;
+  cs->n_constraints = at->n_rows;
+  cs->rows_limit = at->rows_cap > UINT64_MAX - at->n_rows ? UINT64_MAX : at->n_rows + at->rows_cap;
+  *out = cs;
+  return CZK_OK;
+}
+
 czk_status czk_cs_qap_new(czk_cs **out, const czk_cs_qap_out *dst) {
   *out = NULL;
   if (!dst || !dst->L || !dst->xa || !dst->xb || !dst->xc || dst->n_inputs < 1 || dst->n_vars < dst->n_inputs)
@@ -534,6 +582,27 @@ bool czk_cs_has_values(const czk_cs *cs) {
   return cs->mode == CZK_CS_WITNESS || cs->mode == CZK_CS_CHECK || cs->mode == CZK_CS_EVAL;
 }
 czk_status czk_cs_status(const czk_cs *cs) { return cs->err; }
+bool czk_cs_wants_lc(const czk_cs *cs) { return cs->mode != CZK_CS_WITNESS; }
+
+czk_status czk_cs_witness_bits(czk_cs *cs, czk_var *first, const uint8_t *bits, size_t n, uint64_t rows) {
+  if (cs->err != CZK_OK) return cs->err;
+  if (cs->mode != CZK_CS_WITNESS) return fail(cs, CZK_ERR_STATE);
+  size_t idx = cs->n_aux;
+  if (n > CZK_VAR_INDEX_MAX - idx) return fail(cs, CZK_ERR_LIMIT);
+  if (cs->aux_borrowed) {
+    if (idx + n > cs->aux_cap) return fail(cs, CZK_ERR_LIMIT);
+  } else {
+    czk_status st = grow((void **)&cs->aux_vals, &cs->aux_cap, idx + n, sizeof(czk_fr));
+    if (st != CZK_OK) return fail(cs, st);
+  }
+  if (rows > cs->rows_limit - cs->n_constraints) return fail(cs, CZK_ERR_LIMIT);
+  czk_fr *dst = cs->aux_vals + idx;
+  for (size_t i = 0; i < n; i++) dst[i] = bits[i] ? czk_fr_one_v : czk_fr_zero_v;
+  cs->n_aux += (uint32_t)n;
+  cs->n_constraints += rows;
+  if (n) *first = (czk_var)idx;
+  return CZK_OK;
+}
 size_t czk_cs_num_inputs(const czk_cs *cs) { return cs->n_inputs; }
 size_t czk_cs_num_aux(const czk_cs *cs) { return cs->n_aux; }
 size_t czk_cs_num_constraints(const czk_cs *cs) { return (size_t)cs->n_constraints; }

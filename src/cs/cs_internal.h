@@ -36,6 +36,10 @@ struct czk_cs {
    * too for a continuation, in_borrowed) */
   czk_cs_eval_out eval;
   bool in_borrowed;
+  /* witness writer (czk_cs_witness_continue): values written into the caller's arrays (aux_vals borrowed, capacity
+   * aux_cap); rows_limit bounds n_constraints in witness mode (UINT64_MAX for the builder) */
+  bool aux_borrowed;
+  uint64_t rows_limit;
   /* QAP accumulator mode */
   czk_cs_qap_out qap;
   czk_fr qap_minus_one;

@@ -253,11 +253,20 @@ typedef struct peval {
   const czk_porep_circuit *c;
   const czk_porep_partition *v;
   const top_vars *t;
-  czk_cs_eval_at base;   /* the arrays; where challenge 1 starts */
+  czk_cs_eval_at base;   /* the arrays; where challenge 1 starts (a, b, c NULL in witness mode) */
   uint64_t di, da, dr;   /* what one challenge adds */
+  bool witness_only;     /* czk_porep_witness: values only (czk_cs_witness_continue) */
   pthread_mutex_t mu;
   czk_status st;
 } peval;
+
+/* A continuing evaluator over `at`, or in witness mode a witness writer over the same w ranges. */
+static czk_status open_at(czk_cs **cs, const czk_cs_eval_at *at, bool witness_only) {
+  if (!witness_only) return czk_cs_evaluator_continue(cs, at);
+  czk_cs_witness_at wa = {at->inputs, at->aux, at->n_inputs, at->n_aux, at->n_rows, at->inputs_cap, at->aux_cap,
+                          at->rows_cap};
+  return czk_cs_witness_continue(cs, &wa);
+}
 
 static void eval_challenges(void *arg, size_t begin, size_t end) {
   peval *x = arg;
@@ -270,7 +279,7 @@ static void eval_challenges(void *arg, size_t begin, size_t end) {
     at.n_rows += i * x->dr;
     at.inputs_cap = x->di, at.aux_cap = x->da, at.rows_cap = x->dr;
     czk_cs *cs;
-    st = czk_cs_evaluator_continue(&cs, &at);
+    st = open_at(&cs, &at, x->witness_only);
     if (st != CZK_OK) break;
     st = one_challenge(cs, x->c, &x->v->ch[i + 1], x->t->replica_bits, &x->t->comm_d, &x->t->comm_r_last,
                        &x->t->comm_c, w);
@@ -289,15 +298,17 @@ static void eval_challenges(void *arg, size_t begin, size_t end) {
   }
 }
 
-czk_status czk_porep_evaluate(const czk_porep_circuit *c, const czk_porep_partition *v, czk_pool *pool,
-                              const czk_porep_eval_out *o) {
-  if (!c || !v || !o || !o->w || !o->a || !o->b || !o->c || o->n_inputs < 1 || !v->ch ||
-      v->n_challenges != c->challenges)
+/* The evaluator (a, b, c set) or, witness_only, the witness writer (a, b, c NULL; n_rows not checked). */
+static czk_status assign(const czk_porep_circuit *c, const czk_porep_partition *v, czk_pool *pool,
+                         const czk_porep_eval_out *o, bool witness_only) {
+  if (!c || !v || !o || !o->w || (!witness_only && (!o->a || !o->b || !o->c)) || o->n_inputs < 1 || !v->ch ||
+      v->n_challenges != c->challenges || o->n_inputs > UINT32_MAX || o->n_aux > UINT32_MAX)
     return CZK_ERR_INVALID_ARG;
-  czk_cs_eval_at at = {o->w, o->w + o->n_inputs, o->a, o->b, o->c, 1, 0, 0, o->n_inputs - 1, o->n_aux, o->n_rows};
+  czk_cs_eval_at at = {o->w, o->w + o->n_inputs, o->a, o->b, o->c, 1, 0, 0, o->n_inputs - 1, o->n_aux,
+                       witness_only ? SIZE_MAX : o->n_rows};
   o->w[0] = czk_fr_one_v;
   czk_cs *cs;
-  CZK_TRY(czk_cs_evaluator_continue(&cs, &at));
+  CZK_TRY(open_at(&cs, &at, witness_only));
   czk_status st = check_args(cs, c, v);
   chal_work *w = calloc(1, sizeof *w);
   top_vars *t = calloc(1, sizeof *t);
@@ -307,13 +318,13 @@ czk_status czk_porep_evaluate(const czk_porep_circuit *c, const czk_porep_partit
   uint64_t ti = czk_cs_num_inputs(cs), ta = czk_cs_num_aux(cs), tr = czk_cs_num_constraints(cs);
   if (st == CZK_OK) st = one_challenge(cs, c, &v->ch[0], t->replica_bits, &t->comm_d, &t->comm_r_last, &t->comm_c, w);
   if (st == CZK_OK) st = czk_cs_status(cs);
-  peval x = {.c = c, .v = v, .t = t, .base = at};
+  peval x = {.c = c, .v = v, .t = t, .base = at, .witness_only = witness_only};
   if (st == CZK_OK) {
     x.di = czk_cs_num_inputs(cs) - ti, x.da = czk_cs_num_aux(cs) - ta, x.dr = czk_cs_num_constraints(cs) - tr;
     x.base.n_inputs = (uint32_t)(ti + x.di), x.base.n_aux = (uint32_t)(ta + x.da), x.base.n_rows = tr + x.dr;
     /* the sizes the caller gave are the circuit's */
     if (ti + c->challenges * x.di != o->n_inputs || ta + c->challenges * x.da != o->n_aux ||
-        tr + c->challenges * x.dr != o->n_rows)
+        (!witness_only && tr + c->challenges * x.dr != o->n_rows))
       st = CZK_ERR_SIZE_MISMATCH;
   }
   czk_cs_free(cs);
@@ -349,6 +360,17 @@ czk_status czk_porep_compile(const czk_porep_circuit *c, const char *id, czk_com
   }
   czk_cc_part parts[2] = {{1, 0, NULL}, {c->challenges, 0, NULL}};
   return czk_cc_recorder_finish(cs, parts, 2, id, out);
+}
+
+czk_status czk_porep_evaluate(const czk_porep_circuit *c, const czk_porep_partition *v, czk_pool *pool,
+                              const czk_porep_eval_out *o) {
+  return assign(c, v, pool, o, false);
+}
+
+czk_status czk_porep_witness(const czk_porep_circuit *c, const czk_porep_partition *v, czk_pool *pool, czk_fr *w,
+                             uint64_t n_inputs, uint64_t n_aux) {
+  czk_porep_eval_out o = {w, n_inputs, n_aux, 0, NULL, NULL, NULL};
+  return assign(c, v, pool, &o, true);
 }
 
 /* ------------------------------------------------------------------------------------------------ counts */

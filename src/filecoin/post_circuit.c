@@ -137,7 +137,7 @@ typedef struct eval_ctx {
   const czk_post_instance *inst;
   czk_post_slot_counts sc;
   uint64_t n_inputs;
-  czk_fr *w, *a, *b, *c;
+  czk_fr *w, *a, *b, *c; /* a, b, c NULL: witness only */
   pthread_mutex_t mu;
   czk_status st;
 } eval_ctx;
@@ -149,13 +149,25 @@ static void eval_slots(void *arg, size_t begin, size_t end) {
       .inputs_cap = (end - begin) * x->sc.inputs,
       .aux = x->w + x->n_inputs + begin * x->sc.aux,
       .aux_cap = (end - begin) * x->sc.aux,
-      .a = x->a + begin * x->sc.constraints,
-      .b = x->b + begin * x->sc.constraints,
-      .c = x->c + begin * x->sc.constraints,
+      .a = x->a ? x->a + begin * x->sc.constraints : NULL,
+      .b = x->b ? x->b + begin * x->sc.constraints : NULL,
+      .c = x->c ? x->c + begin * x->sc.constraints : NULL,
       .rows_cap = (end - begin) * x->sc.constraints,
   };
   czk_cs *cs;
-  czk_status st = czk_cs_evaluator_new(&cs, &o);
+  czk_status st;
+  czk_fr *in_local = NULL; /* witness only: ONE then the slots' inputs, copied to w at the end */
+  if (x->a) {
+    st = czk_cs_evaluator_new(&cs, &o);
+  } else {
+    in_local = malloc((1 + o.inputs_cap) * sizeof *in_local);
+    st = in_local ? CZK_OK : CZK_ERR_NOMEM;
+    if (st == CZK_OK) {
+      in_local[0] = czk_fr_one_v;
+      czk_cs_witness_at wa = {in_local, o.aux, 1, 0, 0, o.inputs_cap, o.aux_cap, o.rows_cap};
+      st = czk_cs_witness_continue(&cs, &wa);
+    }
+  }
   if (st == CZK_OK) {
     czk_post_instance part = *x->inst;
     part.slot_begin = (uint32_t)begin;
@@ -166,7 +178,9 @@ static void eval_slots(void *arg, size_t begin, size_t end) {
                          czk_cs_num_constraints(cs) != o.rows_cap))
       st = CZK_ERR_INTERNAL;
     czk_cs_free(cs);
+    if (st == CZK_OK && in_local) memcpy(o.inputs, in_local + 1, o.inputs_cap * sizeof *in_local);
   }
+  free(in_local);
   if (st != CZK_OK) {
     pthread_mutex_lock(&x->mu);
     if (x->st == CZK_OK) x->st = st;
@@ -174,10 +188,9 @@ static void eval_slots(void *arg, size_t begin, size_t end) {
   }
 }
 
-czk_status czk_post_evaluate(const czk_post_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b,
-                             czk_fr *c) {
-  if (!inst || !inst->info || !inst->sectors || !w || !a || !b || !c || inst->slot_begin || inst->slot_end)
-    return CZK_ERR_INVALID_ARG;
+/* The assignment (a, b, c set) or the witness alone (a, b, c NULL). */
+static czk_status assign(const czk_post_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b, czk_fr *c) {
+  if (!inst || !inst->info || !inst->sectors || !w || inst->slot_begin || inst->slot_end) return CZK_ERR_INVALID_ARG;
   const czk_post_info *info = inst->info;
   eval_ctx x;
   memset(&x, 0, sizeof x);
@@ -191,6 +204,7 @@ czk_status czk_post_evaluate(const czk_post_instance *inst, czk_pool *pool, czk_
   czk_pool_parallel_for(pool, info->slots, 1, eval_slots, &x);
   pthread_mutex_destroy(&x.mu);
   CZK_TRY(x.st);
+  if (!a) return CZK_OK; /* witness only */
   /* the prover's rows `input_i * 0 = 0`, then the domain's zero tail */
   uint64_t m = (uint64_t)info->slots * x.sc.constraints;
   for (uint64_t i = 0; i < x.n_inputs; i++) {
@@ -202,6 +216,16 @@ czk_status czk_post_evaluate(const czk_post_instance *inst, czk_pool *pool, czk_
   memset(b + n_rows, 0, (n_domain - n_rows) * sizeof(czk_fr));
   memset(c + n_rows, 0, (n_domain - n_rows) * sizeof(czk_fr));
   return CZK_OK;
+}
+
+czk_status czk_post_evaluate(const czk_post_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b,
+                             czk_fr *c) {
+  if (!a || !b || !c) return CZK_ERR_INVALID_ARG;
+  return assign(inst, pool, w, a, b, c);
+}
+
+czk_status czk_post_witness(const czk_post_instance *inst, czk_pool *pool, czk_fr *w) {
+  return assign(inst, pool, w, NULL, NULL, NULL);
 }
 
 static void bit_set(uint64_t *bits, uint64_t i) { bits[i >> 6] |= (uint64_t)1 << (i & 63); }

@@ -386,7 +386,7 @@ typedef struct eval_ctx {
   const czk_snap_instance *inst;
   const snap_state *s;
   snap_layout lay;
-  czk_fr *w, *aux, *a, *b, *c;
+  czk_fr *w, *aux, *a, *b, *c; /* a, b, c NULL: witness only */
   uint64_t n_inputs;
   pthread_mutex_t mu;
   czk_status st;
@@ -400,8 +400,9 @@ static void eval_challenges(void *arg, size_t begin, size_t end) {
     uint64_t base = x->lay.aux0 + t * x->lay.blk_aux, r0 = x->lay.rows0 + t * x->lay.blk_rows;
     czk_cs_eval_at at = {x->w, x->aux, x->a, x->b, x->c, (uint32_t)x->n_inputs, (uint32_t)base, r0,
                          0, x->lay.blk_aux, x->lay.blk_rows};
+    czk_cs_witness_at wa = {x->w, x->aux, (uint32_t)x->n_inputs, (uint32_t)base, r0, 0, x->lay.blk_aux, x->lay.blk_rows};
     czk_cs *cs;
-    st = czk_cs_evaluator_continue(&cs, &at);
+    st = x->a ? czk_cs_evaluator_continue(&cs, &at) : czk_cs_witness_continue(&cs, &wa);
     if (st != CZK_OK) break;
     st = one_challenge(cs, x->inst, x->s, (uint32_t)t);
     /* every challenge fills exactly its slice */
@@ -417,9 +418,9 @@ static void eval_challenges(void *arg, size_t begin, size_t end) {
   }
 }
 
-czk_status czk_snap_evaluate(const czk_snap_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b,
-                             czk_fr *c) {
-  if (!inst || !inst->info || !inst->part || !inst->comms || !w || !a || !b || !c) return CZK_ERR_INVALID_ARG;
+/* The assignment (a, b, c set) or the witness alone (a, b, c NULL). */
+static czk_status assign(const czk_snap_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b, czk_fr *c) {
+  if (!inst || !inst->info || !inst->part || !inst->comms || !w) return CZK_ERR_INVALID_ARG;
   czk_cs_counts n;
   eval_ctx x;
   memset(&x, 0, sizeof x);
@@ -429,9 +430,10 @@ czk_status czk_snap_evaluate(const czk_snap_instance *inst, czk_pool *pool, czk_
   /* the common part: the inputs, aux [0, aux0), rows [0, rows0) */
   czk_cs_eval_out o = {.inputs = w + 1, .inputs_cap = n.n_inputs - 1, .aux = aux, .aux_cap = x.lay.aux0,
                        .a = a, .b = b, .c = c, .rows_cap = x.lay.rows0};
+  czk_cs_witness_at wa = {w, aux, 1, 0, 0, n.n_inputs - 1, x.lay.aux0, x.lay.rows0};
   w[0] = czk_fr_one_v;
   czk_cs *cs;
-  CZK_TRY(czk_cs_evaluator_new(&cs, &o));
+  CZK_TRY(a ? czk_cs_evaluator_new(&cs, &o) : czk_cs_witness_continue(&cs, &wa));
   snap_state *s = calloc(1, sizeof *s);
   czk_status st = s ? check_instance(cs, inst) : CZK_ERR_NOMEM;
   if (st == CZK_OK) st = common_part(cs, inst, s);
@@ -449,6 +451,7 @@ czk_status czk_snap_evaluate(const czk_snap_instance *inst, czk_pool *pool, czk_
   }
   free(s);
   CZK_TRY(st);
+  if (!a) return CZK_OK; /* witness only */
   /* the prover's rows `input_i * 0 = 0`, then the domain's zero tail */
   uint64_t m = n.n_user_constraints;
   for (uint64_t i = 0; i < n.n_inputs; i++) {
@@ -494,4 +497,14 @@ czk_status czk_snap_compile(const czk_snap_info *info, czk_compiled **out) {
   st = czk_cc_recorder_finish(cs, parts, 2, czk_snap_circuit_id(info), out);
   free(table);
   return st;
+}
+
+czk_status czk_snap_evaluate(const czk_snap_instance *inst, czk_pool *pool, czk_fr *w, czk_fr *a, czk_fr *b,
+                             czk_fr *c) {
+  if (!a || !b || !c) return CZK_ERR_INVALID_ARG;
+  return assign(inst, pool, w, a, b, c);
+}
+
+czk_status czk_snap_witness(const czk_snap_instance *inst, czk_pool *pool, czk_fr *w) {
+  return assign(inst, pool, w, NULL, NULL, NULL);
 }
