@@ -176,6 +176,14 @@ CZK_API czk_status czk_backend_compiled_matvec(czk_backend *be, czk_fr *d_a, czk
                                               const czk_backend_compiled *m, const czk_fr *d_w,
                                               czk_backend_stream *s);
 
+/* After czk_backend_compiled_matvec (device arrays, asynchronous on s): the prover's input rows (n_inputs rows from
+ * n_user on: a = the input w[i], b = c = 0), zeros up to n_domain, and the check a b = c of every row < n_check; a
+ * failing row sets the device u32 *d_flag (reset by this call; read it back after s). CZK_ERR_UNSUPPORTED without a
+ * device implementation. */
+CZK_API czk_status czk_backend_abc_finish(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, const czk_fr *d_w,
+                                         uint64_t n_user, uint64_t n_inputs, uint64_t n_domain, uint64_t n_check,
+                                         uint32_t *d_flag, czk_backend_stream *s);
+
 /* Setup's fixed-base batch multiplication: out[i] = affine(k[i] G) for the generator G of group g, i < n; host arrays
  * (k Montgomery), synchronous. Variable time in the scalars (see czk_g1_fixed_base_mul_batch_vartime). Backends
  * without a device implementation return CZK_ERR_UNSUPPORTED (the caller then uses the CPU's). */

@@ -154,6 +154,13 @@ CZK_API czk_status czk_cuda_compiled_matvec(czk_fr *a, czk_fr *b, czk_fr *c, con
                                             const czk_fr *coef, const uint32_t *table, uint32_t one_index,
                                             uint32_t minus_one_index, const czk_fr *w, void *stream);
 
+/* After a compiled mat-vec: rows [n_user, n_user + n_inputs) get a = w[row - n_user], b = c = 0, rows up to n_domain
+ * zeros; every row < n_check (<= n_user: a mat-vec row) is checked a b = c, *flag (device u32, reset here) set when
+ * one fails. Asynchronous on stream. */
+CZK_API czk_status czk_cuda_abc_finish(czk_fr *a, czk_fr *b, czk_fr *c, const czk_fr *w, uint64_t n_user,
+                                       uint64_t n_inputs, uint64_t n_domain, uint64_t n_check, uint32_t *flag,
+                                       void *stream);
+
 /* ---------------------------------------------------------------------------------- probes (tests, benchmarks) */
 /* Device self-test of field arithmetic: out[i] = op(a[i], b[i]) on host arrays of n elements, computed on the GPU.
  * op: 0 fp_mul, 1 fp_add, 2 fp_sub, 3 fr_mul, 4 fr_add, 5 fr_sub, 6 fp2_mul, 7 fp2_sqr, 8 fp_inv, 9 fp2_inv

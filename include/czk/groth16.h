@@ -18,6 +18,7 @@
 #define CZK_GROTH16_H
 
 #include "czk/backend.h"
+#include "czk/compiled.h"
 #include "czk/cs.h"
 #include "czk/curve.h"
 #include "czk/pool.h"
@@ -146,12 +147,22 @@ typedef struct czk_groth16_assignment {
   czk_fr *a, *b, *c;
   size_t n_domain;
   size_t n_rows;
+  /* Witness-only mode (a, b, c NULL): the prover computes a, b, c from w over the compiled circuit cc (borrowed; its
+   * counts must be the key's): on a device with its copy dcc there (borrowed, of the same backend; when NULL a copy is
+   * made for this proof), on a host-memory backend with czk_cc_matvec; plus the input rows and the zero tail. Rows <
+   * n_rows (at most the circuit's) are checked; on a device the check runs there and a failing row is reported by
+   * prove_finish (CZK_ERR_UNSATISFIED) rather than prove_start. */
+  const czk_compiled *cc;
+  const czk_backend_compiled *dcc;
 } czk_groth16_assignment;
 
 /* w (consumed: moved into *out) -> a, b, c over the shape's CSR (sparse mat-vec on the pool). On failure w is freed. */
 CZK_API czk_status czk_groth16_synthesize(czk_groth16_assignment *out, const czk_r1cs *shape, czk_witness *w,
                                           czk_pool *pool);
 CZK_API void czk_groth16_assignment_free(czk_groth16_assignment *as);
+/* A compiled circuit's copy on a device backend, for witness-only proofs (czk_groth16_assignment.dcc); free with
+ * czk_backend_compiled_free. CZK_ERR_UNSUPPORTED on a backend without the device mat-vec. */
+CZK_API czk_status czk_groth16_compiled_upload(czk_backend_compiled **out, czk_backend *be, const czk_compiled *cc);
 
 /* A proving key as the prover sees it (the key adapter's output): the five queries (h, l, a, b_g1 in G1, b_g2 in G2),
  * which witness entries each query multiplies (density index lists, or all of them), the H mode and the vk.

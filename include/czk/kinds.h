@@ -99,7 +99,10 @@ CZK_API unsigned czk_kind_snap_log_domain(uint64_t sector_size);
 /* The circuit's counts without synthesizing all of it (one slot counted, scaled: the slots are identical). */
 CZK_API czk_status czk_kind_post_counts(czk_post_type type, uint64_t sector_size, czk_cs_counts *out);
 CZK_API czk_status czk_kind_circom_new(czk_engine_kind *out, const char *name, const char *zkey_path, czk_pool *pool);
-/* A device backend the kind may pin its host keys with (key_load at the PINNED tier); NULL: never pinned. */
+/* A device backend the kind may pin its host keys with (key_load at the PINNED tier); NULL: never pinned. Call it
+ * before registering the kind: with a device backend, the Filecoin kinds prove witness-only (the host synthesizes w;
+ * the device computes a, b, c from the circuit compiled once and cached as <param_dir>/<key name>.czkc), so their
+ * partitions reserve no a/b/c; CZK_NO_WITNESS_ONLY in the environment keeps the host evaluator (for comparisons). */
 CZK_API void czk_kind_set_backend(czk_engine_kind *kind, czk_backend *pin);
 /* Calls the kind's destroy callback and clears the struct. */
 CZK_API void czk_kind_free(czk_engine_kind *kind);

@@ -321,3 +321,12 @@ czk_status czk_backend_compiled_matvec(czk_backend *be, czk_fr *d_a, czk_fr *d_b
   if (!d_a || !d_b || !d_c || !m || !d_w) return CZK_ERR_INVALID_ARG;
   return be->iface->compiled_matvec(be, d_a, d_b, d_c, m, d_w, s);
 }
+czk_status czk_backend_abc_finish(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, const czk_fr *d_w,
+                                  uint64_t n_user, uint64_t n_inputs, uint64_t n_domain, uint64_t n_check,
+                                  uint32_t *d_flag, czk_backend_stream *s) {
+  GATE(be);
+  if (!be->iface->abc_finish) return CZK_ERR_UNSUPPORTED;
+  if (!d_a || !d_b || !d_c || !d_w || !d_flag || n_check > n_user || n_user > n_domain || n_inputs > n_domain - n_user)
+    return CZK_ERR_INVALID_ARG;
+  return be->iface->abc_finish(be, d_a, d_b, d_c, d_w, n_user, n_inputs, n_domain, n_check, d_flag, s);
+}

@@ -358,6 +358,13 @@ static czk_status cu_compiled_matvec(czk_backend *be, czk_fr *a, czk_fr *b, czk_
                                    m->minus_one_index, w, SP(s)));
 }
 
+static czk_status cu_abc_finish(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_fr *w, uint64_t n_user,
+                                uint64_t n_inputs, uint64_t n_domain, uint64_t n_check, uint32_t *flag,
+                                czk_backend_stream *s) {
+  TRYD(be, setdev(be));
+  RET(be, czk_cuda_abc_finish(a, b, c, w, n_user, n_inputs, n_domain, n_check, flag, SP(s)));
+}
+
 static czk_status cu_fixed_base(czk_backend *be, czk_backend_group g, void *out, const czk_fr *k, size_t n) {
   TRYD(be, setdev(be));
   if (g == CZK_BACKEND_G1) RET(be, czk_cuda_fixed_base_g1(out, k, n));
@@ -408,6 +415,7 @@ static const czk_backend_iface cu_iface = {
     .compiled_upload = cu_compiled_upload,
     .compiled_free = cu_compiled_free,
     .compiled_matvec = cu_compiled_matvec,
+    .abc_finish = cu_abc_finish,
     .fixed_base = cu_fixed_base,
 };
 

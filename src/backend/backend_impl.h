@@ -50,6 +50,9 @@ typedef struct czk_backend_iface {
   void (*compiled_free)(czk_backend *be, czk_backend_compiled *m);
   czk_status (*compiled_matvec)(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_backend_compiled *m,
                                 const czk_fr *w, czk_backend_stream *s);
+  czk_status (*abc_finish)(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_fr *w, uint64_t n_user,
+                           uint64_t n_inputs, uint64_t n_domain, uint64_t n_check, uint32_t *flag,
+                           czk_backend_stream *s);
 } czk_backend_iface;
 
 struct czk_backend {

@@ -75,3 +75,46 @@ extern "C" czk_status czk_cuda_compiled_matvec(czk_fr *a, czk_fr *b, czk_fr *c, 
   }
   return CZK_OK;
 }
+
+/* The prover's rows past the circuit's (one per input: a = the input, b = c = 0; then zeros up to the domain) and the
+ * R1CS check of rows < n_check: a thread per row, grid-strided; a failing row sets *flag (reset first). */
+__global__ void bk_abc_finish(fr_t *a, fr_t *b, fr_t *c, const fr_t *__restrict__ w, uint64_t n_user,
+                              uint64_t n_inputs, uint64_t n_domain, uint64_t n_check, uint32_t *flag) {
+  for (uint64_t row = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; row < n_domain;
+       row += (uint64_t)gridDim.x * blockDim.x) {
+    if (row >= n_user) {
+      fr_t z;
+#pragma unroll
+      for (int i = 0; i < 8; i++) z.v[i] = 0;
+      fr_t x = z;
+      if (row - n_user < n_inputs) load_fr(&x, w + (row - n_user));
+      store_fr(a + row, &x);
+      store_fr(b + row, &z);
+      store_fr(c + row, &z);
+    } else if (row < n_check) {
+      fr_t x, y, zc;
+      load_fr(&x, a + row);
+      load_fr(&y, b + row);
+      load_fr(&zc, c + row);
+      fr_mul(&x, &x, &y);
+      bool eq = true;
+#pragma unroll
+      for (int i = 0; i < 8; i++) eq &= x.v[i] == zc.v[i];
+      if (!eq) atomicOr(flag, 1u);
+    }
+  }
+}
+
+extern "C" czk_status czk_cuda_abc_finish(czk_fr *a, czk_fr *b, czk_fr *c, const czk_fr *w, uint64_t n_user,
+                                          uint64_t n_inputs, uint64_t n_domain, uint64_t n_check, uint32_t *flag,
+                                          void *stream) {
+  if (n_user > n_domain || n_inputs > n_domain - n_user) return CZK_ERR_INVALID_ARG;
+  CZK_CU(cudaMemsetAsync(flag, 0, sizeof *flag, (cudaStream_t)stream));
+  uint64_t blocks = (n_domain + 255) / 256;
+  if (blocks > 65536) blocks = 65536;
+  if (!blocks) return CZK_OK;
+  bk_abc_finish<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>((fr_t *)a, (fr_t *)b, (fr_t *)c, (const fr_t *)w,
+                                                                     n_user, n_inputs, n_domain, n_check, flag);
+  CZK_CU_LAUNCHED((cudaStream_t)stream);
+  return CZK_OK;
+}

@@ -51,6 +51,7 @@ struct czk__lane {
   czk_backend_event *ev[EV_COUNT];
   czk_fr *d_abc, *d_w, *d_sa, *d_sb; /* device buffers (not on a host backend, except the gathers) */
   czk_fr *h_stage;                   /* pinned: 3n + nw */
+  uint32_t *d_flag;                  /* witness-only mode: the device row check's result */
   uint32_t *d_idx[2];                /* streamed: this lane's device copies of the index lists */
   czk_backend_msm *m[CZK__NQ];       /* resident / host: one per query; streamed: [0,1] G1 slots, [2,3] G2 slots */
   void *d_slot[4];
@@ -75,6 +76,7 @@ static void lane_free(czk__lane *l) {
   for (int i = 0; i < 4; i++) czk_backend_mem_free(be, l->d_slot[i]);
   for (int i = 0; i < 2; i++) czk_backend_mem_free(be, l->d_idx[i]);
   czk_backend_mem_free(be, l->d_abc);
+  czk_backend_mem_free(be, l->d_flag);
   czk_backend_mem_free(be, l->d_w);
   czk_backend_mem_free(be, l->d_sa);
   czk_backend_mem_free(be, l->d_sb);
@@ -130,6 +132,7 @@ static czk_status lane_new(czk_backend *be, bool host, const czk__bases *b, size
   for (int i = 0; i < EV_COUNT && st == CZK_OK; i++) st = czk_backend_event_new(be, &l->ev[i]);
   if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_abc, 3 * n * sizeof(czk_fr));
   if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_w, nw * sizeof(czk_fr));
+  if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_flag, 256);
   if (st == CZK_OK && !host) st = czk_backend_host_alloc(be, (void **)&l->h_stage, (3 * n + nw) * sizeof(czk_fr));
   if (st == CZK_OK && b->n_idx[0]) st = czk_backend_alloc(be, (void **)&l->d_sa, b->n_idx[0] * sizeof(czk_fr));
   if (st == CZK_OK && b->n_idx[1]) st = czk_backend_alloc(be, (void **)&l->d_sb, b->n_idx[1] * sizeof(czk_fr));
@@ -233,11 +236,18 @@ struct czk_groth16_job {
   czk__lanes *owner;
   czk__lane *l;
   czk_groth16_timings t;
+  bool check_on_device;           /* witness-only mode on a device: the row check's flag is read at finish */
+  czk_backend_compiled *dcc_own;  /* witness-only mode without a resident copy: this proof's copy */
 };
 
 static void release(czk_groth16_job *job) {
   czk__lane *l = job->l;
   if (!l) return;
+  if (job->dcc_own) { /* after this proof's kernels (the lane's streams) are done with it */
+    (void)czk_backend_stream_sync(job->be, l->s_h);
+    czk_backend_compiled_free(job->be, job->dcc_own);
+    job->dcc_own = NULL;
+  }
   job->l = NULL;
   bool bad = czk_backend_quarantined(job->be);
   if (!bad)
@@ -255,8 +265,32 @@ void czk_groth16_job_abort(czk_groth16_job *job) {
 
 static czk_status check_sizes(const czk_groth16_key *k, const czk_groth16_assignment *as) {
   size_t n = (size_t)1 << k->log_n;
-  if (!as->a || !as->b || !as->c || !as->w.w || as->n_rows > as->n_domain) return CZK_ERR_INVALID_ARG;
+  bool wo = !as->a && !as->b && !as->c && as->cc; /* witness-only mode */
+  if ((!wo && (!as->a || !as->b || !as->c)) || !as->w.w || as->n_rows > as->n_domain) return CZK_ERR_INVALID_ARG;
   if (as->n_domain != n || as->w.n_inputs != k->n_inputs || as->w.n_aux != k->n_aux) return CZK_ERR_SIZE_MISMATCH;
+  if (wo && (as->cc->n_inputs != k->n_inputs || as->cc->n_aux != k->n_aux ||
+             (uint64_t)as->cc->n_user_constraints + k->n_inputs > n))
+    return CZK_ERR_SIZE_MISMATCH;
+  return CZK_OK;
+}
+
+/* Witness-only mode on a host-memory backend: a, b, c from w over the compiled circuit, the input rows, zeros. */
+static czk_status abc_on_host(czk_groth16_assignment *as, czk_pool *pool) {
+  const size_t n = as->n_domain, m = as->cc->n_user_constraints, ni = as->w.n_inputs;
+  as->a = czk_alloc_big(n * sizeof(czk_fr));
+  as->b = czk_alloc_big(n * sizeof(czk_fr));
+  as->c = czk_alloc_big(n * sizeof(czk_fr));
+  if (!as->a || !as->b || !as->c) return CZK_ERR_NOMEM;
+  CZK_TRY(czk_cc_matvec(as->cc, as->w.w, as->a, as->b, as->c, pool));
+  for (size_t i = 0; i < ni; i++) {
+    as->a[m + i] = as->w.w[i];
+    czk_fr_set_zero(&as->b[m + i]);
+    czk_fr_set_zero(&as->c[m + i]);
+  }
+  size_t tail = (n - m - ni) * sizeof(czk_fr);
+  memset(as->a + m + ni, 0, tail);
+  memset(as->b + m + ni, 0, tail);
+  memset(as->c + m + ni, 0, tail);
   return CZK_OK;
 }
 
@@ -299,7 +333,26 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_START], l->s_h));
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_W0], l->s_w));
   stage_ctx x = {as->a, as->b, as->c, NULL, NULL, NULL, as->n_rows, 0};
-  if (l->host) {
+  const bool wo = !as->a; /* witness-only mode on a device (a host backend expanded it in prove_start) */
+  if (wo) {
+    /* the witness first (the mat-vec needs it), then a, b, c on the device; the row check's flag is read at finish */
+    const czk_backend_compiled *dcc = as->dcc;
+    if (!dcc) {
+      CZK_TRY(czk_groth16_compiled_upload(&job->dcc_own, be, as->cc));
+      dcc = job->dcc_own;
+    }
+    da = l->d_abc, db = da + n, dc = db + n, dw = l->d_w;
+    copy_ctx cw = {l->h_stage + 3 * n, as->w.w};
+    czk_pool_parallel_for(pool, nw, 16384, copy_rows, &cw);
+    CZK_TRY(czk_backend_copy_htod(be, dw, l->h_stage + 3 * n, nw * sizeof(czk_fr), l->s_h));
+    CZK_TRY(czk_backend_compiled_matvec(be, da, db, dc, dcc, dw, l->s_h));
+    const uint64_t m = as->cc->n_user_constraints;
+    CZK_TRY(czk_backend_abc_finish(be, da, db, dc, dw, m, ni, n, as->n_rows < m ? as->n_rows : m, l->d_flag,
+                                   l->s_h));
+    CZK_TRY(czk_backend_event_record(be, l->ev[EV_WUP], l->s_h));
+    CZK_TRY(czk_backend_stream_wait(be, l->s_w, l->ev[EV_WUP])); /* the witness MSMs read dw */
+    job->check_on_device = true;
+  } else if (l->host) {
     /* host memory: check in place, operate on the caller's arrays */
     czk_pool_parallel_for(pool, as->n_rows, 8192, stage_rows, &x);
     da = as->a, db = as->b, dc = as->c, dw = as->w.w;
@@ -342,12 +395,12 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
     CZK_TRY(czk_backend_event_record(be, l->ev[EV_MH], l->s_h));
     l->t_msm[CZK__Q_H] = czk__now_s() - tq;
   }
-  if (!l->host) {
+  if (!l->host && !wo) {
     copy_ctx cw = {l->h_stage + 3 * n, as->w.w};
     czk_pool_parallel_for(pool, nw, 16384, copy_rows, &cw);
     CZK_TRY(czk_backend_copy_htod(be, dw, l->h_stage + 3 * n, nw * sizeof(czk_fr), l->s_w));
   }
-  CZK_TRY(czk_backend_event_record(be, l->ev[EV_WUP], l->s_w));
+  if (!wo) CZK_TRY(czk_backend_event_record(be, l->ev[EV_WUP], l->s_w));
   /* scalars of each query: H's values, the aux part of w, and the gathered (or whole) witness for a and b */
   const uint32_t *idx_a = l->streamed ? l->d_idx[0] : b->idx[0], *idx_b = l->streamed ? l->d_idx[1] : b->idx[1];
   const czk_fr *sa = dw, *sb = dw;
@@ -383,6 +436,7 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
   if (st == CZK_OK && dkey && czk__dkey_backend(dkey) != be) st = CZK_ERR_INVALID_ARG;
   if (st == CZK_OK && czk_backend_quarantined(be)) st = CZK_ERR_DEVICE;
   if (st == CZK_OK) st = check_sizes(key, as);
+  if (st == CZK_OK && !as->a && czk_backend_host_memory(be)) st = abc_on_host(as, pool);
   czk_groth16_job *job = NULL;
   if (st == CZK_OK && !(job = calloc(1, sizeof *job))) st = CZK_ERR_NOMEM;
   if (st != CZK_OK) {
@@ -429,6 +483,12 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
   CZK_TRY(czk_backend_event_sync(be, l->ev[EV_MH]));
   CZK_TRY(czk_backend_event_sync(be, l->ev[EV_MB2]));
   job->t.check = l->t_check;
+  if (job->check_on_device) { /* witness-only mode: the rows checked on the device */
+    uint32_t bad = 0;
+    CZK_TRY(czk_backend_copy_dtoh(be, &bad, l->d_flag, sizeof bad, l->s_h));
+    CZK_TRY(czk_backend_stream_sync(be, l->s_h));
+    if (bad) return CZK_ERR_UNSATISFIED;
+  }
   if (l->streamed) {
     /* partial sums in launch order l, a, b1, h (G1) and b2 (G2) */
     const int order[4] = {CZK__Q_L, CZK__Q_A, CZK__Q_B1, CZK__Q_H};
@@ -580,5 +640,30 @@ czk_status czk_groth16_prove(czk_groth16_proof *proof, czk_backend *be, const cz
     czk__lanes_drop_backend(czk__key_lanes(key), own);
     czk_backend_free(own);
   }
+  return st;
+}
+
+czk_status czk_groth16_compiled_upload(czk_backend_compiled **out, czk_backend *be, const czk_compiled *cc) {
+  if (!out) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  if (!be || !cc) return CZK_ERR_INVALID_ARG;
+  czk_backend_tseg *seg = calloc(cc->n_segments ? cc->n_segments : 1, sizeof *seg);
+  if (!seg) return CZK_ERR_NOMEM;
+  uint64_t rows = 0;
+  for (uint32_t i = 0; i < cc->n_segments; i++) {
+    const czk_cc_segment *g = &cc->seg[i];
+    seg[i] = (czk_backend_tseg){g->row0, g->tmpl_row0, g->n_rows, g->reps, g->in_stride, g->aux_stride,
+                                g->table_width, g->table_off};
+    rows += (uint64_t)g->n_rows * g->reps;
+  }
+  czk_backend_compiled_desc d = {cc->n_segments, seg, cc->n_tmpl_rows, {NULL}, {NULL}, {NULL}, {0}, cc->n_coef,
+                                 cc->coef, cc->one_index, cc->minus_one_index, cc->table_len, cc->table, rows};
+  for (int k = 0; k < 3; k++)
+    d.row_ptr[k] = cc->m[k].row_ptr, d.col[k] = cc->m[k].col, d.ref[k] = cc->m[k].ref, d.nnz[k] = cc->m[k].nnz;
+  czk_backend_stream *s = NULL;
+  czk_status st = czk_backend_stream_new(be, &s);
+  if (st == CZK_OK) st = czk_backend_compiled_upload(be, out, &d, s);
+  if (s) czk_backend_stream_free(be, s);
+  free(seg);
   return st;
 }

@@ -39,7 +39,17 @@ typedef struct kuser {
   czk_r1cs *stale[8];  /* shapes whose file changed under them: jobs may still read them; freed at destroy */
   char key_err[360];   /* why the last key load failed, naming the file (guarded by mu) */
   unsigned n_stale;
+  /* witness-only proving (desc->compile / witness_assign, on a device backend): the compiled circuit, loaded from
+   * <keys_dir>/<key_name>.czkc or compiled by the first key load, then immutable until destroy */
+  bool device_mode;
+  czk_compiled *cc;
 } kuser;
+
+/* A device copy of a key: the prover's queries and, in witness-only mode, the compiled circuit. */
+typedef struct adkey {
+  czk_groth16_dkey *dk;
+  czk_backend_compiled *dcc;
+} adkey;
 
 typedef struct akey {
   czk_groth16_key *gk;
@@ -238,7 +248,15 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
   uint64_t *stage = j->stage[part];
   czk_status st;
   uint64_t t0 = czk__clock_now_ns();
-  if (u->desc->assign) {
+  if (u->device_mode) {
+    /* the key (loaded before synthesis) brought the compiled circuit: the device computes a, b, c */
+    pthread_mutex_lock(&u->mu);
+    const czk_compiled *cc = u->cc;
+    pthread_mutex_unlock(&u->mu);
+    st = cc ? u->desc->witness_assign(u->cfg, j->parsed, part, pool, as) : CZK_ERR_STATE;
+    as->cc = cc;
+    stage[CZK_STAGE_WITNESS] = czk__clock_now_ns() - t0;
+  } else if (u->desc->assign) {
     st = u->desc->assign(u->cfg, j->parsed, part, pool, as);
     stage[CZK_STAGE_WITNESS_ABC] = czk__clock_now_ns() - t0;
   } else if (u->desc->flavour == CZK__KEY_BELLPERSON) {
@@ -313,8 +331,9 @@ static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, vo
   ksynth *ks = synth;
   pd->stage = ks->j->stage[ks->part];
   /* prove_start consumes the assignment's arrays; the engine still owns (and will free) the struct itself */
-  st = czk_groth16_prove_start(&pd->job, be, k->gk, dev ? (const czk_groth16_dkey *)dev->dkey : NULL, &ks->as,
-                               u->pool);
+  const adkey *ad = dev ? (const adkey *)dev->dkey : NULL;
+  if (ad) ks->as.dcc = ad->dcc;
+  st = czk_groth16_prove_start(&pd->job, be, k->gk, ad ? ad->dk : NULL, &ks->as, u->pool);
   if (st != CZK_OK) {
     free(pd);
     return st;
@@ -469,6 +488,42 @@ static czk_status open_params(kuser *u, akey *k) {
   return st;
 }
 
+/* Witness-only mode: the compiled circuit from <keys_dir>/<key_name>.czkc, else compiled now and saved there (a
+ * directory we cannot write only costs the next start the compile). Once per kind; failures name the file. */
+static czk_status ensure_compiled(kuser *u) {
+  pthread_mutex_lock(&u->mu);
+  bool have = u->cc != NULL;
+  pthread_mutex_unlock(&u->mu);
+  if (have || !u->device_mode) return CZK_OK;
+  char path[1300], err[512] = "";
+  snprintf(path, sizeof path, "%s/%s.czkc", u->keys_dir, u->key_name);
+  czk_compiled *cc = NULL;
+  double t0 = czk__now_s();
+  czk_status st = czk_cc_load(&cc, path, err, sizeof err);
+  if (st == CZK_OK) {
+    CZK_INFO("kinds", "%s: compiled circuit %s loaded in %.2f s", u->name, path, czk__now_s() - t0);
+  } else {
+    if (st != CZK_ERR_NOT_FOUND)
+      CZK_WARN("kinds", "%s: compiled circuit unusable (%s); compiling it again", u->name, err[0] ? err : path);
+    st = u->desc->compile(u->cfg, &cc);
+    if (st != CZK_OK) {
+      key_fail(u, "%s: compiling the circuit failed: %s", u->name, czk_status_str(st));
+      return st;
+    }
+    CZK_INFO("kinds", "%s: circuit compiled in %.2f s (%.1f MiB)", u->name, czk__now_s() - t0,
+             (double)czk_cc_file_size(cc) / (1 << 20));
+    czk_status ss = czk_cc_save(cc, path);
+    if (ss != CZK_OK)
+      CZK_WARN("kinds", "%s: could not save the compiled circuit to %s (%s); the next start compiles it again", u->name,
+               path, czk_status_str(ss));
+  }
+  pthread_mutex_lock(&u->mu);
+  if (!u->cc) u->cc = cc, cc = NULL;
+  pthread_mutex_unlock(&u->mu);
+  czk_cc_free(cc);
+  return CZK_OK;
+}
+
 static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, void **key, czk_key_tier *tier,
                              uint64_t *bytes) {
   kuser *u = user;
@@ -486,6 +541,7 @@ static czk_status k_key_load(void *user, const char *key_id, czk_key_tier want, 
     if (st == CZK_OK) st = czk_groth16_key_from_zkey(&k->gk, k->z, u->pool);
     if (st != CZK_OK) key_fail(u, "the key file %s is unusable: %s", u->key_path, czk_status_str(st));
   }
+  if (st == CZK_OK) st = ensure_compiled(u);
   if (st != CZK_OK) {
     akey_free(k);
     return st;
@@ -550,26 +606,48 @@ static void k_key_free(void *user, void *key) {
 }
 
 static czk_status k_key_upload(void *user, void *key, void *backend, void **dkey) {
-  (void)user;
+  kuser *u = user;
   akey *k = key;
+  *dkey = NULL;
   if (!backend) return CZK_ERR_INVALID_ARG;
-  return czk_groth16_key_upload((czk_groth16_dkey **)dkey, k->gk, (czk_backend *)backend);
+  adkey *ad = calloc(1, sizeof *ad);
+  if (!ad) return CZK_ERR_NOMEM;
+  czk_status st = czk_groth16_key_upload(&ad->dk, k->gk, (czk_backend *)backend);
+  if (st == CZK_OK && u->cc) { /* without it each witness-only proof copies the circuit for itself */
+    czk_status cs = czk_groth16_compiled_upload(&ad->dcc, (czk_backend *)backend, u->cc);
+    if (cs != CZK_OK)
+      CZK_WARN("kinds", "%s: the compiled circuit's copy to the device failed (%s); each proof copies it", u->name,
+               czk_status_str(cs));
+  }
+  if (st != CZK_OK) {
+    czk_groth16_dkey_free(ad->dk);
+    free(ad);
+    return st;
+  }
+  *dkey = ad;
+  return CZK_OK;
 }
 
 static uint64_t k_key_device_size(void *user, void *key) {
-  (void)user;
-  return czk_groth16_key_bytes(((akey *)key)->gk); /* a device copy holds the host key's queries and indices */
+  kuser *u = user;
+  /* a device copy holds the host key's queries and indices (and the compiled circuit's arrays, at most its file) */
+  return czk_groth16_key_bytes(((akey *)key)->gk) + (u->cc ? czk_cc_file_size(u->cc) : 0);
 }
 
 static void k_key_unload(void *user, void *backend, void *dkey) {
-  (void)user, (void)backend;
-  czk_groth16_dkey_free(dkey);
+  (void)user;
+  adkey *ad = dkey;
+  if (!ad) return;
+  czk_backend_compiled_free((czk_backend *)backend, ad->dcc);
+  czk_groth16_dkey_free(ad->dk);
+  free(ad);
 }
 
 static void k_destroy(void *user) {
   kuser *u = user;
   if (!u) return;
   if (u->shape) czk_r1cs_free(u->shape);
+  czk_cc_free(u->cc);
   for (unsigned i = 0; i < u->n_stale; i++) czk_r1cs_free(u->stale[i]);
   czk_backend_free(u->cpu);
   if (u->desc->destroy) u->desc->destroy(u->cfg);
@@ -633,7 +711,14 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
 }
 
 void czk_kind_set_backend(czk_engine_kind *kind, czk_backend *pin) {
-  if (kind && kind->destroy == k_destroy && kind->user) ((kuser *)kind->user)->pin_be = pin;
+  if (!kind || kind->destroy != k_destroy || !kind->user) return;
+  kuser *u = kind->user;
+  u->pin_be = pin;
+  /* proofs on a device whose backend has the compiled mat-vec: the host computes the witness alone, so a partition
+   * reserves no a/b/c (they live in the device's lane buffers) */
+  u->device_mode = pin && !czk_backend_host_memory(pin) && u->desc->compile && u->desc->witness_assign &&
+                   getenv("CZK_NO_WITNESS_ONLY") == NULL;
+  if (u->device_mode) kind->shape.abc_bytes = 0;
 }
 
 void czk_kind_free(czk_engine_kind *kind) {

@@ -143,6 +143,34 @@ static czk_status porep_assign(void *cfgp, const void *parsed, uint32_t part, cz
   return st;
 }
 
+static czk_status porep_compile(void *cfgp, czk_compiled **out) {
+  porep_cfg *c = cfgp;
+  return czk_porep_compile(&c->circuit, czk_porep_circuit_id(c->info), out);
+}
+
+/* Partition `part`'s witness alone (czk_porep_witness): the device computes a/b/c from the compiled circuit. */
+static czk_status porep_witness_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
+                                       czk_groth16_assignment *out) {
+  porep_cfg *c = cfgp;
+  const porep_parsed *p = parsed;
+  memset(out, 0, sizeof *out);
+  czk_cs_counts n;
+  CZK_TRY(counts_of(c, &n));
+  out->w.n_inputs = (uint32_t)n.n_inputs;
+  out->w.n_aux = (uint32_t)n.n_aux;
+  out->w.w = czk_alloc_big((n.n_inputs + n.n_aux) * sizeof(czk_fr));
+  out->n_domain = 1ull << n.log_domain;
+  out->n_rows = n.n_constraints;
+  czk_status st = out->w.w ? CZK_OK : CZK_ERR_NOMEM;
+  if (st == CZK_OK) {
+    czk_porep_partition vals;
+    czk_porep_c1_partition(&p->c1, part, &vals);
+    st = czk_porep_witness(&c->circuit, &vals, pool, out->w.w, n.n_inputs, n.n_aux);
+  }
+  if (st != CZK_OK) czk_groth16_assignment_free(out);
+  return st;
+}
+
 static czk_status porep_public(void *cfgp, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n) {
   (void)cfgp;
   const porep_parsed *p = parsed;
@@ -169,6 +197,8 @@ static const czk__kind_desc porep_desc = {
     .outline_new = porep_outline,
     .walk = porep_walk,
     .assign = porep_assign,
+    .compile = porep_compile,
+    .witness_assign = porep_witness_assign,
     .public_inputs = porep_public,
     .destroy = porep_destroy,
 };

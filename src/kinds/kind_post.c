@@ -145,6 +145,33 @@ static czk_status post_assign(void *cfg, const void *parsed, uint32_t part, czk_
   return st;
 }
 
+static czk_status post_compile(void *cfgp, czk_compiled **out) {
+  return czk_post_compile(((post_cfg *)cfgp)->info, out);
+}
+
+/* The witness alone (czk_post_witness): the device computes a/b/c from the compiled circuit (every registered proof
+ * of the size shares the circuit, as it shares the key; the prover checks the counts). */
+static czk_status post_witness_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
+                                      czk_groth16_assignment *out) {
+  (void)cfgp, (void)part;
+  const post_parsed *p = parsed;
+  memset(out, 0, sizeof *out);
+  czk_post_slot_counts sc;
+  CZK_TRY(czk_post_slot_counts_get(p->info, &sc));
+  uint64_t ni, na, rows, dom;
+  czk_post_assignment_size(p->info, &sc, &ni, &na, &rows, &dom);
+  out->w.n_inputs = (uint32_t)ni;
+  out->w.n_aux = (uint32_t)na;
+  out->w.w = czk_alloc_big((ni + na) * sizeof(czk_fr));
+  out->n_domain = dom;
+  out->n_rows = rows;
+  czk_status st = out->w.w ? CZK_OK : CZK_ERR_NOMEM;
+  czk_post_instance inst = {.info = p->info, .sectors = p->sectors, .n_sectors = p->n};
+  if (st == CZK_OK) st = czk_post_witness(&inst, pool, out->w.w);
+  if (st != CZK_OK) czk_groth16_assignment_free(out);
+  return st;
+}
+
 static czk_status post_public(void *cfg, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n) {
   (void)cfg, (void)part;
   const post_parsed *p = parsed;
@@ -164,6 +191,8 @@ static const czk__kind_desc post_desc = {
     .outline_new = post_outline,
     .walk = post_walk,
     .assign = post_assign,
+    .compile = post_compile,
+    .witness_assign = post_witness_assign,
     .public_inputs = post_public,
     .destroy = free,
 };

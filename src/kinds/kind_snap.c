@@ -126,6 +126,30 @@ static czk_status snap_assign(void *cfgp, const void *parsed, uint32_t part, czk
   return st;
 }
 
+static czk_status snap_compile(void *cfgp, czk_compiled **out) {
+  return czk_snap_compile(((snap_cfg *)cfgp)->info, out);
+}
+
+/* Partition `part`'s witness alone (czk_snap_witness): the device computes a/b/c from the compiled circuit. */
+static czk_status snap_witness_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
+                                      czk_groth16_assignment *out) {
+  (void)cfgp;
+  const snap_parsed *p = parsed;
+  memset(out, 0, sizeof *out);
+  uint64_t ni, na, rows, dom;
+  CZK_TRY(czk_snap_assignment_size(p->info, &ni, &na, &rows, &dom));
+  out->w.n_inputs = (uint32_t)ni;
+  out->w.n_aux = (uint32_t)na;
+  out->w.w = czk_alloc_big((ni + na) * sizeof(czk_fr));
+  out->n_domain = dom;
+  out->n_rows = rows;
+  czk_status st = out->w.w ? CZK_OK : CZK_ERR_NOMEM;
+  czk_snap_instance inst = {.info = p->info, .k = part, .comms = &p->comms, .part = &p->parts[part]};
+  if (st == CZK_OK) st = czk_snap_witness(&inst, pool, out->w.w);
+  if (st != CZK_OK) czk_groth16_assignment_free(out);
+  return st;
+}
+
 static czk_status snap_public(void *cfgp, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n) {
   (void)cfgp;
   const snap_parsed *p = parsed;
@@ -145,6 +169,8 @@ static const czk__kind_desc snap_desc = {
     .outline_new = snap_outline,
     .walk = snap_walk,
     .assign = snap_assign,
+    .compile = snap_compile,
+    .witness_assign = snap_witness_assign,
     .public_inputs = snap_public,
     .destroy = free,
 };

@@ -38,6 +38,14 @@ typedef struct czk__kind_desc {
    * from the outline, see czk_kinds_set_setup_in_memory). */
   czk_status (*walk)(void *cfg, czk_cs *cs);
   czk_status (*assign)(void *cfg, const void *parsed, uint32_t part, czk_pool *pool, czk_groth16_assignment *out);
+  /* Optional, with assign: witness-only proving on devices (the prover computes a, b, c there from the compiled
+   * circuit; the host computes only w, in about a twentieth of assign's time for PoRep). compile: the circuit compiled
+   * (czk/compiled.h; the adapter caches it as <keys_dir>/<key_name>.czkc). witness_assign: partition part's witness
+   * alone (a, b, c NULL; n_domain, n_rows as assign sets them); CZK_ERR_UNSUPPORTED when this request's circuit is
+   * not the compiled one (the adapter then calls assign). */
+  czk_status (*compile)(void *cfg, czk_compiled **out);
+  czk_status (*witness_assign)(void *cfg, const void *parsed, uint32_t part, czk_pool *pool,
+                               czk_groth16_assignment *out);
   /* Optional: partition `part`'s public inputs (without ONE) recomputed from the request alone (borrowed from parsed).
    * When set, the adapter proves only a witness whose inputs equal them and self-verifies against them. */
   czk_status (*public_inputs)(void *cfg, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n);

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "cs/cs_internal.h"
+#include "czk/backend.h"
 #include "czk/compiled.h"
+#include "czk/groth16.h"
 #include "czk/porep.h"
 #include "czk/post.h"
 #include "czk/snap.h"
@@ -116,6 +118,72 @@ static void test_porep(uint64_t sector_size, czk_porep_gen_mode mode) {
   czk_cc_free(cc);
 }
 
+/* The prover's witness-only mode on a host backend (czk_groth16_assignment.cc: a, b, c from w over the compiled
+ * circuit): a key set up from the recorded shape, a proof from the witness alone that verifies; one wrong aux value is
+ * refused (CZK_ERR_UNSATISFIED) before any MSM. */
+static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, const czk_post_instance *inst,
+                               uint64_t d, uint64_t rows) {
+  czk_groth16_key_mem km;
+  czk_groth16_setup_opts o = {NULL, NULL, NULL, NULL, NULL};
+  CHECK(czk_groth16_setup_mem(&km, rec, &o) == CZK_OK);
+  czk_groth16_pk_queries q;
+  czk_groth16_key_mem_queries(&km, &q);
+  /* on the CPU (a, b, c on the host), then on a CUDA device when there is one: a, b, c and the row check on the
+   * device, from a resident copy of the compiled circuit and from the prover's own copy */
+  for (int dev = 0; dev < 2; dev++) {
+    czk_groth16_key *key = NULL;
+    CHECK(czk_groth16_key_from_queries(&key, &km.vk, &q, &km.s, rec) == CZK_OK);
+    czk_backend *be = NULL;
+    czk_status bs = czk_backend_open(&be, dev ? "cuda:0" : "cpu", NULL);
+    if (dev && bs != CZK_OK) {
+      fprintf(stderr, "test_compiled: no CUDA device (%s): witness-only proving checked on the CPU only\n",
+              czk_status_str(bs));
+      czk_groth16_key_free(key);
+      break;
+    }
+    CHECK(bs == CZK_OK);
+    if (!key || !be) break;
+    czk_backend_compiled *dcc = NULL;
+    if (dev) CHECK(czk_groth16_compiled_upload(&dcc, be, cc) == CZK_OK);
+    for (int t = 0; t < (dev ? 4 : 2); t++) {
+      bool bad = t & 1, resident = t >= 2;
+      czk_groth16_assignment as;
+      memset(&as, 0, sizeof as);
+      as.w.n_inputs = cc->n_inputs, as.w.n_aux = cc->n_aux;
+      as.w.w = malloc(((size_t)cc->n_inputs + cc->n_aux) * sizeof(czk_fr));
+      CHECK(czk_post_witness(inst, NULL, as.w.w) == CZK_OK);
+      czk_fr *pub = malloc(cc->n_inputs * sizeof(czk_fr));
+      memcpy(pub, as.w.w + 1, (cc->n_inputs - 1) * sizeof(czk_fr));
+      if (bad) czk_fr_add(&as.w.w[cc->n_inputs + cc->n_aux / 2], &as.w.w[cc->n_inputs + cc->n_aux / 2], &as.w.w[0]);
+      as.n_domain = d, as.n_rows = rows, as.cc = cc, as.dcc = resident ? dcc : NULL;
+      unsigned long launches = czk_groth16_msm_launches();
+      czk_groth16_job *job = NULL;
+      czk_status st = czk_groth16_prove_start(&job, be, key, NULL, &as, NULL);
+      czk_groth16_proof pr;
+      if (bad && !dev) { /* the host checks the rows before any MSM */
+        CHECK_MSG(st == CZK_ERR_UNSATISFIED && czk_groth16_msm_launches() == launches, "a wrong witness: %s",
+                  czk_status_str(st));
+      } else if (bad) { /* the device's check is read at finish: no proof comes out */
+        CHECK(st == CZK_OK);
+        st = job ? czk_groth16_prove_finish(job, &pr, NULL) : CZK_ERR_STATE;
+        CHECK_MSG(st == CZK_ERR_UNSATISFIED, "a wrong witness on the device: %s", czk_status_str(st));
+      } else {
+        CHECK(st == CZK_OK);
+        CHECK(job && czk_groth16_prove_finish(job, &pr, NULL) == CZK_OK);
+        CHECK_MSG(czk_groth16_verify(&km.vk, &pr, pub, cc->n_inputs - 1) == CZK_OK, "witness-only proof on %s (%s)",
+                  dev ? "cuda:0" : "cpu", resident ? "resident circuit" : "the proof's own copy");
+        pub[0].l[0] ^= 1; /* and not for other inputs */
+        CHECK(czk_groth16_verify(&km.vk, &pr, pub, cc->n_inputs - 1) == CZK_ERR_VERIFY_FAILED);
+      }
+      free(pub);
+    }
+    czk_backend_compiled_free(be, dcc);
+    czk_groth16_key_free(key); /* its lanes use the backend */
+    czk_backend_free(be);
+  }
+  czk_groth16_key_mem_free(&km);
+}
+
 /* ------------------------------------------------------------------------------------------------ PoSt */
 static void test_post(uint64_t wire) {
   const czk_post_info *info = czk_post_info_by_wire(wire);
@@ -126,7 +194,6 @@ static void test_post(uint64_t wire) {
   czk_post_instance blank = {.info = info};
   czk_r1cs *rec = record(walk_post, &blank);
   if (rec) same_shape(cc, rec, info->name);
-  czk_r1cs_free(rec);
   uint8_t rnd[32] = {2, 7, 1, 8, 2, 8};
   czk_post_sector s[2];
   size_t n = info->type == CZK_POST_WINNING ? 1 : 2;
@@ -142,6 +209,8 @@ static void test_post(uint64_t wire) {
   CHECK(czk_post_evaluate(&inst, NULL, w, abc, abc + d, abc + 2 * d) == CZK_OK);
   same_abc(cc, w, abc, abc + d, abc + 2 * d, info->name);
   free(w), free(abc);
+  if (rec && info->type == CZK_POST_WINNING) prove_witness_only(cc, rec, &inst, d, rows);
+  czk_r1cs_free(rec);
   for (size_t i = 0; i < n; i++) czk_post_sector_free(&s[i]);
   czk_cc_free(cc);
 }
