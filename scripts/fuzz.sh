@@ -2,11 +2,12 @@
 # fuzz.sh: build the libFuzzer harnesses (tests/fuzz, clang + ASan + UBSan, build-fuzz/) and run each target for a
 # bounded time, then print a markdown table per target (executions, exec/s, corpus, crashes) for docs/reliability.md.
 #
-#   scripts/fuzz.sh [--minutes N | --seconds S] [--jobs J] [--no-build] [target...]
+#   scripts/fuzz.sh [--minutes N | --seconds S] [--execs E] [--jobs J] [--no-build] [target...]
 #
 #   --minutes N   run each target N minutes (default 1); --seconds S for short runs (CI: scripts/test.sh)
+#   --execs E     stop a target once its J processes ran E executions in all (each runs E/J; the time is then a cap)
 #   --jobs J      J fuzzing processes per target, sharing its corpus (default 1); executions are summed
-#   --no-build    use the binaries already in build-fuzz
+#   --no-build    use the binaries already in build-fuzz (no clang needed: e.g. unpacked from scripts/fuzz-pack.sh)
 #   target        zkey wtns r1cs params vk snarkjs_json porep_c1 post_vanilla snap_vanilla proto config request
 #                 (default: all)
 #
@@ -22,6 +23,7 @@ root=$PWD
 all="zkey wtns r1cs params vk snarkjs_json porep_c1 post_vanilla snap_vanilla proto config request"
 secs=60
 jobs=1
+max_execs=0
 build=1
 targets=""
 while [ $# -gt 0 ]; do
@@ -29,6 +31,7 @@ while [ $# -gt 0 ]; do
   --minutes) secs=$(awk -v m="$2" 'BEGIN { printf "%d", m * 60 }'); shift 2 ;;
   --seconds) secs=$2; shift 2 ;;
   --jobs) jobs=$2; shift 2 ;;
+  --execs) max_execs=$2; shift 2 ;;
   --no-build) build=0; shift ;;
   -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
@@ -41,7 +44,10 @@ for t in $targets; do
 done
 [ "$secs" -ge 1 ] 2>/dev/null || { echo "fuzz.sh: bad duration" >&2; exit 2; }
 [ "$jobs" -ge 1 ] 2>/dev/null || { echo "fuzz.sh: bad --jobs" >&2; exit 2; }
+[ "$max_execs" -ge 0 ] 2>/dev/null || { echo "fuzz.sh: bad --execs" >&2; exit 2; }
 bdir=${CZK_FUZZ_BUILD:-$root/build-fuzz}
+# a packed build (scripts/fuzz-pack.sh) carries the shared libraries the harnesses were linked with
+[ -d "$bdir/lib" ] && export LD_LIBRARY_PATH="$bdir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 if [ $build = 1 ]; then
   cc=$(command -v clang || true)
@@ -73,17 +79,27 @@ for t in $targets; do
   seeds=$root/tests/fuzz/corpus/$t
   dict=()
   [ -f "$root/tests/fuzz/dict/$t.dict" ] && dict=(-dict="$root/tests/fuzz/dict/$t.dict")
+  opts=()
+  [ "$max_execs" -gt 0 ] && opts+=(-runs=$(((max_execs + jobs - 1) / jobs)))
+  # inputs past the largest seed that a target can use (the default is the largest corpus file, at least 4 KiB)
+  case $t in
+  vk) opts+=(-max_len=8192) ;;           # 6 points + u32 + IC points: a few public inputs
+  config | request) opts+=(-max_len=16384) ;;
+  esac
+  t0=$(date +%s)
   before=$(find "$art" -type f | wc -l)
   echo "fuzz.sh: $t: $secs s x $jobs job(s)" >&2
   pids=()
   for j in $(seq 1 "$jobs"); do
-    "$bin" "$corpus" "$seeds" "${dict[@]}" -max_total_time="$secs" -timeout="${CZK_FUZZ_TIMEOUT:-10}" \
+    "$bin" "$corpus" "$seeds" "${dict[@]}" "${opts[@]}" -max_total_time="$secs" -timeout="${CZK_FUZZ_TIMEOUT:-10}" \
       -rss_limit_mb="${CZK_FUZZ_RSS_MB:-2048}" -artifact_prefix="$art/" -print_final_stats=1 -seed="$j$RANDOM" \
       >"$tmp/$t.$j.log" 2>&1 &
     pids+=($!)
   done
   rc=0
   for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  elapsed=$(($(date +%s) - t0))
+  [ "$elapsed" -ge 1 ] || elapsed=1
   execs=0
   for j in $(seq 1 "$jobs"); do
     n=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$tmp/$t.$j.log" | awk '{print $2}' | tail -1)
@@ -98,7 +114,7 @@ for t in $targets; do
   files=$(find "$corpus" -type f | wc -l)
   bytes=$(du -sk --apparent-size "$corpus" | awk '{print $1}')
   cov=$(grep -o 'cov: [0-9]*' "$tmp/$t.1.log" | tail -1 | awk '{print $2}')
-  rate=$((execs / (secs > 0 ? secs : 1) / 1))
+  rate=$((execs / elapsed))
   status=ok
   if [ $rc -ne 0 ] || [ "$crashes" -gt 0 ]; then
     status="FAILED"
@@ -110,7 +126,7 @@ for t in $targets; do
     mkdir -p "$bdir/fuzz-logs"
     for j in $(seq 1 "$jobs"); do cp "$tmp/$t.$j.log" "$bdir/fuzz-logs/$t-$(date +%Y%m%d-%H%M%S)-$j.txt"; done
   fi
-  rows="$rows| $t | $secs x $jobs | $execs | $rate | ${cov:-?} | $files ($bytes KiB) | $crashes | $status |
+  rows="$rows| $t | $elapsed x $jobs | $execs | $rate | ${cov:-?} | $files ($bytes KiB) | $crashes | $status |
 "
 done
 echo
@@ -118,5 +134,7 @@ echo "| target | seconds x jobs | executions | exec/s (per target) | coverage (e
 echo "|---|---|---|---|---|---|---|---|"
 printf "%s" "$rows"
 echo
-echo "command: scripts/fuzz.sh $( [ "$secs" -ge 60 ] && [ $((secs % 60)) -eq 0 ] && echo "--minutes $((secs / 60))" || echo "--seconds $secs") --jobs $jobs; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $(clang --version | head -1)"
+cc=$(command -v clang >/dev/null && clang --version | head -1 || true)
+[ -n "$cc" ] || cc=$(cat "$bdir/fuzz-build-info.txt" 2>/dev/null | head -1 || true)
+echo "command: scripts/fuzz.sh $( [ "$secs" -ge 60 ] && [ $((secs % 60)) -eq 0 ] && echo "--minutes $((secs / 60))" || echo "--seconds $secs")$( [ "$max_execs" -gt 0 ] && echo " --execs $max_execs") --jobs $jobs; $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, ${cc:-compiler unknown}"
 exit $failed

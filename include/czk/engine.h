@@ -20,6 +20,7 @@
 #ifndef CZK_ENGINE_H
 #define CZK_ENGINE_H
 
+#include "czk/budget.h"
 #include "czk/common.h"
 #include "czk/pool.h"
 #include "czk/status.h"
@@ -42,7 +43,8 @@ typedef enum czk_mem_cat {
   CZK_MEM_ABC = 1,     /* a, b, c evaluations: released after prove_start */
   CZK_MEM_WITNESS = 2, /* witness / assignment vectors */
   CZK_MEM_SCRATCH = 3, /* prover scratch (H, MSM buckets, host staging) */
-  CZK_MEM_COUNT = 4,
+  CZK_MEM_REQUEST = 4, /* requests being received, decoded and parsed (czk_engine_request_reserve) */
+  CZK_MEM_COUNT = 5,
 } czk_mem_cat;
 
 /* Reservation sizes of one partition, from the circuit shape. Must match the measured peak memory of one partition
@@ -424,5 +426,19 @@ CZK_API czk_status czk_engine_trace_write(czk_engine *e, const char *path);
 CZK_API czk_status czk_engine_shutdown(czk_engine *e, bool drain, uint64_t timeout_ms);
 /* Shutdown (cancel) if not done, free everything. NULL is a no-op. */
 CZK_API void czk_engine_destroy(czk_engine *e);
+
+/* ---- request memory (src/engine/transient.c) ---------------------------------------------------------------------- */
+/* Count `bytes` that a request holds outside the engine (its received copy, its decoded form, what its kind's parse
+ * makes of it) against the budget, category CZK_MEM_REQUEST, until czk_engine_request_release. The caller releases
+ * it once the request's parse is done (czk_engine_submit returned), so a job never holds it (nor holds it twice).
+ * When it does not fit, unused resident keys are evicted (least recently used first, only while that helps); when it
+ * still does not fit it waits (FIFO with every other reserver, so partitions queued after it wait too) until the
+ * monotonic deadline_ns (UINT64_MAX = none). Never waits with an engine lock held. bytes == 0 reserves nothing.
+ * Errors, with the reason in why: CZK_ERR_BUDGET when it can never be covered (more than the budget less the bytes
+ * of keys that jobs are using now), CZK_ERR_TIMEOUT when the deadline passed (memory in use by jobs in flight). */
+CZK_API czk_status czk_engine_request_reserve(czk_engine *e, uint64_t bytes, uint64_t deadline_ns, czk_reservation *r,
+                                              char *why, size_t whylen);
+/* Release what czk_engine_request_reserve reserved in r (exactly once; a second call changes nothing). */
+CZK_API void czk_engine_request_release(czk_engine *e, czk_reservation *r);
 
 #endif

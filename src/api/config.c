@@ -169,12 +169,32 @@ static char *trim(char *s) {
 }
 
 czk_status czk__config_load_file(czk__config *c, const char *path, char *err, size_t errlen) {
-  if (czk__config_is_toml(path)) return czk__config_load_toml(c, path, err, errlen);
   FILE *f = fopen(path, "r");
   if (!f) {
     snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     return CZK_ERR_IO;
   }
+  czk_status st = czk__config_load_stream(c, path, f, err, errlen);
+  fclose(f);
+  return st;
+}
+
+czk_status czk__config_load_mem(czk__config *c, const char *name, const void *text, size_t len, char *err,
+                                size_t errlen) {
+  static const char empty[1];
+  FILE *f = fmemopen((void *)(len ? text : empty), len ? len : 1, "r");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot read: %s", name, strerror(errno));
+    return CZK_ERR_IO;
+  }
+  if (!len) (void)fgetc(f); /* fmemopen needs a size >= 1: an empty text is a stream at its end */
+  czk_status st = czk__config_load_stream(c, name, f, err, errlen);
+  fclose(f);
+  return st;
+}
+
+czk_status czk__config_load_stream(czk__config *c, const char *path, FILE *f, char *err, size_t errlen) {
+  if (czk__config_is_toml_stream(path, f)) return czk__config_load_toml_stream(c, path, f, err, errlen);
   char line[4096];
   int lineno = 0;
   czk_status st = CZK_OK;
@@ -221,7 +241,6 @@ czk_status czk__config_load_file(czk__config *c, const char *path, char *err, si
       break;
     }
   }
-  fclose(f);
   return st;
 }
 

@@ -68,12 +68,20 @@ czk_status czk__config_set(czk__config *c, const char *key, const char *value, c
 /* Parse a config file; err gets "file:line: key: reason". A file named *.toml, or whose first line that is not blank
  * or a comment is a [section] header, is read as the reference daemon's (cuzk) TOML configuration (config_toml.c). */
 czk_status czk__config_load_file(czk__config *c, const char *path, char *err, size_t errlen);
+/* The same from an open stream (read from its position; path names it in messages and, by a .toml suffix, picks
+ * TOML) and from len bytes in memory (fmemopen; what tests/fuzz/fuzz_config.c parses, with no file). */
+czk_status czk__config_load_stream(czk__config *c, const char *path, FILE *f, char *err, size_t errlen);
+czk_status czk__config_load_mem(czk__config *c, const char *name, const void *text, size_t len, char *err,
+                                size_t errlen);
 /* The reference daemon's TOML file (sections [daemon] [memory] [gpus] [scheduler] [synthesis] [pipeline] [srs]
  * [logging], plus [czk] for czk's own keys by name), mapped onto this table; each key czk ignores adds one warning
  * (c->warnings) saying why. Without [daemon] listen / [srs] param_cache the reference's defaults apply
  * (unix:///run/curio/cuzk.sock, /data/zk/params). err gets "file: [section] key: reason". */
 czk_status czk__config_load_toml(czk__config *c, const char *path, char *err, size_t errlen);
 bool czk__config_is_toml(const char *path);
+/* czk__config_is_toml of an open stream (name for the suffix); leaves the stream where it was. */
+bool czk__config_is_toml_stream(const char *name, FILE *f);
+czk_status czk__config_load_toml_stream(czk__config *c, const char *path, FILE *f, char *err, size_t errlen);
 /* Append one warning line (printf format) to c->warnings. */
 void czk__config_warn(czk__config *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Index of a key in the table, or -1. */

@@ -260,9 +260,14 @@ czk_status czk__config_load_toml(czk__config *c, const char *path, char *err, si
     snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     return CZK_ERR_IO;
   }
+  czk_status st = czk__config_load_toml_stream(c, path, f, err, errlen);
+  fclose(f);
+  return st;
+}
+
+czk_status czk__config_load_toml_stream(czk__config *c, const char *path, FILE *f, char *err, size_t errlen) {
   char perr[256];
   toml_table_t *root = toml_parse_file(f, perr, sizeof perr);
-  fclose(f);
   if (!root) {
     snprintf(err, errlen, "%s: not valid TOML: %s", path, perr);
     return CZK_ERR_CONFIG;
@@ -299,11 +304,10 @@ czk_status czk__config_load_toml(czk__config *c, const char *path, char *err, si
   return st;
 }
 
-bool czk__config_is_toml(const char *path) {
-  size_t n = strlen(path);
-  if (n >= 5 && !strcmp(path + n - 5, ".toml")) return true;
-  FILE *f = fopen(path, "r");
-  if (!f) return false;
+bool czk__config_is_toml_stream(const char *name, FILE *f) {
+  size_t n = strlen(name);
+  if (n >= 5 && !strcmp(name + n - 5, ".toml")) return true;
+  long at = ftell(f);
   char line[512];
   bool toml = false;
   while (fgets(line, sizeof line, f)) {
@@ -313,6 +317,17 @@ bool czk__config_is_toml(const char *path) {
     toml = *s == '['; /* the first meaningful line is a section header: czk's flat file has none */
     break;
   }
+  if (at >= 0) (void)fseek(f, at, SEEK_SET);
+  clearerr(f);
+  return toml;
+}
+
+bool czk__config_is_toml(const char *path) {
+  size_t n = strlen(path);
+  if (n >= 5 && !strcmp(path + n - 5, ".toml")) return true;
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  bool toml = czk__config_is_toml_stream(path, f);
   fclose(f);
   return toml;
 }

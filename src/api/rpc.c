@@ -175,6 +175,9 @@ static void *call_thread(void *arg) {
   } else if (bb_read(req_bb, &req, &req_len) != 0) {
     code = CZK_GRPC_RESOURCE_EXHAUSTED;
   } else {
+    /* the handler reads our copy: gRPC's buffer goes now, so that a request is held once while it is decoded */
+    grpc_byte_buffer_destroy(req_bb);
+    req_bb = NULL;
     /* learn of the client going away while the handler runs (a blocked AwaitProof must not keep its call slot) */
     grpc_op cop;
     memset(&cop, 0, sizeof cop);

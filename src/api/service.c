@@ -29,6 +29,7 @@ void czk__service_init(czk__service *s, czk_engine *engine, unsigned default_syn
   s->default_synthetic_k = default_synthetic_k;
   s->max_submit_bytes = CZK_API_SUBMIT_MESSAGE;
   s->cpu_sector_limit = 512ull << 20;
+  s->request_budget_wait_ms = 10000;
   czk__api_metrics_init(&s->metrics);
 }
 
@@ -102,12 +103,49 @@ static void db_free(void *ctx, void *p) {
   (void)ctx;
   free(p);
 }
+static size_t db_cap(size_t msg_len) {
+  return msg_len > (SIZE_MAX - (64u << 10)) / 2 ? SIZE_MAX : 2 * msg_len + (64u << 10);
+}
 static void db_init(decode_budget *d, size_t msg_len) {
   memset(d, 0, sizeof *d);
   d->a.alloc = db_alloc;
   d->a.free = db_free;
   d->a.allocator_data = d;
-  d->cap = (msg_len > (SIZE_MAX - (64u << 10)) / 2 ? SIZE_MAX : 2 * msg_len + (64u << 10));
+  d->cap = db_cap(msg_len);
+}
+
+uint64_t czk__service_request_bytes(size_t req_len) {
+  uint64_t n = req_len, cap = db_cap(req_len);
+  if (cap == SIZE_MAX || n > (UINT64_MAX - cap) / 2) return UINT64_MAX;
+  return 2 * n + cap;
+}
+
+/* ---- request memory in the budget ------------------------------------------------------------------------------
+ * A SubmitProof / Prove reserves czk__service_request_bytes(req_len) in the engine's budget (category request) after
+ * its size check and before its decode, and releases it once czk_engine_submit returned (the kind's parse is done;
+ * the job that it made or attached to never holds it). Prove frees its decoded request and releases the reservation
+ * before it waits for the job. A request the budget can never cover (even with every unused key evicted) is refused
+ * at once, RESOURCE_EXHAUSTED; one that waits longer than request_budget_wait_ms for jobs in flight to return memory
+ * is refused the same way; a client that goes away while it waits ends the wait (CANCELLED). Other RPCs never wait
+ * on it (each call has its own thread; the wait holds no lock). */
+static int hold_request(czk__service *s, const char *name, size_t req_len, czk_reservation *hold, char **err) {
+  memset(hold, 0, sizeof *hold);
+  uint64_t bytes = czk__service_request_bytes(req_len);
+  uint64_t deadline = czk__clock_now_ns() + s->request_budget_wait_ms * CZK_NS_PER_MS;
+  char why[320];
+  for (;;) {
+    uint64_t slice = czk__clock_now_ns() + 200 * CZK_NS_PER_MS;
+    czk_status st = czk_engine_request_reserve(s->engine, bytes, slice < deadline ? slice : deadline, hold, why,
+                                               sizeof why);
+    if (st == CZK_OK) return CZK_GRPC_OK;
+    if (st == CZK_ERR_TIMEOUT && czk__clock_now_ns() < deadline) {
+      if (!czk__rpc_client_gone()) continue;
+      *err = errf("%s: the client went away while the request waited for memory", name);
+      return CZK_GRPC_CANCELLED;
+    }
+    *err = errf("%s of %zu bytes refused: %s", name, req_len, why[0] ? why : czk_status_str(st));
+    return st == CZK_ERR_BUDGET || st == CZK_ERR_TIMEOUT ? CZK_GRPC_RESOURCE_EXHAUSTED : czk__service_grpc_code(st);
+  }
 }
 
 static bool wire_varint(const uint8_t *p, size_t len, size_t *o, uint64_t *v) {
@@ -355,13 +393,22 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
   switch (m) {
   case M_SUBMIT: {
     decode_budget db;
-    int code;
+    czk_reservation hold;
+    memset(&hold, 0, sizeof hold);
+    int code = req_len > s->max_submit_bytes ? CZK_GRPC_OK
+               : hold_request(s, cuzk__v1__submit_proof_request__descriptor.short_name, req_len, &hold, err);
+    if (code != CZK_GRPC_OK) return code;
     Cuzk__V1__SubmitProofRequest *r = (Cuzk__V1__SubmitProofRequest *)decode(
         &cuzk__v1__submit_proof_request__descriptor, &db, req, req_len, s->max_submit_bytes, &code, err);
-    if (!r) return code;
+    if (!r) {
+      czk_engine_request_release(s->engine, &hold);
+      return code;
+    }
     czk_engine_submit_info info;
     czk_priority prio;
     code = do_submit(s, r, &info, &prio, err);
+    cuzk__v1__submit_proof_request__free_unpacked(r, &db.a);
+    czk_engine_request_release(s->engine, &hold); /* parsed: the job holds its own memory from here */
     if (code == CZK_GRPC_OK) {
       char id[24];
       snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);
@@ -371,7 +418,6 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
       out.assigned_gpu = "";
       code = pack(&out.base, resp, resp_len);
     }
-    cuzk__v1__submit_proof_request__free_unpacked(r, &db.a);
     return code;
   }
   case M_AWAIT: {
@@ -399,33 +445,42 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
   }
   case M_PROVE: {
     decode_budget db;
-    int code;
+    czk_reservation hold;
+    memset(&hold, 0, sizeof hold);
+    int code = req_len > s->max_submit_bytes ? CZK_GRPC_OK
+               : hold_request(s, cuzk__v1__prove_request__descriptor.short_name, req_len, &hold, err);
+    if (code != CZK_GRPC_OK) return code;
     Cuzk__V1__ProveRequest *r = (Cuzk__V1__ProveRequest *)decode(&cuzk__v1__prove_request__descriptor, &db, req,
                                                                  req_len, s->max_submit_bytes, &code, err);
-    if (!r) return code;
+    if (!r) {
+      czk_engine_request_release(s->engine, &hold);
+      return code;
+    }
+    czk_engine_submit_info info;
     if (!r->submit) {
       *err = errf("ProveRequest without submit");
       code = CZK_GRPC_INVALID_ARGUMENT;
     } else {
-      czk_engine_submit_info info;
       czk_priority prio;
       code = do_submit(s, r->submit, &info, &prio, err);
-      if (code == CZK_GRPC_OK) {
-        char id[24];
-        snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);
-        czk_engine_result res;
-        char keybuf[64];
-        Cuzk__V1__AwaitProofResponse ar = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
-        code = do_await(s, info.job_id, 0, &res, &ar, id, keybuf, err);
-        if (code == CZK_GRPC_OK) {
-          Cuzk__V1__ProveResponse out = CUZK__V1__PROVE_RESPONSE__INIT;
-          out.result = &ar;
-          code = pack(&out.base, resp, resp_len);
-        }
-        czk_engine_result_free(&res);
-      }
     }
+    /* parsed: drop the decoded request and its reservation before waiting for the job */
     cuzk__v1__prove_request__free_unpacked(r, &db.a);
+    czk_engine_request_release(s->engine, &hold);
+    if (code == CZK_GRPC_OK) {
+      char id[24];
+      snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);
+      czk_engine_result res;
+      char keybuf[64];
+      Cuzk__V1__AwaitProofResponse ar = CUZK__V1__AWAIT_PROOF_RESPONSE__INIT;
+      code = do_await(s, info.job_id, 0, &res, &ar, id, keybuf, err);
+      if (code == CZK_GRPC_OK) {
+        Cuzk__V1__ProveResponse out = CUZK__V1__PROVE_RESPONSE__INIT;
+        out.result = &ar;
+        code = pack(&out.base, resp, resp_len);
+      }
+      czk_engine_result_free(&res);
+    }
     return code;
   }
   case M_CANCEL: {

@@ -35,6 +35,9 @@ typedef struct czk__service {
    * CPU) unless allow_cpu_large_sectors; 0 = no limit */
   uint64_t cpu_sector_limit;
   bool allow_cpu_large_sectors;
+  /* How long a SubmitProof / Prove waits for the memory budget to cover its request bytes (czk__service_request_bytes)
+   * while jobs in flight hold it (default 10000 ms); then RESOURCE_EXHAUSTED. 0 = no wait. */
+  uint64_t request_budget_wait_ms;
 } czk__service;
 
 void czk__service_init(czk__service *s, czk_engine *engine, unsigned default_synthetic_k);
@@ -42,6 +45,10 @@ void czk__service_destroy(czk__service *s);
 /* czk__rpc_handler for the server (user = czk__service*). */
 int czk__service_handle(void *user, const char *method, const uint8_t *req, size_t req_len, uint8_t **resp,
                        size_t *resp_len, char **err);
+/* The bytes a SubmitProof / Prove request of req_len bytes is charged in the engine's memory budget (category
+ * request) from before its decode until its parse is done: the transport's copy (1x), the decoder's bound
+ * (2x + 64 KiB) and the kind's parsed form (taken as 1x): 4 x req_len + 64 KiB. */
+uint64_t czk__service_request_bytes(size_t req_len);
 /* gRPC code for an engine status (submit/await errors). */
 int czk__service_grpc_code(czk_status st);
 

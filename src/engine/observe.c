@@ -165,7 +165,7 @@ const char *czk_idle_cause_str(czk_idle_cause c) {
   return (unsigned)c < CZK_IDLE_COUNT ? k[c] : "?";
 }
 const char *czk_mem_cat_str(czk_mem_cat c) {
-  static const char *const k[] = {"key", "abc", "witness", "scratch"};
+  static const char *const k[] = {"key", "abc", "witness", "scratch", "request"};
   return (unsigned)c < CZK_MEM_COUNT ? k[c] : "?";
 }
 const char *czk_key_tier_str(czk_key_tier t) {

@@ -8,8 +8,8 @@
 // Run: CZK_BIN=build/src/cli/czk node --test tests/daemon/faults.test.mjs
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -35,10 +35,10 @@ const synth = (spec, request_id = '') => ({
   request_id, proof_kind: 'CZK_SYNTHETIC', sector_size: String(1 << 8), vanilla_proof: Buffer.from(spec),
 });
 
-function startDaemon(faults) {
+function startDaemon(faults, extra = []) {
   const addr = 'unix:' + join(dir, `f${nsock++}.sock`);
   const p = spawn(CZK, ['daemon', '--listen', addr, '--http', '127.0.0.1:0', '--keys-dir', join(dir, 'keys'),
-    '--memory-budget', '1GiB', '--synthesis-workers', '1', '--log-level', 'warn'],
+    '--memory-budget', '1GiB', '--synthesis-workers', '1', '--log-level', 'warn', ...extra],
   { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CZK_FAULTS: faults } });
   live.add(p);
   const d = { p, addr, out: '', err: '' };
@@ -122,6 +122,64 @@ test('a sticky device error quarantines the only device: clear failures, the dae
   const st = JSON.parse((await httpGet(d.port, '/status')).body);
   assert.equal(st.devices[0].quarantined, true);
   assert.ok(st.devices[0].prove_errors >= 1);
+  c.close();
+  await stop(d);
+});
+
+// alloc.big: the big buffers of a Filecoin kind's synthesis (witness, a/b/c) come from czk_alloc_big. A 2 KiB
+// WindowPoSt key is set up beforehand by `czk setup` (its own process, so its allocations do not count), so the first
+// big allocation of the daemon is the first job's witness: that job fails once, clearly (out of memory), a second look
+// agrees, nothing stays reserved, and the next job proves.
+test('alloc.big: a failed big allocation fails one job clearly; the next job proves', async () => {
+  const params = join(dir, 'params');
+  mkdirSync(params, { recursive: true });
+  const czk = (...args) => execFileSync(CZK, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  czk('setup', '--kind', 'window-post', '--sector-size', '2KiB', '--out', params);
+  const out = join(dir, 'wpost');
+  czk('gen-vanilla', 'window-post', '--sector-size', '2KiB', '--sectors', '1', '--seed', '3', '--out', out);
+  const rq = JSON.parse(readFileSync(join(out, 'request.json'), 'utf8'));
+  const submit = {
+    proof_kind: 'WINDOW_POST_PARTITION', sector_size: String(rq.sector_size),
+    registered_proof: String(rq.registered_proof), vanilla_proofs: rq.vanilla_proofs.map((f) => readFileSync(join(out, f))),
+    miner_id: String(rq.miner_id), randomness: Buffer.from(rq.randomness, 'hex'), partition_index: rq.partition_index,
+  };
+  const d = await startDaemon('alloc.big=1', ['--param-dir', params, '--gpus', 'none']);
+  const c = new proto.ProvingEngine(d.addr, grpc.credentials.createInsecure());
+  const r = await call(c, 'Prove', { submit });
+  assert.equal(r.result.status, 'FAILED');
+  assert.match(r.result.error_message, /out of memory/);
+  assert.match(d.err, /injected transient fault at alloc\.big/);
+  // one outcome: a second look at the job agrees
+  const a = await call(c, 'AwaitProof', { job_id: r.result.job_id, timeout_ms: 1000 });
+  assert.equal(a.status, 'FAILED');
+  assert.equal(a.error_message, r.result.error_message);
+  const ok = await call(c, 'Prove', { submit });
+  assert.equal(ok.result.status, 'COMPLETED', ok.result.error_message);
+  assert.equal(ok.result.proof.length, 192);
+  const m = (await httpGet(d.port, '/metrics')).body;
+  for (const cat of ['abc', 'witness', 'scratch', 'request'])
+    assert.match(m, new RegExp(`^czk_memory_used_bytes\\{category="${cat}"\\} 0$`, 'm'));
+  assert.match(m, /^czk_jobs_total\{kind="window-post-2KiB",event="failed"\} 1$/m);
+  assert.match(m, /^czk_jobs_total\{kind="window-post-2KiB",event="completed"\} 1$/m);
+  c.close();
+  await stop(d);
+});
+
+// file.read: in the daemon the only read of a whole small file is GetTrace reading the trace it wrote (proof inputs
+// come in the request; keys, shapes and circom files are mapped: file.map). The call fails with INTERNAL and a reason,
+// the daemon serves on: a job proves and the next GetTrace answers.
+test('file.read: a failed file read fails that call only', async () => {
+  const d = await startDaemon('file.read=1');
+  const c = new proto.ProvingEngine(d.addr, grpc.credentials.createInsecure());
+  const admin = new proto.Admin(d.addr, grpc.credentials.createInsecure());
+  await assert.rejects(call(admin, 'GetTrace', {}),
+    (e) => e.code === grpc.status.INTERNAL && /cannot read the trace back/.test(e.details));
+  assert.match(d.err, /injected transient fault at file\.read/);
+  const ok = await call(c, 'Prove', { submit: synth('partitions=1 seed=23') });
+  assert.equal(ok.result.status, 'COMPLETED', ok.result.error_message);
+  const t = await call(admin, 'GetTrace', {});
+  assert.ok(JSON.parse(t.chrome_trace_json).traceEvents.length > 0);
+  admin.close();
   c.close();
   await stop(d);
 });

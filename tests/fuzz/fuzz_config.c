@@ -1,6 +1,8 @@
-/* fuzz_config: the daemon's configuration file (czk__config_load_file): the first input byte picks the form (even:
- * czk's flat `key = value` file, named input.conf; odd: the reference daemon's TOML, named input.toml, read by the
- * vendored tomlc99 and mapped by config_toml.c), the rest is the file. Then, as the daemon does, the computed
+/* fuzz_config: the daemon's configuration file (czk__config_load_file's parser, fed from memory by
+ * czk__config_load_mem: the same stream code, no file written per input): the first input byte picks the form (even:
+ * czk's flat `key = value` file, named input.conf (a first line that is a [section] makes it TOML, as for a file);
+ * odd: the reference daemon's TOML, named input.toml, read by the vendored tomlc99 and mapped by config_toml.c), the
+ * rest is the file. Then, as the daemon does, the computed
  * defaults and cross-key checks (czk__config_finalize) and --dump-config (czk__config_dump). Properties: a refusal
  * names its reason; an accepted file dumps to a flat file that loads back and dumps the same text. */
 #include "api/config.h"
@@ -36,11 +38,11 @@ static char *dump(const czk__config *c, size_t *len) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  const char *path = fuzz_file(data[0] & 1 ? "input.toml" : "input.conf", data + 1, size - 1);
+  const char *name = data[0] & 1 ? "input.toml" : "input.conf";
   czk__config c;
   FUZZ_CHECK(czk__config_init(&c) == CZK_OK);
   char err[1024] = "";
-  czk_status st = czk__config_load_file(&c, path, err, sizeof err);
+  czk_status st = czk__config_load_mem(&c, name, data + 1, size - 1, err, sizeof err);
   if (st != CZK_OK) {
     FUZZ_CHECK(fuzz_has_reason(err));
     czk__config_free(&c);
@@ -51,9 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* the dump is a flat file that loads back to the same settings */
   czk__config c2;
   FUZZ_CHECK(czk__config_init(&c2) == CZK_OK);
-  const char *back = fuzz_file("input.conf", (const uint8_t *)d1, n1);
   err[0] = 0;
-  st = czk__config_load_file(&c2, back, err, sizeof err);
+  st = czk__config_load_mem(&c2, "input.conf", d1, n1, err, sizeof err);
   if (st != CZK_OK) fprintf(stderr, "dump does not load back: %s\n--\n%s--\n", err, d1);
   FUZZ_CHECK(st == CZK_OK);
   size_t n2;
