@@ -77,6 +77,8 @@ CZK_API czk_status czk_backend_host_register(czk_backend *be, const void *hptr, 
 CZK_API void czk_backend_host_unregister(czk_backend *be, const void *hptr);
 
 CZK_API czk_status czk_backend_stream_new(czk_backend *be, czk_backend_stream **out);
+/* A stream whose work the device schedules first (CUDA: the greatest stream priority); else as stream_new. */
+CZK_API czk_status czk_backend_stream_new_urgent(czk_backend *be, czk_backend_stream **out);
 CZK_API void czk_backend_stream_free(czk_backend *be, czk_backend_stream *s);
 CZK_API czk_status czk_backend_stream_sync(czk_backend *be, czk_backend_stream *s);
 CZK_API czk_status czk_backend_event_new(czk_backend *be, czk_backend_event **out);

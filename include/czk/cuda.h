@@ -41,6 +41,9 @@ CZK_API czk_status czk_cuda_device_describe(int device, char *buf, size_t len);
 
 /* Streams (opaque cudaStream_t), device and pinned host memory, copies. */
 CZK_API czk_status czk_cuda_stream_create(void **stream);
+/* A stream of the device's greatest priority: its blocks are scheduled before those of default streams as SMs free up
+ * (the prover's small, latency-bound proofs, e.g. WinningPoSt beside a PoRep backlog). */
+CZK_API czk_status czk_cuda_stream_create_urgent(void **stream);
 CZK_API czk_status czk_cuda_stream_destroy(void *stream);
 CZK_API czk_status czk_cuda_stream_sync(void *stream);
 CZK_API czk_status czk_cuda_malloc(void **dptr, size_t bytes);

@@ -18,6 +18,7 @@ typedef struct czk_backend_iface {
   czk_status (*host_register)(czk_backend *be, const void *hptr, size_t bytes);
   void (*host_unregister)(czk_backend *be, const void *hptr);
   czk_status (*stream_new)(czk_backend *be, czk_backend_stream **out);
+  czk_status (*stream_new_urgent)(czk_backend *be, czk_backend_stream **out); /* optional: else stream_new */
   void (*stream_free)(czk_backend *be, czk_backend_stream *s);
   czk_status (*stream_sync)(czk_backend *be, czk_backend_stream *s);
   czk_status (*event_new)(czk_backend *be, czk_backend_event **out);

@@ -38,6 +38,15 @@ extern "C" czk_status czk_cuda_stream_create(void **stream) {
   *stream = s;
   return CZK_OK;
 }
+extern "C" czk_status czk_cuda_stream_create_urgent(void **stream) {
+  if (!stream) return CZK_ERR_INVALID_ARG;
+  int least = 0, greatest = 0;
+  CZK_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  cudaStream_t s;
+  CZK_CU(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  *stream = s;
+  return CZK_OK;
+}
 extern "C" czk_status czk_cuda_stream_destroy(void *stream) {
   CZK_CU(cudaStreamDestroy((cudaStream_t)stream));
   return CZK_OK;

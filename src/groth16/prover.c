@@ -35,6 +35,9 @@ enum { EV_START = 0, EV_ABC, EV_H, EV_MH, EV_W0, EV_WUP, EV_ML, EV_MA, EV_MB1, E
 /* a/b/c are staged and their copies issued in chunks of max(2^16, n/16) rows: small domains start their copies early
  * (2^18-2^19 pipeline: device busy 93-94% -> 96%), large ones keep few, large chunks (2^24: 16 chunks of 2^20) */
 #define STAGE_ROWS_MIN ((size_t)1 << 16)
+/* Domains up to this size prove on streams of the device's greatest priority (a 32 GiB WinningPoSt is 2^22; PoRep,
+ * WindowPoSt and SnapDeals partitions are 2^27 at 32 GiB) */
+#define URGENT_DOMAIN_MAX ((size_t)1 << 23)
 #define STREAM_CHUNK_G1 ((size_t)1 << 22)
 #define STREAM_CHUNK_G2 ((size_t)1 << 21)
 
@@ -126,9 +129,12 @@ static czk_status lane_new(czk_backend *be, bool host, const czk__bases *b, size
   czk__lane *l = calloc(1, sizeof *l);
   if (!l) return CZK_ERR_NOMEM;
   l->be = be, l->host = host, l->streamed = !host && b->streamed, l->n = n, l->nw = nw;
-  czk_status st = czk_backend_stream_new(be, &l->s_h);
-  if (st == CZK_OK) st = czk_backend_stream_new(be, &l->s_w);
-  if (st == CZK_OK) st = czk_backend_stream_new(be, &l->s_c);
+  /* small proofs are the latency-bound ones (WinningPoSt beside a PoRep backlog): their kernels go first */
+  czk_status (*mk)(czk_backend *, czk_backend_stream **) =
+      n <= URGENT_DOMAIN_MAX ? czk_backend_stream_new_urgent : czk_backend_stream_new;
+  czk_status st = mk(be, &l->s_h);
+  if (st == CZK_OK) st = mk(be, &l->s_w);
+  if (st == CZK_OK) st = mk(be, &l->s_c);
   for (int i = 0; i < EV_COUNT && st == CZK_OK; i++) st = czk_backend_event_new(be, &l->ev[i]);
   if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_abc, 3 * n * sizeof(czk_fr));
   if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_w, nw * sizeof(czk_fr));
