@@ -24,4 +24,19 @@ CZK_API czk_pool *czk_pool_default(void);
 /* p = NULL means the default pool. grain 0 = choose automatically. */
 CZK_API void czk_pool_parallel_for(czk_pool *p, size_t n, size_t grain, czk_pool_fn fn, void *ctx);
 
+/* Urgency: latency-critical work (the engine's urgent lane, e.g. a WinningPoSt partition) sharing the pool with bulk
+ * work (PoRep synthesis) that keeps every worker busy. A parallel_for called by a thread whose urgent flag is set puts
+ * its chunks ahead of every normal chunk: workers finishing a chunk, idle workers, and callers of normal parallel_for
+ * (between their own chunks) take urgent chunks first, in any pool. Running chunks are not preempted, so an urgent
+ * call waits at most one normal chunk per thread. The flag propagates: while a pool thread runs an urgent call's
+ * chunk its flag is set, so parallel_for nested in it is urgent too; normal chunks run with the flag clear. Normal
+ * calls keep their cost (one relaxed atomic load per chunk, no extra lock). Nested and concurrent calls stay
+ * deadlock-free and the caller still executes chunks itself. */
+/* Set or clear the calling thread's urgent flag (thread-local; default off). */
+CZK_API void czk_pool_set_urgent(bool on);
+/* The calling thread's urgent flag: true inside chunks of an urgent call, on whichever thread runs them. */
+CZK_API bool czk_pool_urgent(void);
+/* parallel_for as if the calling thread's flag were set; the flag is restored afterwards. */
+CZK_API void czk_pool_parallel_for_urgent(czk_pool *p, size_t n, size_t grain, czk_pool_fn fn, void *ctx);
+
 #endif
