@@ -567,7 +567,10 @@ static void *synth_main(void *arg) {
       if (!failed) {
         uint64_t t0 = czk__clock_now_ns();
         void *synth = NULL;
+        const bool urgent = part_urgent(e, p); /* its pool chunks go ahead of the backlog's */
+        if (urgent) czk_pool_set_urgent(true);
         st = k->k.synthesize(k->k.user, j->parsed, p->index, e->cfg.pool, &synth);
+        if (urgent) czk_pool_set_urgent(false);
         uint64_t t1 = czk__clock_now_ns();
         p->synth = synth;
         p->synth_ns = t1 - t0;
@@ -783,7 +786,10 @@ static void *prove_main(void *arg) {
     uint8_t *proof = j->proof + (size_t)p->index * k->k.proof_bytes;
     /* the key's copy on this device (uploaded now when it fits), else the host copy */
     ctx.dkey = p->key ? czk__key_device_acquire(e, p->key, d, w->index) : NULL;
+    const bool urgent = part_urgent(e, p); /* its host staging's pool chunks go ahead of the backlog's */
+    if (urgent) czk_pool_set_urgent(true);
     czk_status st = k->k.prove_start(k->k.user, &ctx, p->key ? p->key->obj : NULL, p->synth, &pending, &r1);
+    if (urgent) czk_pool_set_urgent(false);
     uint64_t t1 = czk__clock_now_ns();
     uint32_t ptid = PART_TID(j->id, p->index);
     czk__span(e, "prove_start", TRACK_PID_DEVICE0 + d->ordinal, w->index, t0, t1, j->id, (int32_t)p->index);
