@@ -46,6 +46,9 @@
   X(STR, log_file, "", "append logs to this file instead of stderr (reopened on SIGHUP)")                           \
   X(STR, trace_file, "", "write the timeline trace (Chrome trace JSON) here on exit")
 
+/* Longest string value (a flat file's line is at most 4095 bytes, the key, " = " and the quotes included). */
+#define CZK__CONFIG_MAX_VALUE 3072
+
 typedef struct czk__config {
 #define CZK__CFG_FIELD_STR(key) char *key;
 #define CZK__CFG_FIELD_SIZE(key) uint64_t key;

@@ -134,6 +134,16 @@ int main(void) {
     CHECK(czk__config_init(&c) == CZK_OK);
     CHECK(czk__config_set(&c, "log_file", "/var/log/czk #1.log", err, sizeof err) == CZK_OK);
     czk__config_free(&c);
+    /* and no value longer than a flat file's line can hold (a TOML value may be; its dump would not load back:
+     * found by fuzz_config on the 16-core run, session 11) */
+    static char longv[CZK__CONFIG_MAX_VALUE + 2];
+    memset(longv, 'x', sizeof longv - 1);
+    longv[sizeof longv - 1] = 0;
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_set(&c, "listen", longv, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "too long"));
+    longv[CZK__CONFIG_MAX_VALUE] = 0; /* the longest accepted: its dump loads back */
+    CHECK(czk__config_set(&c, "listen", longv, err, sizeof err) == CZK_OK);
+    czk__config_free(&c);
   }
 
   /* gpu_key_memory: auto (the default), a size, or 0; anything else is refused by finalize */
