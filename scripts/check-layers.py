@@ -40,14 +40,14 @@ PUBLIC = {
     "common.h": "core", "status.h": "core", "log.h": "core", "pool.h": "core", "budget.h": "core", "trace.h": "core",
     "field.h": "field", "curve.h": "curve", "msm.h": "msm", "ntt.h": "ntt", "cuda.h": "cuda",
     "backend.h": "backend", "cs.h": "cs", "gadgets.h": "circuits", "hash.h": "circuits", "filecoin.h": "filecoin", "post.h": "filecoin", "porep.h": "filecoin", "snap.h": "filecoin",
-    "circom.h": "cs", "groth16.h": "groth16", "snarkjs.h": "groth16", "engine.h": "engine", "kinds.h": "kinds",
+    "circom.h": "cs", "compiled.h": "cs", "groth16.h": "groth16", "snarkjs.h": "groth16", "engine.h": "engine", "kinds.h": "kinds",
 }
 
 # tests may also use these layers as fixtures: a circuit to prove (groth16, cs), a prover for circuits end to end and
-# native Filecoin trees whose paths the gadgets check (circuits), and the CPU layers as the reference of the device
-# kernels (cuda)
-TEST_FIXTURES = {"cs": {"circuits"}, "groth16": {"circuits"}, "circuits": {"groth16", "backend", "filecoin"},
-                 "cuda": {"msm", "ntt"}}
+# native Filecoin trees whose paths the gadgets check (circuits), the Filecoin circuits compiled and proved witness-only
+# (cs: compiled circuits), and the CPU layers and Filecoin circuits as the reference of the device kernels (cuda)
+TEST_FIXTURES = {"cs": {"circuits", "filecoin", "groth16", "backend"}, "groth16": {"circuits"},
+                 "circuits": {"groth16", "backend", "filecoin"}, "cuda": {"msm", "ntt", "backend", "cs", "filecoin"}}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SOURCES = (".c", ".h", ".cu", ".cuh", ".inc")
