@@ -149,6 +149,9 @@ typedef struct czk_engine_kind {
   /* Parse the job input once; *nparts in [1, max_partitions]. */
   czk_status (*parse)(void *user, const uint8_t *input, size_t len, void **parsed, uint32_t *nparts);
   void (*parsed_free)(void *user, void *parsed);
+  /* Optional: the bytes a parsed input holds until its job ends (counted in the budget when the submitter hands a
+   * request reservation over: czk_engine_submit_held). */
+  uint64_t (*parsed_bytes)(void *user, const void *parsed);
   /* Optional: the reservation of partition `part` when it depends on the input. */
   czk_status (*reserve)(void *user, const void *parsed, uint32_t part, czk_engine_shape *out);
   /* Synthesize one partition (witness + a/b/c). CPU parallelism must come from `pool`. */
@@ -243,6 +246,13 @@ typedef struct czk_engine_submit_info {
  * quarantined). */
 CZK_API czk_status czk_engine_submit(czk_engine *e, const char *kind, czk_priority priority, const char *request_id,
                                      const uint8_t *input, size_t len, czk_engine_submit_info *info);
+/* As czk_engine_submit, for a submitter holding a request reservation (czk_engine_request_reserve) that covered the
+ * decode and the parse: a new job takes its CZK_MEM_REQUEST part over, resized to the kind's parsed_bytes (grown only
+ * when the budget allows), and releases it when its parsed input is freed (its last partition ended). hold is left
+ * empty when taken, else untouched (the caller releases what is left in every case). */
+CZK_API czk_status czk_engine_submit_held(czk_engine *e, const char *kind, czk_priority priority,
+                                          const char *request_id, const uint8_t *input, size_t len,
+                                          czk_reservation *hold, czk_engine_submit_info *info);
 
 typedef struct czk_engine_result {
   uint64_t job_id;

@@ -122,8 +122,9 @@ uint64_t czk__service_request_bytes(size_t req_len) {
 
 /* ---- request memory in the budget ------------------------------------------------------------------------------
  * A SubmitProof / Prove reserves czk__service_request_bytes(req_len) in the engine's budget (category request) after
- * its size check and before its decode, and releases it once czk_engine_submit returned (the kind's parse is done;
- * the job that it made or attached to never holds it). Prove frees its decoded request and releases the reservation
+ * its size check and before its decode; once the kind's parse is done (czk_engine_submit_held), a new job takes the
+ * part its parsed input keeps (the kind's parsed_bytes) until its last partition ends, and the rest is released here
+ * (all of it when the request attached to a job in flight or failed). Prove frees its decoded request and releases the reservation
  * before it waits for the job. A request the budget can never cover (even with every unused key evicted) is refused
  * at once, RESOURCE_EXHAUSTED; one that waits longer than request_budget_wait_ms for jobs in flight to return memory
  * is refused the same way; a client that goes away while it waits ends the wait (CANCELLED). Other RPCs never wait
@@ -259,7 +260,8 @@ static void decode_request(const Cuzk__V1__SubmitProofRequest *r, czk_kind_reque
   q->comm_d_new = (czk_bytes){r->comm_d_new.data, r->comm_d_new.len};
 }
 
-static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk_engine_submit_info *info, czk_priority *prio, char **err) {
+static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk_engine_submit_info *info, czk_priority *prio,
+                     czk_reservation *hold, char **err) {
   if ((int)r->priority < 0 || (int)r->priority > 4) {
     *err = errf("unknown priority %d", (int)r->priority);
     return CZK_GRPC_INVALID_ARGUMENT;
@@ -292,7 +294,8 @@ static int do_submit(czk__service *s, const Cuzk__V1__SubmitProofRequest *r, czk
                 kind, s->info.cpu_fallback ? "CPU fallback: no usable GPU" : "no GPU", dash + 1);
     return CZK_GRPC_FAILED_PRECONDITION;
   }
-  czk_status st = czk_engine_submit(s->engine, kind, *prio, r->request_id, (const uint8_t *)&req, sizeof req, info);
+  czk_status st =
+      czk_engine_submit_held(s->engine, kind, *prio, r->request_id, (const uint8_t *)&req, sizeof req, hold, info);
   free(vp);
   if (st == CZK_OK) return CZK_GRPC_OK;
   if (st == CZK_ERR_NOT_FOUND && s->kind_over_budget && s->kind_over_budget(kind)) {
@@ -406,9 +409,9 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
     }
     czk_engine_submit_info info;
     czk_priority prio;
-    code = do_submit(s, r, &info, &prio, err);
+    code = do_submit(s, r, &info, &prio, &hold, err);
     cuzk__v1__submit_proof_request__free_unpacked(r, &db.a);
-    czk_engine_request_release(s->engine, &hold); /* parsed: the job holds its own memory from here */
+    czk_engine_request_release(s->engine, &hold); /* parsed: the job took its input's part over (what is left goes) */
     if (code == CZK_GRPC_OK) {
       char id[24];
       snprintf(id, sizeof id, "%llu", (unsigned long long)info.job_id);
@@ -462,7 +465,7 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
       code = CZK_GRPC_INVALID_ARGUMENT;
     } else {
       czk_priority prio;
-      code = do_submit(s, r->submit, &info, &prio, err);
+      code = do_submit(s, r->submit, &info, &prio, &hold, err);
     }
     /* parsed: drop the decoded request and its reservation before waiting for the job */
     cuzk__v1__prove_request__free_unpacked(r, &db.a);

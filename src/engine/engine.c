@@ -119,8 +119,8 @@ static void unlink_rid(czk_engine *e, ejob *j) {
 
 /* Without locks. */
 static void job_free(czk_engine *e, ejob *j) {
-  (void)e;
   if (j->parsed && j->kind && j->kind->k.parsed_free) j->kind->k.parsed_free(j->kind->k.user, j->parsed);
+  if (czk_reservation_live(&j->in_res)) czk_budget_release_all(e->budget, &j->in_res);
   pthread_cond_destroy(&j->cv);
   free(j->request_id);
   free(j->parts);
@@ -299,6 +299,7 @@ static void part_end(czk_engine *e, epart *p) {
   /* The parsed input is freed (outside the lock) before the job completes, so that a woken waiter sees a job that
    * holds nothing. In between, parts_left == 0 and !done: job_stop_locked and cancel treat the job as finished. */
   if (parsed && k->k.parsed_free) k->k.parsed_free(k->k.user, parsed);
+  if (czk_reservation_live(&j->in_res)) czk_budget_release_all(e->budget, &j->in_res); /* with the input it covered */
   pthread_mutex_lock(&e->mu);
   job_complete_locked(e, j);
   pthread_mutex_unlock(&e->mu);
@@ -1186,6 +1187,12 @@ static bool try_attach_locked(czk_engine *e, const char *rid, czk_engine_submit_
 
 czk_status czk_engine_submit(czk_engine *e, const char *kind, czk_priority priority, const char *request_id,
                              const uint8_t *input, size_t len, czk_engine_submit_info *info) {
+  return czk_engine_submit_held(e, kind, priority, request_id, input, len, NULL, info);
+}
+
+czk_status czk_engine_submit_held(czk_engine *e, const char *kind, czk_priority priority, const char *request_id,
+                                  const uint8_t *input, size_t len, czk_reservation *hold,
+                                  czk_engine_submit_info *info) {
   if (info) memset(info, 0, sizeof *info);
   if (!e || !kind || (!input && len) || (int)priority < 0 || priority > CZK_PRIORITY_CRITICAL)
     return CZK_ERR_INVALID_ARG;
@@ -1240,6 +1247,14 @@ czk_status czk_engine_submit(czk_engine *e, const char *kind, czk_priority prior
   j->prio = (int)priority;
   j->parsed = parsed;
   j->nparts = j->parts_left = nparts;
+  /* the submitter's request reservation becomes the parsed input's, at its size */
+  if (hold && (hold->held & (1u << CZK_MEM_REQUEST)) && k->k.parsed_bytes) {
+    uint64_t pb = k->k.parsed_bytes(k->k.user, parsed);
+    if (pb) {
+      (void)czk_budget_resize(e->budget, hold, CZK_MEM_REQUEST, pb); /* a growth refused keeps the request's size */
+      (void)czk_budget_split(e->budget, hold, CZK_MEM_REQUEST, &j->in_res);
+    }
+  }
   czk__cond_init_mono(&j->cv);
 
   pthread_mutex_lock(&e->mu);

@@ -77,6 +77,7 @@ struct ejob {
   int prio;
   char *request_id; /* NULL or owned */
   void *parsed;
+  czk_reservation in_res; /* the parsed input's bytes (czk_engine_submit_held), released with it */
   uint32_t nparts, parts_left, parts_left_queue;
   epart *parts;
   uint8_t *proof;

@@ -73,6 +73,7 @@ typedef struct kjob {
   size_t *n_pub;
   czk_fr **pub; /* per partition, written by its synthesis */
   uint64_t parse_ns, check_ns;        /* the parse: decoding and native checks */
+  uint64_t held_bytes;                /* what the parsed input holds until the job ends (k_parsed_bytes) */
   uint64_t (*stage)[CZK_STAGE_COUNT]; /* per partition, written by its synthesis and prove (read by k_stage_times) */
 } kjob;
 
@@ -199,6 +200,12 @@ static czk_status k_parse(void *user, const uint8_t *input, size_t len, void **p
     j->n_pub = calloc(j->nparts, sizeof *j->n_pub);
     j->stage = calloc(j->nparts, sizeof *j->stage);
     if (!j->pub || !j->n_pub || !j->stage) st = CZK_ERR_NOMEM;
+    /* the decoded input the job keeps until it ends, estimated by the request's bytes (the families' parsed forms
+     * hold the same data decoded: PoRep's C1 JSON shrinks, bincode proofs stay about their size), plus the per
+     * partition tables */
+    uint64_t in = r->vanilla_proof.len + r->randomness.len;
+    for (size_t i = 0; i < r->n_vanilla_proofs; i++) in += r->vanilla_proofs[i].len;
+    j->held_bytes = in + sizeof *j + (uint64_t)j->nparts * (sizeof *j->pub + sizeof *j->n_pub + sizeof *j->stage);
   }
   if (st != CZK_OK) {
     if (j->parsed) u->desc->parsed_free(j->parsed);
@@ -211,6 +218,11 @@ static czk_status k_parse(void *user, const uint8_t *input, size_t len, void **p
   *parsed = j;
   *nparts = j->nparts;
   return CZK_OK;
+}
+
+static uint64_t k_parsed_bytes(void *user, const void *parsed) {
+  (void)user;
+  return ((const kjob *)parsed)->held_bytes;
 }
 
 static void k_parsed_free(void *user, void *parsed) {
@@ -692,6 +704,7 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->user = u;
   out->parse = k_parse;
   out->parsed_free = k_parsed_free;
+  out->parsed_bytes = k_parsed_bytes;
   out->synthesize = k_synthesize;
   out->synth_free = k_synth_free;
   out->prove_start = k_prove_start;

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "api/rpc.h"
+#include "core/clock.h"
 #include "api/service.h"
 #include "cuzk_v1.pb-c.h"
 #include "czk_test.h"
@@ -55,8 +56,15 @@ static void tk_parsed_free(void *u, void *p) {
   tk_parsed_live--;
   free(p);
 }
+#define TK_PARSED_BYTES (3ull << 20)
+static atomic_int tk_gate; /* 1: synthesis waits until it is 0 again */
+static uint64_t tk_parsed_bytes(void *u, const void *p) {
+  (void)u, (void)p;
+  return TK_PARSED_BYTES;
+}
 static czk_status tk_synth(void *u, const void *parsed, uint32_t part, czk_pool *pool, void **synth) {
   (void)u, (void)parsed, (void)part, (void)pool;
+  while (atomic_load(&tk_gate)) czk__clock_sleep_ns(1000000);
   *synth = malloc(8);
   return *synth ? CZK_OK : CZK_ERR_NOMEM;
 }
@@ -176,6 +184,7 @@ static void budget_tests(void) {
   k.verify_mode = CZK_VERIFY_OFF;
   k.parse = tk_parse;
   k.parsed_free = tk_parsed_free;
+  k.parsed_bytes = tk_parsed_bytes;
   k.synthesize = tk_synth;
   k.synth_free = tk_synth_free;
   k.prove_start = tk_start;
@@ -252,6 +261,34 @@ static void budget_tests(void) {
   pthread_join(th, NULL);
   czk_engine_request_release(e, &busy); /* released already: changes nothing, counts no error */
   CHECK(tk_idle(e, "after the wait") == 1);
+  CHECK_EQ_INT(tk_parsed_live, 0);
+
+  /* a job's parsed input stays in the budget while the job is in flight: the request's reservation is handed over,
+   * shrunk to the kind's parsed_bytes, and released with the input when the job ends */
+  atomic_store(&tk_gate, 1);
+  b = tk_request(1u << 20, false, &len);
+  uint8_t *resp = NULL;
+  size_t resp_len = 0;
+  err = NULL;
+  CHECK(czk__service_handle(&s, "/cuzk.v1.ProvingEngine/SubmitProof", b, len, &resp, &resp_len, &err) ==
+        CZK_GRPC_OK);
+  free(b);
+  free(err);
+  Cuzk__V1__SubmitProofResponse *sr = cuzk__v1__submit_proof_response__unpack(NULL, resp_len, resp);
+  free(resp);
+  CHECK(sr && sr->job_id);
+  uint64_t jid = sr && sr->job_id ? strtoull(sr->job_id, NULL, 10) : 0;
+  if (sr) cuzk__v1__submit_proof_response__free_unpacked(sr, NULL);
+  czk_engine_status *st = NULL;
+  CHECK(czk_engine_status_get(e, &st) == CZK_OK);
+  CHECK_MSG(st && st->mem_used_by_cat[CZK_MEM_REQUEST] == TK_PARSED_BYTES, "a job in flight holds %llu request bytes",
+            st ? (unsigned long long)st->mem_used_by_cat[CZK_MEM_REQUEST] : 0ull);
+  czk_engine_status_free(st);
+  atomic_store(&tk_gate, 0);
+  czk_engine_result res;
+  CHECK(jid && czk_engine_await(e, jid, 0, &res) == CZK_OK);
+  czk_engine_result_free(&res);
+  CHECK(tk_idle(e, "after a job that held its input") == 1);
   CHECK_EQ_INT(tk_parsed_live, 0);
 
   czk__service_destroy(&s);
