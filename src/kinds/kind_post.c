@@ -120,11 +120,10 @@ static czk_status post_walk(void *cfg, czk_cs *cs) {
   return czk_post_synthesize(cs, &inst);
 }
 
-/* The whole assignment, slots synthesized in parallel (czk_post_evaluate), a/b/c checked row by row by the prover. */
-static czk_status post_assign(void *cfg, const void *parsed, uint32_t part, czk_pool *pool,
-                              czk_groth16_assignment *out) {
-  (void)cfg, (void)part;
-  const post_parsed *p = parsed;
+/* Partition 0's assignment (slots in parallel): the whole of it (czk_post_evaluate; a/b/c checked row by row by the
+ * prover), or the witness alone (czk_post_witness; the device computes a/b/c from the compiled circuit, which every
+ * registered proof of the size shares, as it shares the key; the prover checks the counts). */
+static czk_status post_fill(const post_parsed *p, czk_pool *pool, bool witness_only, czk_groth16_assignment *out) {
   memset(out, 0, sizeof *out);
   czk_post_slot_counts sc;
   CZK_TRY(czk_post_slot_counts_get(p->info, &sc));
@@ -133,43 +132,36 @@ static czk_status post_assign(void *cfg, const void *parsed, uint32_t part, czk_
   out->w.n_inputs = (uint32_t)ni;
   out->w.n_aux = (uint32_t)na;
   out->w.w = czk_alloc_big((ni + na) * sizeof(czk_fr));
-  out->a = czk_alloc_big(dom * sizeof(czk_fr));
-  out->b = czk_alloc_big(dom * sizeof(czk_fr));
-  out->c = czk_alloc_big(dom * sizeof(czk_fr));
+  if (!witness_only) {
+    out->a = czk_alloc_big(dom * sizeof(czk_fr));
+    out->b = czk_alloc_big(dom * sizeof(czk_fr));
+    out->c = czk_alloc_big(dom * sizeof(czk_fr));
+  }
   out->n_domain = dom;
   out->n_rows = rows;
-  czk_status st = out->w.w && out->a && out->b && out->c ? CZK_OK : CZK_ERR_NOMEM;
+  czk_status st = out->w.w && (witness_only || (out->a && out->b && out->c)) ? CZK_OK : CZK_ERR_NOMEM;
   czk_post_instance inst = {.info = p->info, .sectors = p->sectors, .n_sectors = p->n};
-  if (st == CZK_OK) st = czk_post_evaluate(&inst, pool, out->w.w, out->a, out->b, out->c);
+  if (st == CZK_OK)
+    st = witness_only ? czk_post_witness(&inst, pool, out->w.w)
+                      : czk_post_evaluate(&inst, pool, out->w.w, out->a, out->b, out->c);
   if (st != CZK_OK) czk_groth16_assignment_free(out);
   return st;
+}
+
+static czk_status post_assign(void *cfg, const void *parsed, uint32_t part, czk_pool *pool,
+                              czk_groth16_assignment *out) {
+  (void)cfg, (void)part;
+  return post_fill(parsed, pool, false, out);
+}
+
+static czk_status post_witness_assign(void *cfg, const void *parsed, uint32_t part, czk_pool *pool,
+                                      czk_groth16_assignment *out) {
+  (void)cfg, (void)part;
+  return post_fill(parsed, pool, true, out);
 }
 
 static czk_status post_compile(void *cfgp, czk_compiled **out) {
   return czk_post_compile(((post_cfg *)cfgp)->info, out);
-}
-
-/* The witness alone (czk_post_witness): the device computes a/b/c from the compiled circuit (every registered proof
- * of the size shares the circuit, as it shares the key; the prover checks the counts). */
-static czk_status post_witness_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
-                                      czk_groth16_assignment *out) {
-  (void)cfgp, (void)part;
-  const post_parsed *p = parsed;
-  memset(out, 0, sizeof *out);
-  czk_post_slot_counts sc;
-  CZK_TRY(czk_post_slot_counts_get(p->info, &sc));
-  uint64_t ni, na, rows, dom;
-  czk_post_assignment_size(p->info, &sc, &ni, &na, &rows, &dom);
-  out->w.n_inputs = (uint32_t)ni;
-  out->w.n_aux = (uint32_t)na;
-  out->w.w = czk_alloc_big((ni + na) * sizeof(czk_fr));
-  out->n_domain = dom;
-  out->n_rows = rows;
-  czk_status st = out->w.w ? CZK_OK : CZK_ERR_NOMEM;
-  czk_post_instance inst = {.info = p->info, .sectors = p->sectors, .n_sectors = p->n};
-  if (st == CZK_OK) st = czk_post_witness(&inst, pool, out->w.w);
-  if (st != CZK_OK) czk_groth16_assignment_free(out);
-  return st;
 }
 
 static czk_status post_public(void *cfg, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n) {

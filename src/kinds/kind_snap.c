@@ -103,51 +103,46 @@ static czk_status snap_walk(void *cfgp, czk_cs *cs) {
   return czk_snap_synthesize(cs, &inst);
 }
 
-/* Partition `part`'s whole assignment (czk_snap_evaluate), a/b/c checked row by row by the prover. */
-static czk_status snap_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
-                              czk_groth16_assignment *out) {
-  (void)cfgp;
-  const snap_parsed *p = parsed;
+/* Partition `part`'s assignment: the whole of it (czk_snap_evaluate; a/b/c checked row by row by the prover), or the
+ * witness alone (czk_snap_witness; the device computes a/b/c from the compiled circuit). */
+static czk_status snap_fill(const snap_parsed *p, uint32_t part, czk_pool *pool, bool witness_only,
+                            czk_groth16_assignment *out) {
   memset(out, 0, sizeof *out);
   uint64_t ni, na, rows, dom;
   CZK_TRY(czk_snap_assignment_size(p->info, &ni, &na, &rows, &dom));
   out->w.n_inputs = (uint32_t)ni;
   out->w.n_aux = (uint32_t)na;
   out->w.w = czk_alloc_big((ni + na) * sizeof(czk_fr));
-  out->a = czk_alloc_big(dom * sizeof(czk_fr));
-  out->b = czk_alloc_big(dom * sizeof(czk_fr));
-  out->c = czk_alloc_big(dom * sizeof(czk_fr));
+  if (!witness_only) {
+    out->a = czk_alloc_big(dom * sizeof(czk_fr));
+    out->b = czk_alloc_big(dom * sizeof(czk_fr));
+    out->c = czk_alloc_big(dom * sizeof(czk_fr));
+  }
   out->n_domain = dom;
   out->n_rows = rows;
-  czk_status st = out->w.w && out->a && out->b && out->c ? CZK_OK : CZK_ERR_NOMEM;
+  czk_status st = out->w.w && (witness_only || (out->a && out->b && out->c)) ? CZK_OK : CZK_ERR_NOMEM;
   czk_snap_instance inst = {.info = p->info, .k = part, .comms = &p->comms, .part = &p->parts[part]};
-  if (st == CZK_OK) st = czk_snap_evaluate(&inst, pool, out->w.w, out->a, out->b, out->c);
+  if (st == CZK_OK)
+    st = witness_only ? czk_snap_witness(&inst, pool, out->w.w)
+                      : czk_snap_evaluate(&inst, pool, out->w.w, out->a, out->b, out->c);
   if (st != CZK_OK) czk_groth16_assignment_free(out);
   return st;
+}
+
+static czk_status snap_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
+                              czk_groth16_assignment *out) {
+  (void)cfgp;
+  return snap_fill(parsed, part, pool, false, out);
+}
+
+static czk_status snap_witness_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
+                                      czk_groth16_assignment *out) {
+  (void)cfgp;
+  return snap_fill(parsed, part, pool, true, out);
 }
 
 static czk_status snap_compile(void *cfgp, czk_compiled **out) {
   return czk_snap_compile(((snap_cfg *)cfgp)->info, out);
-}
-
-/* Partition `part`'s witness alone (czk_snap_witness): the device computes a/b/c from the compiled circuit. */
-static czk_status snap_witness_assign(void *cfgp, const void *parsed, uint32_t part, czk_pool *pool,
-                                      czk_groth16_assignment *out) {
-  (void)cfgp;
-  const snap_parsed *p = parsed;
-  memset(out, 0, sizeof *out);
-  uint64_t ni, na, rows, dom;
-  CZK_TRY(czk_snap_assignment_size(p->info, &ni, &na, &rows, &dom));
-  out->w.n_inputs = (uint32_t)ni;
-  out->w.n_aux = (uint32_t)na;
-  out->w.w = czk_alloc_big((ni + na) * sizeof(czk_fr));
-  out->n_domain = dom;
-  out->n_rows = rows;
-  czk_status st = out->w.w ? CZK_OK : CZK_ERR_NOMEM;
-  czk_snap_instance inst = {.info = p->info, .k = part, .comms = &p->comms, .part = &p->parts[part]};
-  if (st == CZK_OK) st = czk_snap_witness(&inst, pool, out->w.w);
-  if (st != CZK_OK) czk_groth16_assignment_free(out);
-  return st;
 }
 
 static czk_status snap_public(void *cfgp, const void *parsed, uint32_t part, const czk_fr **pub, size_t *n) {
