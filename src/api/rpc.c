@@ -50,7 +50,12 @@ typedef struct rpc_call {
   bool close_started;  /* that batch was started */
   bool close_done;     /* ... and completed (plucked) */
   int cancelled;       /* set by gRPC when it completes: the client cancelled or went away */
+  uint8_t *req;        /* our copy of the request while the handler runs (czk__rpc_release_request frees it early) */
+  size_t req_len;
 } rpc_call;
+
+/* Bytes of request copies held by handlers now (czk__rpc_request_bytes_held). */
+static size_t g_req_held;
 
 /* The call whose handler runs on this thread (czk__rpc_client_gone). */
 static _Thread_local rpc_call *tl_call;
@@ -68,6 +73,16 @@ bool czk__rpc_client_gone(void) {
   }
   return c->cancelled != 0;
 }
+
+void czk__rpc_release_request(void) {
+  rpc_call *c = tl_call;
+  if (!c || !c->req) return;
+  free(c->req);
+  c->req = NULL;
+  __atomic_sub_fetch(&g_req_held, c->req_len, __ATOMIC_RELAXED);
+}
+
+size_t czk__rpc_request_bytes_held(void) { return __atomic_load_n(&g_req_held, __ATOMIC_RELAXED); }
 
 static void *const k_shutdown_tag = (void *)&k_shutdown_tag;
 
@@ -184,9 +199,14 @@ static void *call_thread(void *arg) {
     cop.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
     cop.data.recv_close_on_server.cancelled = &c->cancelled;
     c->close_started = grpc_call_start_batch(c->call, &cop, 1, &c->close_tag, NULL) == GRPC_CALL_OK;
+    c->req = req;
+    c->req_len = req_len;
+    __atomic_add_fetch(&g_req_held, req_len, __ATOMIC_RELAXED);
     tl_call = c;
     code = srv->handler(srv->user, method, req, req_len, &resp, &resp_len, &err);
+    czk__rpc_release_request(); /* unless the handler did */
     tl_call = NULL;
+    req = NULL;
   }
   if (req_bb) grpc_byte_buffer_destroy(req_bb);
   free(req);

@@ -60,6 +60,12 @@ const char *czk__rpc_address(const char *addr, char *buf, size_t n);
  * dropped). A handler that blocks (AwaitProof) polls it and returns, so that a departed caller does not keep one of
  * the max_calls slots until its job ends. Does not wait; false outside a handler. */
 bool czk__rpc_client_gone(void);
+/* From inside a handler: frees the transport's copy of the request now (the handler must not read req after this),
+ * so that a handler that blocks after decoding (Prove waiting for its job) does not hold the message until it
+ * returns. The transport frees it after the handler otherwise. No-op outside a handler or when already released. */
+void czk__rpc_release_request(void);
+/* Bytes of request copies that handlers hold now (all calls): tests check a release with it. */
+size_t czk__rpc_request_bytes_held(void);
 
 /* Stop accepting, cancel in-flight calls, join every thread, free. */
 void czk__rpc_server_stop(czk__rpc_server *s);

@@ -467,8 +467,10 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
       czk_priority prio;
       code = do_submit(s, r->submit, &info, &prio, &hold, err);
     }
-    /* parsed: drop the decoded request and its reservation before waiting for the job */
+    /* parsed: drop the decoded request, the transport's copy of the message and their reservation before waiting
+     * for the job */
     cuzk__v1__prove_request__free_unpacked(r, &db.a);
+    czk__rpc_release_request();
     czk_engine_request_release(s->engine, &hold);
     if (code == CZK_GRPC_OK) {
       char id[24];
