@@ -265,9 +265,85 @@ czk_status czk__config_load_toml(czk__config *c, const char *path, char *err, si
   return st;
 }
 
+/* tomlc99 parses nested arrays and inline tables by recursion without a bound: a file of a few thousand '[' overflowed
+ * the stack (fuzz_config, docs/reliability.md finding 4). The text is scanned first (strings and comments skipped)
+ * and nesting deeper than CZK__TOML_MAX_DEPTH is refused; cuzk's own files nest at most 2 deep. Returns the line of
+ * the first bracket past the limit, 0 when the text is within it. */
+#define CZK__TOML_MAX_DEPTH 32
+#define CZK__TOML_MAX_BYTES ((size_t)1 << 20)
+static size_t toml_too_deep(const char *s, size_t n) {
+  size_t depth = 0, line = 1;
+  for (size_t i = 0; i < n; i++) {
+    char ch = s[i];
+    if (ch == '\n') line++;
+    else if (ch == '#') {
+      while (i + 1 < n && s[i + 1] != '\n') i++;
+    } else if (ch == '"' || ch == '\'') {
+      bool multi = i + 2 < n && s[i + 1] == ch && s[i + 2] == ch, basic = ch == '"';
+      i += multi ? 3 : 1;
+      for (; i < n; i++) {
+        if (s[i] == '\n') {
+          line++;
+          if (!multi) break; /* an unterminated one-line string: the parser says so */
+        } else if (basic && s[i] == '\\') {
+          if (i + 1 < n && s[i + 1] == '\n') line++;
+          i++;
+        } else if (s[i] == ch && (!multi || (i + 2 < n && s[i + 1] == ch && s[i + 2] == ch))) {
+          if (multi) i += 2;
+          break;
+        }
+      }
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > CZK__TOML_MAX_DEPTH) return line;
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return 0;
+}
+
 czk_status czk__config_load_toml_stream(czk__config *c, const char *path, FILE *f, char *err, size_t errlen) {
   char perr[256];
-  toml_table_t *root = toml_parse_file(f, perr, sizeof perr);
+  /* the whole text (bounded), scanned for nesting, then parsed */
+  size_t cap = 4096, len = 0;
+  bool too_big = false;
+  char *text = malloc(cap);
+  while (text) {
+    if (len + 1 == cap) {
+      if (cap > CZK__TOML_MAX_BYTES) {
+        too_big = true;
+        break;
+      }
+      char *t = realloc(text, cap * 2);
+      if (!t) free(text);
+      text = t, cap *= 2;
+      if (!text) break;
+    }
+    size_t got = fread(text + len, 1, cap - 1 - len, f);
+    len += got;
+    if (!got) break;
+  }
+  too_big |= len > CZK__TOML_MAX_BYTES;
+  if (!text) {
+    snprintf(err, errlen, "%s: out of memory reading it", path);
+    return CZK_ERR_NOMEM;
+  }
+  if (ferror(f) || too_big) {
+    snprintf(err, errlen, too_big ? "%s: larger than 1 MiB: not a configuration file" : "%s: cannot read it", path);
+    free(text);
+    return too_big ? CZK_ERR_CONFIG : CZK_ERR_IO;
+  }
+  text[len] = 0;
+  size_t deep = memchr(text, 0, len) ? 0 : toml_too_deep(text, len);
+  if (deep) {
+    snprintf(err, errlen, "%s:%zu: not valid TOML: arrays or inline tables nested more than %d deep", path, deep,
+             CZK__TOML_MAX_DEPTH);
+    free(text);
+    return CZK_ERR_CONFIG;
+  }
+  toml_table_t *root = memchr(text, 0, len) ? NULL : toml_parse(text, perr, sizeof perr);
+  if (memchr(text, 0, len)) snprintf(perr, sizeof perr, "a NUL byte in the text");
+  free(text);
   if (!root) {
     snprintf(err, errlen, "%s: not valid TOML: %s", path, perr);
     return CZK_ERR_CONFIG;

@@ -232,6 +232,47 @@ int main(void) {
     CHECK(czk__config_finalize(&c, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "no-such-group-czk"));
     czk__config_free(&c);
   }
+  /* TOML nesting is bounded before parsing (fuzz_config, reliability finding 4: 6,000 '[' overflowed tomlc99's
+   * recursion): 32 levels parse, 33 and 100,000 are refused naming the line; brackets inside strings and comments do
+   * not count; a NUL byte and a text over 1 MiB are refused */
+  {
+    const size_t deep[] = {32, 33, 100000};
+    for (int k = 0; k < 3; k++) {
+      size_t d = deep[k], m = 0;
+      char *t = malloc(2 * d + 256);
+      m += (size_t)sprintf(t + m, "[daemon]\n# [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ a comment\n"
+                                  "status_listen = \"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"\n"
+                                  "x = '''[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n[[[[[[[[[[[[[[[[[['''\ny = ");
+      for (size_t i = 0; i < d; i++) t[m++] = '[';
+      for (size_t i = 0; i < d; i++) t[m++] = ']';
+      t[m++] = '\n';
+      FILE *mf = fmemopen(t, m, "r");
+      CHECK(czk__config_init(&c) == CZK_OK);
+      czk_status st = czk__config_load_toml_stream(&c, "deep.toml", mf, err, sizeof err);
+      if (d <= 32) CHECK_MSG(st == CZK_OK, "depth %zu: %s", d, err);
+      else CHECK_MSG(st == CZK_ERR_CONFIG && strstr(err, "deep.toml:6:") && strstr(err, "nested more than 32"),
+                     "depth %zu: %s", d, err);
+      fclose(mf);
+      czk__config_free(&c);
+      free(t);
+    }
+    char nul[] = "[daemon]\nlisten = \"unix:/tmp/x.sock\"\0garbage";
+    FILE *mf = fmemopen(nul, sizeof nul - 1, "r");
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_load_toml_stream(&c, "nul.toml", mf, err, sizeof err) == CZK_ERR_CONFIG && strstr(err, "NUL"));
+    fclose(mf);
+    czk__config_free(&c);
+    size_t bn = ((size_t)1 << 20) + 10;
+    char *big = malloc(bn);
+    memset(big, '\n', bn);
+    mf = fmemopen(big, bn, "r");
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(czk__config_load_toml_stream(&c, "big.toml", mf, err, sizeof err) == CZK_ERR_CONFIG &&
+          strstr(err, "larger than 1 MiB"));
+    fclose(mf);
+    czk__config_free(&c);
+    free(big);
+  }
   /* the reference daemon's (cuzk) TOML file as an operator has it: each key mapped or warned about once */
   {
     char tp[128];
