@@ -186,6 +186,32 @@ CZK_API czk_status czk_backend_abc_finish(czk_backend *be, czk_fr *d_a, czk_fr *
                                          uint64_t n_user, uint64_t n_inputs, uint64_t n_domain, uint64_t n_check,
                                          uint32_t *d_flag, czk_backend_stream *s);
 
+/* ---- packed witness upload. A Filecoin witness is mostly 0 and 1 (SHA-256 bits, index bits: a 32 GiB PoRep
+ * partition's is 51 % zeros, 47 % ones), so it travels packed: 2 bits per value plus the other values. Layout for n
+ * values (n < 2^32), nc = ceil(n / 1024) chunks of 1024 values and n_other values that are neither 0 nor 1, byte
+ * offsets from the start of the buffer (u32 little endian; bits at and beyond n are 0):
+ *   [0, 128 nc)                    "other" bits: bit i of word 32 c + k is set when value 1024 c + 32 k + i is other
+ *   [128 nc, 256 nc)               "one" bits: set when the value is 1 (Montgomery one)
+ *   [256 nc, 260 nc)               per chunk, the index of its first value in the list of other values
+ *   [CZK_WPACK_VALS(nc), + 32 n_other)   the other values (czk_fr), in order
+ * The buffer holds czk_backend_wpack_bytes(n, n_other) bytes. */
+#define CZK_WPACK_CHUNK 1024u
+#define CZK_WPACK_VALS(nc) ((((size_t)(nc) * 260u) + 31u) & ~(size_t)31u)
+CZK_API size_t czk_backend_wpack_bytes(size_t n, size_t n_other);
+/* Pack w[0..n) into dst (cap bytes) on the host, on the pool's threads (pool may be NULL). *n_other gets the count of
+ * other values. CZK_ERR_LIMIT (dst untouched past the bit maps) when more than max_other values are other: the caller
+ * then sends w as it is; CZK_ERR_INVALID_ARG when n >= 2^32 or cap is smaller than the packed size. */
+CZK_API czk_status czk_backend_wpack(void *dst, size_t cap, const czk_fr *w, size_t n, size_t max_other,
+                                    czk_pool *pool, size_t *n_other);
+/* The host's unpacking (the reference for the device's, and the CPU backend's): w[0..n) from a packed buffer of
+ * bytes bytes. CZK_ERR_FORMAT when the buffer is inconsistent (sizes, chunk indices, bits beyond n). */
+CZK_API czk_status czk_backend_wunpack_host(czk_fr *w, const void *src, size_t bytes, size_t n, size_t n_other);
+/* d_w[0..n) from the packed buffer d_src on the backend (asynchronous on s; the CPU backend unpacks at once). The
+ * device trusts the buffer's chunk indices only within n_other (a value past it reads as 0, which the row check then
+ * refuses). */
+CZK_API czk_status czk_backend_wunpack(czk_backend *be, czk_fr *d_w, const void *d_src, size_t n, size_t n_other,
+                                      czk_backend_stream *s);
+
 /* Setup's fixed-base batch multiplication: out[i] = affine(k[i] G) for the generator G of group g, i < n; host arrays
  * (k Montgomery), synchronous. Variable time in the scalars (see czk_g1_fixed_base_mul_batch_vartime). Backends
  * without a device implementation return CZK_ERR_UNSUPPORTED (the caller then uses the CPU's). */

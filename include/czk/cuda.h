@@ -164,6 +164,12 @@ CZK_API czk_status czk_cuda_abc_finish(czk_fr *a, czk_fr *b, czk_fr *c, const cz
                                        uint64_t n_inputs, uint64_t n_domain, uint64_t n_check, uint32_t *flag,
                                        void *stream);
 
+/* The packed witness of include/czk/backend.h ("packed witness upload"; the backend asserts the two layouts agree):
+ * w[0..n) from src on the device, asynchronous. A chunk index past n_other reads as 0. */
+#define CZK_CUDA_WPACK_CHUNK 1024u
+#define CZK_CUDA_WPACK_VALS(nc) ((((size_t)(nc) * 260u) + 31u) & ~(size_t)31u)
+CZK_API czk_status czk_cuda_wunpack(czk_fr *w, const void *src, size_t n, size_t n_other, void *stream);
+
 /* ---------------------------------------------------------------------------------- probes (tests, benchmarks) */
 /* Device self-test of field arithmetic: out[i] = op(a[i], b[i]) on host arrays of n elements, computed on the GPU.
  * op: 0 fp_mul, 1 fp_add, 2 fp_sub, 3 fr_mul, 4 fr_add, 5 fr_sub, 6 fp2_mul, 7 fp2_sqr, 8 fp_inv, 9 fp2_inv

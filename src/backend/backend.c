@@ -336,3 +336,10 @@ czk_status czk_backend_abc_finish(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk
     return CZK_ERR_INVALID_ARG;
   return be->iface->abc_finish(be, d_a, d_b, d_c, d_w, n_user, n_inputs, n_domain, n_check, d_flag, s);
 }
+czk_status czk_backend_wunpack(czk_backend *be, czk_fr *d_w, const void *d_src, size_t n, size_t n_other,
+                               czk_backend_stream *s) {
+  GATE(be);
+  if (!be->iface->wunpack) return CZK_ERR_UNSUPPORTED;
+  if ((!d_w && n) || !d_src || n >= ((size_t)1 << 32)) return CZK_ERR_INVALID_ARG;
+  return be->iface->wunpack(be, d_w, d_src, n, n_other, s);
+}

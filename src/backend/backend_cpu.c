@@ -250,6 +250,13 @@ static czk_status cpu_matvec(czk_backend *be, czk_fr *out, const czk_backend_csr
   return CZK_OK;
 }
 
+static czk_status cpu_wunpack(czk_backend *be, czk_fr *w, const void *src, size_t n, size_t n_other,
+                              czk_backend_stream *s) {
+  (void)be;
+  (void)s;
+  return czk_backend_wunpack_host(w, src, czk_backend_wpack_bytes(n, n_other), n, n_other);
+}
+
 static const czk_backend_iface cpu_iface = {
     .kind = CZK_BACKEND_CPU,
     .destroy = cpu_destroy,
@@ -280,6 +287,7 @@ static const czk_backend_iface cpu_iface = {
     .csr_upload = cpu_csr_upload,
     .csr_free = cpu_csr_free,
     .matvec = cpu_matvec,
+    .wunpack = cpu_wunpack,
 };
 
 czk_status czk__backend_cpu_new(czk_backend **out, czk_pool *pool) {

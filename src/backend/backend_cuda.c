@@ -369,6 +369,15 @@ static czk_status cu_abc_finish(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c
   RET(be, czk_cuda_abc_finish(a, b, c, w, n_user, n_inputs, n_domain, n_check, flag, SP(s)));
 }
 
+_Static_assert(CZK_CUDA_WPACK_CHUNK == CZK_WPACK_CHUNK && CZK_CUDA_WPACK_VALS(3) == CZK_WPACK_VALS(3) &&
+                   CZK_CUDA_WPACK_VALS(1000) == CZK_WPACK_VALS(1000),
+               "the packed witness layouts of cuda.h and backend.h differ");
+static czk_status cu_wunpack(czk_backend *be, czk_fr *w, const void *src, size_t n, size_t n_other,
+                             czk_backend_stream *s) {
+  TRYD(be, setdev(be));
+  RET(be, czk_cuda_wunpack(w, src, n, n_other, SP(s)));
+}
+
 static czk_status cu_fixed_base(czk_backend *be, czk_backend_group g, void *out, const czk_fr *k, size_t n) {
   TRYD(be, setdev(be));
   if (g == CZK_BACKEND_G1) RET(be, czk_cuda_fixed_base_g1(out, k, n));
@@ -421,6 +430,7 @@ static const czk_backend_iface cu_iface = {
     .compiled_free = cu_compiled_free,
     .compiled_matvec = cu_compiled_matvec,
     .abc_finish = cu_abc_finish,
+    .wunpack = cu_wunpack,
     .fixed_base = cu_fixed_base,
 };
 

@@ -159,3 +159,56 @@ extern "C" czk_status czk_cuda_csr_matvec(czk_fr *out, const uint64_t *row_ptr, 
   CZK_CU(cudaGetLastError());
   return CZK_OK;
 }
+
+/* The packed witness (include/czk/backend.h, "packed witness upload"): one warp per chunk of 1024 values. Lane j takes
+ * word j's bits and counts its other values; a warp scan gives each word its first index; then, word by word, lane i
+ * writes value 32 k + i (32 lanes store 1 KiB contiguously). */
+__global__ void __launch_bounds__(256) bk_wunpack(fr_t *w, const uint32_t *__restrict__ src, uint64_t n, uint64_t nc,
+                                                  uint64_t n_other, fr_t one) {
+  const uint32_t lane = threadIdx.x & 31;
+  const uint64_t c = ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  if (c >= nc) return; /* whole warps leave together: nc is per warp */
+  const uint32_t *ob = src, *nb = src + 32 * nc, *start = src + 64 * nc;
+  const fr_t *vals = (const fr_t *)((const uint8_t *)src + CZK_CUDA_WPACK_VALS(nc));
+  const uint32_t myo = __ldg(ob + 32 * c + lane), myn = __ldg(nb + 32 * c + lane);
+  const uint32_t cnt = __popc(myo);
+  uint32_t incl = cnt;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    uint32_t t = __shfl_up_sync(0xffffffffu, incl, d);
+    if (lane >= (uint32_t)d) incl += t;
+  }
+  const uint64_t base = (uint64_t)__ldg(start + c) + (incl - cnt);
+  for (uint32_t k = 0; k < 32; k++) {
+    const uint32_t o = __shfl_sync(0xffffffffu, myo, k), b1 = __shfl_sync(0xffffffffu, myn, k);
+    const uint64_t bk = __shfl_sync(0xffffffffu, base, k);
+    const uint64_t i = c * CZK_CUDA_WPACK_CHUNK + 32 * k + lane;
+    if (i >= n) continue;
+    fr_t x;
+    if ((o >> lane) & 1) {
+      const uint64_t j = bk + __popc(o & ((1u << lane) - 1));
+      if (j < n_other) load_fr(&x, vals + j);
+      else {
+#pragma unroll
+        for (int t = 0; t < 8; t++) x.v[t] = 0;
+      }
+    } else if ((b1 >> lane) & 1) {
+      x = one;
+    } else {
+#pragma unroll
+      for (int t = 0; t < 8; t++) x.v[t] = 0;
+    }
+    store_fr(w + i, &x);
+  }
+}
+extern "C" czk_status czk_cuda_wunpack(czk_fr *w, const void *src, size_t n, size_t n_other, void *stream) {
+  if (!n) return CZK_OK;
+  const uint64_t nc = (n + CZK_CUDA_WPACK_CHUNK - 1) / CZK_CUDA_WPACK_CHUNK;
+  fr_t one;
+  memcpy(&one, &czk_fr_one_v, sizeof one);
+  const uint64_t blocks = (nc * 32 + 255) / 256;
+  bk_wunpack<<<(unsigned)blocks, 256, 0, (cudaStream_t)stream>>>((fr_t *)w, (const uint32_t *)src, n, nc, n_other,
+                                                                 one);
+  CZK_CU_LAUNCHED((cudaStream_t)stream);
+  return CZK_OK;
+}

@@ -329,6 +329,35 @@ static czk_status launch_streamed(czk_backend *be, czk__lane *l, const czk__base
   return czk_backend_event_record(be, l->ev[EV_MH], l->s_h);
 }
 
+/* Witness-only mode: w to the device on s_h. A witness of mostly 0/1 values travels packed (czk_backend_wpack: 2 bits
+ * a value plus the others; a 32 GiB PoRep partition's 4.2 GB becomes ~0.1 GB) through the pinned stage into the a/b/c
+ * buffer, which the mat-vec overwrites after the device unpacked it into w; a dense one is copied as it is.
+ * CZK_NO_WITNESS_PACK=1 always copies it as it is (for comparisons). */
+static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_fr *w, czk_pool *pool) {
+  const size_t n = l->n, nw = l->nw;
+  static _Atomic int g_off = -1;
+  int off = atomic_load(&g_off);
+  if (off < 0) {
+    const char *e = getenv("CZK_NO_WITNESS_PACK");
+    off = e && *e && strcmp(e, "0") != 0;
+    atomic_store(&g_off, off);
+  }
+  if (!off) {
+    const size_t stage = (3 * n + nw) * sizeof(czk_fr), dev = 3 * n * sizeof(czk_fr);
+    size_t n_other = 0;
+    czk_status st = czk_backend_wpack(l->h_stage, stage < dev ? stage : dev, w, nw, nw - nw / 4, pool, &n_other);
+    if (st == CZK_OK) {
+      CZK_TRY(czk_backend_copy_htod(be, l->d_abc, l->h_stage, czk_backend_wpack_bytes(nw, n_other), l->s_h));
+      st = czk_backend_wunpack(be, l->d_w, l->d_abc, nw, n_other, l->s_h);
+      if (st != CZK_ERR_UNSUPPORTED) return st;
+      CZK_TRY(czk_backend_stream_sync(be, l->s_h)); /* the stage is read by the copy in flight */
+    }
+  }
+  copy_ctx cw = {l->h_stage + 3 * n, w};
+  czk_pool_parallel_for(pool, nw, 16384, copy_rows, &cw);
+  return czk_backend_copy_htod(be, l->d_w, l->h_stage + 3 * n, nw * sizeof(czk_fr), l->s_h);
+}
+
 static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b, czk_groth16_assignment *as,
                          czk_pool *pool) {
   czk_backend *be = job->be;
@@ -348,9 +377,7 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
       dcc = job->dcc_own;
     }
     da = l->d_abc, db = da + n, dc = db + n, dw = l->d_w;
-    copy_ctx cw = {l->h_stage + 3 * n, as->w.w};
-    czk_pool_parallel_for(pool, nw, 16384, copy_rows, &cw);
-    CZK_TRY(czk_backend_copy_htod(be, dw, l->h_stage + 3 * n, nw * sizeof(czk_fr), l->s_h));
+    CZK_TRY(upload_witness(be, l, as->w.w, pool));
     CZK_TRY(czk_backend_compiled_matvec(be, da, db, dc, dcc, dw, l->s_h));
     const uint64_t m = as->cc->n_user_constraints;
     CZK_TRY(czk_backend_abc_finish(be, da, db, dc, dw, m, ni, n, as->n_rows < m ? as->n_rows : m, l->d_flag,

@@ -3,7 +3,8 @@
  * library called directly (czk_msm_*, czk_ntt_*, a naive mat-vec): MSM G1/G2 (random points, zero scalars, scalar
  * r-1, repeated points, points at infinity, n = 1 .. 2^20 on the GPU), NTT in all four directions and both root
  * conventions (2^0 .. 2^20 on the GPU), the H computation, CSR mat-vec, copies/events; device enumeration with
- * exclude lists; gathers; on the GPU finally a sticky fault: the backend is quarantined (CZK_ERR_DEVICE) and the CPU backend still works. */
+ * exclude lists; gathers; the packed witness upload (host packing, its limits and damage refused, unpacking by the
+ * backend at sizes off the chunk grid); on the GPU finally a sticky fault: the backend is quarantined (CZK_ERR_DEVICE) and the CPU backend still works. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,6 +344,100 @@ static void test_gather(czk_backend *be, size_t n_in, size_t n) {
   free(in), free(got), free(idx);
 }
 
+/* A witness of the given mix: zero_pct % zeros, one_pct % ones, the rest random (Montgomery one = czk_fr_one_v). */
+static void mixed_witness(czk_fr *w, size_t n, unsigned zero_pct, unsigned one_pct) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned r = (unsigned)(czk_test_rng_next(&rng) % 100);
+    if (r < zero_pct) w[i] = czk_fr_zero_v;
+    else if (r < zero_pct + one_pct) w[i] = czk_fr_one_v;
+    else rand_fr(&w[i]);
+  }
+}
+
+/* The packed witness: packed on the host (with and without a pool), unpacked by the backend into device memory,
+ * equal to the original; sizes not a multiple of a word or a chunk, runs of one class. */
+static void test_wpack(czk_backend *be, czk_pool *pool, size_t n, unsigned zero_pct, unsigned one_pct) {
+  czk_fr *w = malloc((n ? n : 1) * sizeof *w), *got = malloc((n ? n : 1) * sizeof *w);
+  mixed_witness(w, n, zero_pct, one_pct);
+  size_t cap = czk_backend_wpack_bytes(n, n);
+  uint8_t *packed = malloc(cap), *packed2 = malloc(cap);
+  size_t n_other = 0, n_other2 = 0;
+  CHECK(czk_backend_wpack(packed, cap, w, n, n, pool, &n_other) == CZK_OK);
+  CHECK(czk_backend_wpack(packed2, cap, w, n, n, NULL, &n_other2) == CZK_OK);
+  size_t bytes = czk_backend_wpack_bytes(n, n_other);
+  CHECK_MSG(n_other == n_other2 && memcmp(packed, packed2, bytes) == 0, "pool and serial packing differ (n=%zu)", n);
+  size_t expect_other = 0;
+  for (size_t i = 0; i < n; i++)
+    expect_other += !czk_fr_is_zero(&w[i]) && !czk_fr_eq(&w[i], &czk_fr_one_v);
+  CHECK_EQ_INT(n_other, expect_other);
+  czk_backend_stream *s = NULL;
+  void *d_src = NULL, *d_w = NULL;
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_src, bytes) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_w, (n ? n : 1) * sizeof *w) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, d_src, packed, bytes, s) == CZK_OK);
+  CHECK(czk_backend_wunpack(be, d_w, d_src, n, n_other, s) == CZK_OK);
+  if (n) CHECK(czk_backend_copy_dtoh(be, got, d_w, n * sizeof *w, s) == CZK_OK);
+  CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+  bool ok = true;
+  for (size_t i = 0; i < n; i++) ok = ok && czk_fr_eq(&got[i], &w[i]);
+  CHECK_MSG(ok, "%s wunpack n=%zu (%u%% zeros, %u%% ones): %zu other values, %zu bytes", czk_backend_name(be), n,
+            zero_pct, one_pct, n_other, bytes);
+  czk_backend_mem_free(be, d_src);
+  czk_backend_mem_free(be, d_w);
+  czk_backend_stream_free(be, s);
+  free(w), free(got), free(packed), free(packed2);
+}
+
+/* Host-side contract of the packed format: sizes, limits, and a damaged buffer refused by the host's unpacking. */
+static void test_wpack_host(czk_pool *pool) {
+  const size_t n = 5000; /* 5 chunks, the last partial */
+  czk_fr *w = malloc(n * sizeof *w), *got = malloc(n * sizeof *w);
+  mixed_witness(w, n, 51, 47);
+  rand_fr(&w[101]); /* word 3 of chunk 0 holds an other value (damaged below) */
+  size_t cap = czk_backend_wpack_bytes(n, n), n_other = 0;
+  uint8_t *p = malloc(cap);
+  CHECK(czk_backend_wpack(p, cap, w, n, n, pool, &n_other) == CZK_OK);
+  size_t bytes = czk_backend_wpack_bytes(n, n_other);
+  CHECK_MSG(bytes * 10 < n * sizeof(czk_fr), "a 98%% 0/1 witness packs to %zu bytes of %zu", bytes, n * sizeof *w);
+  CHECK(czk_backend_wunpack_host(got, p, bytes, n, n_other) == CZK_OK && memcmp(got, w, n * sizeof *w) == 0);
+  /* limits: too many other values, a buffer too small, n too large */
+  size_t k = 0;
+  CHECK(czk_backend_wpack(p, cap, w, n, n_other - 1, pool, &k) == CZK_ERR_LIMIT && k == n_other);
+  CHECK(czk_backend_wpack(p, bytes - 1, w, n, n, pool, &k) == CZK_ERR_INVALID_ARG);
+  CHECK(czk_backend_wpack(p, 100, w, n, n, pool, &k) == CZK_ERR_INVALID_ARG);
+  CHECK(czk_backend_wpack(p, cap, w, (size_t)1 << 32, n, pool, &k) == CZK_ERR_INVALID_ARG);
+  CHECK(czk_backend_wpack(p, cap, w, n, n, pool, &k) == CZK_OK && k == n_other);
+  /* damage: a wrong size, a bit beyond n, a value both one and other, a chunk index off by one */
+  CHECK(czk_backend_wunpack_host(got, p, bytes + 32, n, n_other) == CZK_ERR_FORMAT);
+  CHECK(czk_backend_wunpack_host(got, p, bytes, n, n_other + 1) == CZK_ERR_FORMAT);
+  const size_t nc = 5;
+  uint32_t *ob = (uint32_t *)p, *nb = ob + 32 * nc, *start = nb + 32 * nc;
+  uint32_t save = ob[32 * 4 + 31];
+  ob[32 * 4 + 31] |= 1u << 31; /* value 5119 >= n */
+  CHECK(czk_backend_wunpack_host(got, p, bytes, n, n_other) == CZK_ERR_FORMAT);
+  ob[32 * 4 + 31] = save;
+  save = nb[3];
+  nb[3] |= ob[3] & (0u - ob[3]); /* the lowest other value of word 3 also marked one */
+  CHECK(ob[3] != 0 && czk_backend_wunpack_host(got, p, bytes, n, n_other) == CZK_ERR_FORMAT);
+  nb[3] = save;
+  start[2] += 1;
+  CHECK(czk_backend_wunpack_host(got, p, bytes, n, n_other) == CZK_ERR_FORMAT);
+  start[2] -= 1;
+  CHECK(czk_backend_wunpack_host(got, p, bytes, n, n_other) == CZK_OK && memcmp(got, w, n * sizeof *w) == 0);
+  /* all zeros, all ones, nothing */
+  for (size_t i = 0; i < n; i++) w[i] = czk_fr_zero_v;
+  CHECK(czk_backend_wpack(p, cap, w, n, 0, pool, &k) == CZK_OK && k == 0);
+  CHECK(czk_backend_wunpack_host(got, p, czk_backend_wpack_bytes(n, 0), n, 0) == CZK_OK &&
+        memcmp(got, w, n * sizeof *w) == 0);
+  for (size_t i = 0; i < n; i++) w[i] = czk_fr_one_v;
+  CHECK(czk_backend_wpack(p, cap, w, n, 0, pool, &k) == CZK_OK && k == 0);
+  CHECK(czk_backend_wunpack_host(got, p, czk_backend_wpack_bytes(n, 0), n, 0) == CZK_OK &&
+        memcmp(got, w, n * sizeof *w) == 0);
+  CHECK(czk_backend_wpack(p, cap, w, 0, 0, pool, &k) == CZK_OK && k == 0 && czk_backend_wpack_bytes(0, 0) == 0);
+  free(w), free(got), free(p);
+}
+
 #ifdef CZK_HAVE_CUDA
 static void test_quarantine(czk_backend *be) {
   czk_backend_stream *s = NULL;
@@ -376,6 +471,15 @@ int main(int argc, char **argv) {
       test_ntt(be, 10);
       test_matvec(be, 1000, 700);
       test_gather(be, 1000, 777);
+      czk_pool *pool = NULL;
+      CHECK(czk_pool_new(&pool, 3) == CZK_OK);
+      test_wpack_host(pool);
+      const size_t sizes[] = {0, 1, 31, 33, 1024, 1025, 5000, 70001};
+      for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        test_wpack(be, pool, sizes[i], 51, 47);
+        test_wpack(be, pool, sizes[i], 0, 0);
+      }
+      czk_pool_free(pool);
       czk_backend_free(be);
     }
     return czk_test_done("test_backend cpu");
@@ -398,6 +502,12 @@ int main(int argc, char **argv) {
     test_matvec(be, 1 << 18, 1 << 17);
     test_msm(be, 20, 16);
     test_gather(be, 1 << 18, 1 << 17);
+    const size_t sizes[] = {1, 31, 1024, 1025, 70001, ((size_t)1 << 22) + 12345};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+      test_wpack(be, NULL, sizes[k], 51, 47);
+      test_wpack(be, NULL, sizes[k], 5, 5);
+      test_wpack(be, NULL, sizes[k], 100, 0);
+    }
   }
 #ifdef CZK_HAVE_CUDA
   test_quarantine(list[n - 1]); /* last: the device's context is unusable afterwards */
