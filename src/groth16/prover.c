@@ -26,6 +26,7 @@
 
 #include "core/clock.h"
 #include "core/fault.h"
+#include "czk/log.h"
 #include "groth16/groth16_internal.h"
 
 static _Atomic unsigned long g_msm_launches;
@@ -347,7 +348,13 @@ static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_fr *w,
     size_t n_other = 0;
     czk_status st = czk_backend_wpack(l->h_stage, stage < dev ? stage : dev, w, nw, nw - nw / 4, pool, &n_other);
     if (st == CZK_OK) {
-      CZK_TRY(czk_backend_copy_htod(be, l->d_abc, l->h_stage, czk_backend_wpack_bytes(nw, n_other), l->s_h));
+      const size_t bytes = czk_backend_wpack_bytes(nw, n_other);
+      static atomic_bool said;
+      if (nw >= ((size_t)1 << 20) && !atomic_exchange(&said, true))
+        CZK_INFO("groth16", "witness upload packed: %zu values (%.1f %% neither 0 nor 1) in %.1f MiB instead of %.1f MiB",
+                 nw, 100.0 * (double)n_other / (double)nw, (double)bytes / 1048576.0,
+                 (double)(nw * sizeof(czk_fr)) / 1048576.0);
+      CZK_TRY(czk_backend_copy_htod(be, l->d_abc, l->h_stage, bytes, l->s_h));
       st = czk_backend_wunpack(be, l->d_w, l->d_abc, nw, n_other, l->s_h);
       if (st != CZK_ERR_UNSUPPORTED) return st;
       CZK_TRY(czk_backend_stream_sync(be, l->s_h)); /* the stage is read by the copy in flight */
