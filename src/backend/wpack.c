@@ -10,13 +10,6 @@ size_t czk_backend_wpack_bytes(size_t n, size_t n_other) {
   return CZK_WPACK_VALS(nc) + n_other * sizeof(czk_fr);
 }
 
-static inline int classify(const czk_fr *v) { /* 0: zero, 1: one, 2: other */
-  const czk_fr *one = &czk_fr_one_v;
-  if ((v->l[0] | v->l[1] | v->l[2] | v->l[3]) == 0) return 0;
-  if (v->l[0] == one->l[0] && v->l[1] == one->l[1] && v->l[2] == one->l[2] && v->l[3] == one->l[3]) return 1;
-  return 2;
-}
-
 typedef struct pack_ctx {
   uint8_t *dst;
   const czk_fr *w;
@@ -33,10 +26,13 @@ static void pack_bits(void *vctx, size_t c0, size_t c1) {
       uint32_t o = 0, one = 0;
       size_t i0 = c * CZK_WPACK_CHUNK + 32 * k;
       size_t m = i0 >= x->n ? 0 : (x->n - i0 < 32 ? x->n - i0 : 32);
-      for (size_t i = 0; i < m; i++) {
-        int t = classify(&x->w[i0 + i]);
-        o |= (uint32_t)(t == 2) << i;
-        one |= (uint32_t)(t == 1) << i;
+      const uint64_t o0 = czk_fr_one_v.l[0], o1 = czk_fr_one_v.l[1], o2 = czk_fr_one_v.l[2], o3 = czk_fr_one_v.l[3];
+      const czk_fr *v = x->w + i0;
+      for (size_t i = 0; i < m; i++) { /* branch-free: zero, one or other from two ORs of the limbs */
+        const uint64_t z = v[i].l[0] | v[i].l[1] | v[i].l[2] | v[i].l[3];
+        const uint64_t d = (v[i].l[0] ^ o0) | (v[i].l[1] ^ o1) | (v[i].l[2] ^ o2) | (v[i].l[3] ^ o3);
+        o |= (uint32_t)((z != 0) & (d != 0)) << i;
+        one |= (uint32_t)(d == 0) << i;
       }
       ob[32 * c + k] = o;
       nb[32 * c + k] = one;

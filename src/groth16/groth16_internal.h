@@ -33,6 +33,13 @@ typedef struct czk__lane czk__lane;
 typedef struct czk__lanes {
   pthread_mutex_t mu;
   czk__lane *head;
+  /* Large witness-only proves of one device copy run their kernels one after another (prover.c, "chain"): each
+   * waits on chain_ev, recorded at the end of the previous one's work, so that a prove finishes early and its worker
+   * stages the next partition while the device runs the other's. chain_mu serializes the launches' enqueue phase. */
+  pthread_mutex_t chain_mu;
+  czk_backend *chain_be;
+  czk_backend_event *chain_ev;
+  bool chain_set;
 } czk__lanes;
 void czk__lanes_init(czk__lanes *c);
 void czk__lanes_destroy(czk__lanes *c);            /* frees every cached lane (none may be in use) */

@@ -50,11 +50,12 @@ struct czk__lane {
   czk_backend *be;
   bool host;     /* host-memory backend: no staging, operations complete in place */
   bool streamed; /* bases streamed from host through slots */
+  bool wo;       /* witness-only proofs: the pinned stage holds w alone (packed or not), not a, b, c too */
   size_t n, nw;
   czk_backend_stream *s_h, *s_w, *s_c;
   czk_backend_event *ev[EV_COUNT];
   czk_fr *d_abc, *d_w, *d_sa, *d_sb; /* device buffers (not on a host backend, except the gathers) */
-  czk_fr *h_stage;                   /* pinned: 3n + nw */
+  czk_fr *h_stage;                   /* pinned: 3n + nw (wo: nw) */
   uint32_t *d_flag;                  /* witness-only mode: the device row check's result */
   uint32_t *d_idx[2];                /* streamed: this lane's device copies of the index lists */
   czk_backend_msm *m[CZK__NQ];       /* resident / host: one per query; streamed: [0,1] G1 slots, [2,3] G2 slots */
@@ -94,7 +95,19 @@ static void lane_free(czk__lane *l) {
 
 void czk__lanes_init(czk__lanes *c) {
   pthread_mutex_init(&c->mu, NULL);
+  pthread_mutex_init(&c->chain_mu, NULL);
   c->head = NULL;
+  c->chain_be = NULL;
+  c->chain_ev = NULL;
+  c->chain_set = false;
+}
+static void chain_drop(czk__lanes *c, czk_backend *be) {
+  pthread_mutex_lock(&c->chain_mu);
+  if (c->chain_ev && (!be || c->chain_be == be)) {
+    czk_backend_event_free(c->chain_be, c->chain_ev);
+    c->chain_ev = NULL, c->chain_be = NULL, c->chain_set = false;
+  }
+  pthread_mutex_unlock(&c->chain_mu);
 }
 void czk__lanes_destroy(czk__lanes *c) {
   while (c->head) {
@@ -102,10 +115,13 @@ void czk__lanes_destroy(czk__lanes *c) {
     c->head = l->next;
     lane_free(l);
   }
+  chain_drop(c, NULL);
+  pthread_mutex_destroy(&c->chain_mu);
   pthread_mutex_destroy(&c->mu);
 }
 
 void czk__lanes_drop_backend(czk__lanes *c, czk_backend *be) {
+  chain_drop(c, be);
   czk__lane *drop = NULL;
   pthread_mutex_lock(&c->mu);
   for (czk__lane **pp = &c->head; *pp;) {
@@ -126,10 +142,11 @@ void czk__lanes_drop_backend(czk__lanes *c, czk_backend *be) {
   }
 }
 
-static czk_status lane_new(czk_backend *be, bool host, const czk__bases *b, size_t n, size_t nw, czk__lane **out) {
+static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases *b, size_t n, size_t nw,
+                           czk__lane **out) {
   czk__lane *l = calloc(1, sizeof *l);
   if (!l) return CZK_ERR_NOMEM;
-  l->be = be, l->host = host, l->streamed = !host && b->streamed, l->n = n, l->nw = nw;
+  l->be = be, l->host = host, l->streamed = !host && b->streamed, l->n = n, l->nw = nw, l->wo = wo && !host;
   /* small proofs are the latency-bound ones (WinningPoSt beside a PoRep backlog): their kernels go first */
   czk_status (*mk)(czk_backend *, czk_backend_stream **) =
       n <= URGENT_DOMAIN_MAX ? czk_backend_stream_new_urgent : czk_backend_stream_new;
@@ -140,7 +157,8 @@ static czk_status lane_new(czk_backend *be, bool host, const czk__bases *b, size
   if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_abc, 3 * n * sizeof(czk_fr));
   if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_w, nw * sizeof(czk_fr));
   if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_flag, 256);
-  if (st == CZK_OK && !host) st = czk_backend_host_alloc(be, (void **)&l->h_stage, (3 * n + nw) * sizeof(czk_fr));
+  if (st == CZK_OK && !host)
+    st = czk_backend_host_alloc(be, (void **)&l->h_stage, ((l->wo ? 0 : 3 * n) + nw) * sizeof(czk_fr));
   if (st == CZK_OK && b->n_idx[0]) st = czk_backend_alloc(be, (void **)&l->d_sa, b->n_idx[0] * sizeof(czk_fr));
   if (st == CZK_OK && b->n_idx[1]) st = czk_backend_alloc(be, (void **)&l->d_sb, b->n_idx[1] * sizeof(czk_fr));
   if (st == CZK_OK && !l->streamed) {
@@ -180,11 +198,12 @@ static czk_status lane_new(czk_backend *be, bool host, const czk__bases *b, size
   return CZK_OK;
 }
 
-static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, const czk__bases *b, size_t n, size_t nw,
-                           czk__lane **out) {
+static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, bool wo, const czk__bases *b, size_t n,
+                           size_t nw, czk__lane **out) {
+  wo = wo && !host;
   pthread_mutex_lock(&c->mu);
   czk__lane **pp = &c->head;
-  while (*pp && ((*pp)->be != be || (*pp)->n != n || (*pp)->nw != nw)) pp = &(*pp)->next;
+  while (*pp && ((*pp)->be != be || (*pp)->n != n || (*pp)->nw != nw || (*pp)->wo != wo)) pp = &(*pp)->next;
   czk__lane *l = *pp;
   if (l) *pp = l->next;
   pthread_mutex_unlock(&c->mu);
@@ -193,7 +212,7 @@ static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, const czk_
     *out = l;
     return CZK_OK;
   }
-  return lane_new(be, host, b, n, nw, out);
+  return lane_new(be, host, wo, b, n, nw, out);
 }
 
 static void lane_put(czk__lanes *c, czk__lane *l) {
@@ -244,6 +263,8 @@ struct czk_groth16_job {
   czk__lane *l;
   czk_groth16_timings t;
   bool check_on_device;           /* witness-only mode on a device: the row check's flag is read at finish */
+  czk__lanes *chain;              /* this prove runs after the previous one of its device copy (chain_mu held) */
+  bool chain_locked;
   czk_backend_compiled *dcc_own;  /* witness-only mode without a resident copy: this proof's copy */
 };
 
@@ -332,10 +353,19 @@ static czk_status launch_streamed(czk_backend *be, czk__lane *l, const czk__base
 
 /* Witness-only mode: w to the device on s_h. A witness of mostly 0/1 values travels packed (czk_backend_wpack: 2 bits
  * a value plus the others; a 32 GiB PoRep partition's 4.2 GB becomes ~0.1 GB) through the pinned stage into the a/b/c
- * buffer, which the mat-vec overwrites after the device unpacked it into w; a dense one is copied as it is.
- * CZK_NO_WITNESS_PACK=1 always copies it as it is (for comparisons). */
-static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_fr *w, czk_pool *pool) {
+ * buffer, and *n_other >= 0 says so: the caller then unpacks it into w (unpack_witness), before the mat-vec
+ * overwrites that buffer. A dense one is copied as it is (*packed false). CZK_NO_WITNESS_PACK=1 always copies it as it
+ * is (for comparisons). */
+static czk_status plain_upload(czk_backend *be, czk__lane *l, const czk_fr *w, czk_pool *pool) {
+  czk_fr *stage = l->h_stage + (l->wo ? 0 : 3 * l->n);
+  copy_ctx cw = {stage, w};
+  czk_pool_parallel_for(pool, l->nw, 16384, copy_rows, &cw);
+  return czk_backend_copy_htod(be, l->d_w, stage, l->nw * sizeof(czk_fr), l->s_h);
+}
+static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_fr *w, czk_pool *pool, bool *packed,
+                                 size_t *n_other) {
   const size_t n = l->n, nw = l->nw;
+  *packed = false;
   static _Atomic int g_off = -1;
   int off = atomic_load(&g_off);
   if (off < 0) {
@@ -344,25 +374,55 @@ static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_fr *w,
     atomic_store(&g_off, off);
   }
   if (!off) {
-    const size_t stage = (3 * n + nw) * sizeof(czk_fr), dev = 3 * n * sizeof(czk_fr);
-    size_t n_other = 0;
-    czk_status st = czk_backend_wpack(l->h_stage, stage < dev ? stage : dev, w, nw, nw - nw / 4, pool, &n_other);
-    if (st == CZK_OK) {
-      const size_t bytes = czk_backend_wpack_bytes(nw, n_other);
+    const size_t stage = ((l->wo ? 0 : 3 * n) + nw) * sizeof(czk_fr), dev = 3 * n * sizeof(czk_fr);
+    if (czk_backend_wpack(l->h_stage, stage < dev ? stage : dev, w, nw, nw - nw / 4, pool, n_other) == CZK_OK) {
+      const size_t bytes = czk_backend_wpack_bytes(nw, *n_other);
       static atomic_bool said;
       if (nw >= ((size_t)1 << 20) && !atomic_exchange(&said, true))
         CZK_INFO("groth16", "witness upload packed: %zu values (%.1f %% neither 0 nor 1) in %.1f MiB instead of %.1f MiB",
-                 nw, 100.0 * (double)n_other / (double)nw, (double)bytes / 1048576.0,
+                 nw, 100.0 * (double)*n_other / (double)nw, (double)bytes / 1048576.0,
                  (double)(nw * sizeof(czk_fr)) / 1048576.0);
-      CZK_TRY(czk_backend_copy_htod(be, l->d_abc, l->h_stage, bytes, l->s_h));
-      st = czk_backend_wunpack(be, l->d_w, l->d_abc, nw, n_other, l->s_h);
-      if (st != CZK_ERR_UNSUPPORTED) return st;
-      CZK_TRY(czk_backend_stream_sync(be, l->s_h)); /* the stage is read by the copy in flight */
+      *packed = true;
+      return czk_backend_copy_htod(be, l->d_abc, l->h_stage, bytes, l->s_h);
     }
   }
-  copy_ctx cw = {l->h_stage + 3 * n, w};
-  czk_pool_parallel_for(pool, nw, 16384, copy_rows, &cw);
-  return czk_backend_copy_htod(be, l->d_w, l->h_stage + 3 * n, nw * sizeof(czk_fr), l->s_h);
+  return plain_upload(be, l, w, pool);
+}
+static czk_status unpack_witness(czk_backend *be, czk__lane *l, const czk_fr *w, czk_pool *pool, size_t n_other) {
+  czk_status st = czk_backend_wunpack(be, l->d_w, l->d_abc, l->nw, n_other, l->s_h);
+  if (st != CZK_ERR_UNSUPPORTED) return st;
+  CZK_TRY(czk_backend_stream_sync(be, l->s_h)); /* the stage is read by the copy in flight */
+  return plain_upload(be, l, w, pool);
+}
+
+/* The chain (czk__lanes): a large witness-only prove waits, before its first kernel, for the end of the previous
+ * one of its device copy; both hold the device's memory bandwidth and SMs fully, so running them one after the other
+ * costs the device nothing, and each prove's own host staging (pack, copy) then overlaps the other's kernels. */
+#define CHAIN_DOMAIN_MIN ((size_t)1 << 24)
+static czk_status chain_enter(czk_groth16_job *job, czk__lane *l) {
+  czk__lanes *c = job->chain;
+  pthread_mutex_lock(&c->chain_mu);
+  job->chain_locked = true;
+  if (c->chain_ev && c->chain_be != job->be) return CZK_OK; /* another backend's: no chain */
+  if (!c->chain_ev) {
+    CZK_TRY(czk_backend_event_new(job->be, &c->chain_ev));
+    c->chain_be = job->be;
+    c->chain_set = false;
+  }
+  return c->chain_set ? czk_backend_stream_wait(job->be, l->s_h, c->chain_ev) : CZK_OK;
+}
+static czk_status chain_leave(czk_groth16_job *job, czk__lane *l, czk_status st) {
+  czk__lanes *c = job->chain;
+  if (!job->chain_locked) return st;
+  if (st == CZK_OK && c->chain_ev && c->chain_be == job->be) {
+    /* the end of this prove: s_h's work, and s_w's (its last MSM's event) */
+    st = czk_backend_stream_wait(job->be, l->s_h, l->ev[EV_MB2]);
+    if (st == CZK_OK) st = czk_backend_event_record(job->be, c->chain_ev, l->s_h);
+    c->chain_set = st == CZK_OK;
+  }
+  job->chain_locked = false;
+  pthread_mutex_unlock(&c->chain_mu);
+  return st;
 }
 
 static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b, czk_groth16_assignment *as,
@@ -384,7 +444,11 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
       dcc = job->dcc_own;
     }
     da = l->d_abc, db = da + n, dc = db + n, dw = l->d_w;
-    CZK_TRY(upload_witness(be, l, as->w.w, pool));
+    bool packed;
+    size_t n_other = 0;
+    CZK_TRY(upload_witness(be, l, as->w.w, pool, &packed, &n_other));
+    if (job->chain) CZK_TRY(chain_enter(job, l));
+    if (packed) CZK_TRY(unpack_witness(be, l, as->w.w, pool, n_other));
     CZK_TRY(czk_backend_compiled_matvec(be, da, db, dc, dcc, dw, l->s_h));
     const uint64_t m = as->cc->n_user_constraints;
     CZK_TRY(czk_backend_abc_finish(be, da, db, dc, dw, m, ni, n, as->n_rows < m ? as->n_rows : m, l->d_flag,
@@ -489,10 +553,12 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
   const czk__bases *b = dkey ? czk__dkey_bases(dkey) : czk__key_bases(key);
   job->owner = dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key);
   const size_t nw = (size_t)as->w.n_inputs + as->w.n_aux;
-  st = lane_get(job->owner, be, czk_backend_host_memory(be), b, as->n_domain, nw, &job->l);
+  st = lane_get(job->owner, be, czk_backend_host_memory(be), !as->a, b, as->n_domain, nw, &job->l);
   if (st == CZK_OK) {
     job->l->bases = b;
+    job->chain = dkey && !as->a && !czk_backend_host_memory(be) && as->n_domain >= CHAIN_DOMAIN_MIN ? job->owner : NULL;
     st = launch(job, job->l, b, as, pool);
+    if (job->chain) st = chain_leave(job, job->l, st);
   }
   /* everything the device needs was staged (a device) or consumed (the CPU): the caller's buffers go now, after the
    * kernels are launched, so that returning their pages does not delay the device */
