@@ -472,7 +472,7 @@ static void *dispatcher_main(void *arg) {
      * were unlocked is not missed) or a queue change */
     const char *own = p->job->kind->k.key_id; /* kinds live as long as the engine */
     pthread_mutex_unlock(&e->mu);
-    bool evicted = czk__key_evict_lru(e, own, need);
+    bool evicted = czk__key_evict_lru(e, own, need, urgent ? 0 : e->cfg.urgent_max_bytes);
     pthread_mutex_lock(&e->mu);
     if (evicted || e->keys_idle_gen != idle_gen) continue;
     if (e->sheap_n && e->sheap[0] == p && !p->t_wait0) p->t_wait0 = now;

@@ -255,7 +255,12 @@ void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
 /* Without locks: evict the least recently used unreferenced resident key other than keep_id (NULL: any); false when
  * none. need > 0: only when a reservation of `need` bytes would fit once every such key were evicted (else evicting
  * would cost keys without letting it run: the caller waits for a release instead); need = 0: unconditionally. */
-bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need);
+/* spare_max > 0 (a regular partition's reservation with the urgent lane on: czk_engine_config.urgent_max_bytes):
+ * keys of at most spare_max bytes are not evicted while partitions hold memory (a/b/c, witness, scratch), which
+ * will come back: the backlog waits for its own memory rather than evicting a small key that a CRITICAL job
+ * (WinningPoSt beside a PoRep backlog) would have to load again. With no partition memory in flight they go as any
+ * other (a waiting head that fits once idle keys are evicted still gets them evicted). */
+bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need, uint64_t spare_max);
 uint64_t czk__key_budget_bytes(const ekind *k);
 uint64_t czk__key_device_need(const ekey *key);
 /* Free every key (destroy; no references left). */

@@ -350,20 +350,24 @@ static uint64_t drop_key(czk_engine *e, ekey *key) {
   return freed;
 }
 
-bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need) {
+bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need, uint64_t spare_max) {
   pthread_mutex_lock(&e->kc_mu);
+  czk_budget_stats bs;
+  czk_budget_stats_get(e->budget, &bs); /* lock order: kc_mu, then the budget's */
+  /* small keys are spared while partitions hold memory that will come back (spare_max: see engine_internal.h) */
+  const bool spare = spare_max && bs.used_by_cat[CZK_MEM_ABC] + bs.used_by_cat[CZK_MEM_WITNESS] +
+                                          bs.used_by_cat[CZK_MEM_SCRATCH] > 0;
   ekey *victim = NULL;
   uint64_t idle = 0;
   for (ekey *k = e->keys; k; k = k->next) {
     if (k->refs || k->state != KS_RESIDENT || (keep_id && strcmp(k->id, keep_id) == 0)) continue;
-    for (unsigned c = 0; c < CZK_MEM_COUNT; c++) idle += k->res.bytes[c];
+    uint64_t kb = 0;
+    for (unsigned c = 0; c < CZK_MEM_COUNT; c++) kb += k->res.bytes[c];
+    if (spare && kb <= spare_max) continue;
+    idle += kb;
     if (!victim || k->last_use_ns < victim->last_use_ns) victim = k;
   }
-  if (victim && need) {
-    czk_budget_stats bs;
-    czk_budget_stats_get(e->budget, &bs); /* lock order: kc_mu, then the budget's */
-    if (bs.used - idle + need > bs.limit) victim = NULL; /* would not fit even without them: keep them */
-  }
+  if (victim && need && bs.used - idle + need > bs.limit) victim = NULL; /* would not fit even without them */
   if (victim) unlink_key_locked(e, victim);
   pthread_mutex_unlock(&e->kc_mu);
   if (!victim) return false;
@@ -430,7 +434,7 @@ czk_status czk_engine_key_preload(czk_engine *e, const char *key_id, bool *alrea
     czk_reservation res;
     czk_status st;
     while ((st = czk_budget_try_reserve(e->budget, &res, bytes, CZK_MEM_COUNT)) == CZK_ERR_TIMEOUT &&
-           czk__key_evict_lru(e, NULL, 0)) {
+           czk__key_evict_lru(e, NULL, 0, 0)) {
     }
     if (st == CZK_ERR_TIMEOUT)
       st = czk_budget_reserve(e->budget, &res, bytes, CZK_MEM_COUNT, czk__clock_now_ns() + 60 * CZK_NS_PER_S);

@@ -44,7 +44,7 @@ czk_status czk_engine_request_reserve(czk_engine *e, uint64_t bytes, uint64_t de
   for (;;) {
     czk_status st;
     while ((st = czk_budget_try_reserve(e->budget, r, want, CZK_MEM_COUNT)) == CZK_ERR_TIMEOUT &&
-           czk__key_evict_lru(e, NULL, bytes)) {
+           czk__key_evict_lru(e, NULL, bytes, 0)) {
     }
     if (st == CZK_OK) return CZK_OK;
     uint64_t in_use = key_bytes_in_use(e);

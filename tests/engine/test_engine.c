@@ -299,6 +299,62 @@ static void test_urgent_lane(void) {
   czk__fake_destroy(&f);
 }
 
+/* The urgent lane's small keys are not evicted to make room for a backlog's partition while the backlog holds
+ * partition memory that will come back (run c of session 12: a PoRep backlog evicted the idle WinningPoSt key and the
+ * next WinningPoSt waited 4.5 s for it). Budget 3250: key-big 1000 + key-small 300 + two regular partitions of 700 =
+ * 2700 (+100 urgent headroom); a third would fit only by evicting key-small. */
+static void test_urgent_key_spared(void) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  static czk_engine_device_desc dev = {"fake0", NULL, 0, 0, 0};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 3250;
+  cfg.synth_workers = 3;
+  cfg.workers_per_device = 1;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  cfg.finalizers = 1;
+  cfg.urgent_max_bytes = 600;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) exit(1);
+  f.engine = e;
+  czk_engine_kind kbig, ksmall;
+  czk__fake_kind(&f, &kbig, "big", "key-big", 1000,
+                 (czk_engine_shape){.abc_bytes = 400, .witness_bytes = 200, .scratch_bytes = 100});
+  czk__fake_kind(&f, &ksmall, "small", "key-small", 300,
+                 (czk_engine_shape){.abc_bytes = 50, .witness_bytes = 25, .scratch_bytes = 25});
+  CHECK(czk_engine_register_kind(e, &kbig) == CZK_OK);
+  CHECK(czk_engine_register_kind(e, &ksmall) == CZK_OK);
+  czk_engine_result r;
+  uint64_t crit, low;
+  czk_fake_job cj = fjob(1, 1, 0, 100);
+  CHECK(submit(e, &f, "small", CZK_PRIORITY_CRITICAL, NULL, &cj, &crit) == CZK_OK);
+  CHECK(czk_engine_await(e, crit, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK(atomic_load(&f.key_loads) == 1);
+  czk_fake_job j = fjob(2, 8, 0, 100);
+  j.gate = 1;
+  CHECK(submit(e, &f, "big", CZK_PRIORITY_NORMAL, NULL, &j, &low) == CZK_OK);
+  void *c[2] = {&f, (void *)(uintptr_t)2};
+  wait_for(synth_calls_at_least, e, c);
+  wait_for(dispatcher_blocked, e, NULL);
+  CHECK_MSG(mem_used_is(e, (void *)(uintptr_t)2700), "the backlog evicted the urgent lane's idle key");
+  CHECK(atomic_load(&f.synth_calls) == 1 + 2);
+  /* the CRITICAL job proves with its key still resident: no second load */
+  CHECK(submit(e, &f, "small", CZK_PRIORITY_CRITICAL, NULL, &cj, &crit) == CZK_OK);
+  CHECK(czk_engine_await(e, crit, 5000, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK_MSG(atomic_load(&f.key_loads) == 2, "key loads %ld (key-small loaded again?)", atomic_load(&f.key_loads));
+  czk__fake_open_gate(&f);
+  CHECK(czk_engine_await(e, low, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  check_idle(e, &f, "urgent key spared");
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
 /* 3. randomized stress: hundreds of jobs, faults at every stage, cancellation in every state, key evictions */
 typedef struct planned {
   uint64_t id;
@@ -1168,6 +1224,7 @@ int main(int argc, char **argv) {
   test_ordering();
   test_critical_takeover();
   test_urgent_lane();
+  test_urgent_key_spared();
   test_requests();
   test_ids_across_restarts();
   test_keys();
