@@ -1217,6 +1217,63 @@ static char *get_metrics(run_state *rs) {
   return t;
 }
 
+/* What the daemon holds at an idle point (checkpoint and after the run): its /proc status and, from GetMetrics, its
+ * malloc heap and resident keys. */
+#define MAX_IDLE_KEYS 16
+typedef struct idle_point {
+  sample s;
+  bool idle;                     /* the engine drained */
+  uint64_t file, heap_in_use, heap_free, heap_mmapped;
+  bool heap_known;
+  uint64_t keys;                 /* sum of czk_keys_resident_bytes{device="host"} */
+  unsigned nkeys;
+  char key_id[MAX_IDLE_KEYS][64];
+  char key_tier[MAX_IDLE_KEYS][16];
+  uint64_t key_bytes[MAX_IDLE_KEYS];
+} idle_point;
+
+/* The label value of `name` in a label set text ({a="x",b="y"}), unescaped only trivially (key ids have no quotes). */
+static void label_of(const char *lab, const char *name, char *out, size_t n) {
+  char pat[40];
+  snprintf(pat, sizeof pat, "%s=\"", name);
+  const char *p = strstr(lab, pat);
+  out[0] = 0;
+  if (!p) return;
+  p += strlen(pat);
+  size_t i = 0;
+  while (p[i] && p[i] != '"' && i + 1 < n) out[i] = p[i], i++;
+  out[i] = 0;
+}
+
+/* The host copies of resident keys, one per series of czk_keys_resident_bytes{device="host"}. */
+static void idle_keys(const char *text, idle_point *ip) {
+  static const char name[] = "czk_keys_resident_bytes{";
+  ip->nkeys = 0;
+  ip->keys = 0;
+  for (const char *p = text; p && *p;) {
+    const char *eol = strchr(p, '\n');
+    if (!eol) eol = p + strlen(p);
+    if (strncmp(p, name, sizeof name - 1) == 0) {
+      const char *end = memchr(p, '}', (size_t)(eol - p));
+      char lab[512];
+      size_t ll = end ? (size_t)(end - p) : 0;
+      if (ll >= sizeof lab) ll = sizeof lab - 1;
+      memcpy(lab, p, ll);
+      lab[ll] = 0;
+      if (end && strstr(lab, "device=\"host\"")) {
+        uint64_t b = strtoull(end + 1, NULL, 10);
+        ip->keys += b;
+        if (ip->nkeys < MAX_IDLE_KEYS) {
+          label_of(lab, "key", ip->key_id[ip->nkeys], sizeof ip->key_id[0]);
+          label_of(lab, "tier", ip->key_tier[ip->nkeys], sizeof ip->key_tier[0]);
+          ip->key_bytes[ip->nkeys++] = b;
+        }
+      }
+    }
+    p = *eol ? eol + 1 : NULL;
+  }
+}
+
 /* Wait until the engine is idle: no partition pending or in progress, no budget but keys'. */
 static bool wait_idle(run_state *rs, double limit_s) {
   double t0 = czk__now_s();
@@ -1631,8 +1688,9 @@ int czk_bench_soak(int argc, char **argv) {
     if (pthread_create(&th[started], NULL, client_main, &ca[started]) != 0) break;
   }
   /* warm-up, idle checkpoint, the rest, drain */
-  sample idle_w = {0}, idle_e = {0};
-  bool idle_w_ok = false, idle_e_ok = false;
+  idle_point idle_w, idle_e;
+  memset(&idle_w, 0, sizeof idle_w);
+  memset(&idle_e, 0, sizeof idle_e);
   double next_report = 10, resumed = o.warmup_s, t_pause = 0;
   for (int stage = 0; stage < 2 && !atomic_load(&rs->daemon_dead); stage++) {
     /* the load time is the duration, whatever the checkpoint's drain takes */
@@ -1660,15 +1718,30 @@ int czk_bench_soak(int argc, char **argv) {
     bool idle = wait_idle(rs, 600);
     sleep_ms(1500);
     if (!atomic_load(&rs->daemon_dead)) {
+      idle_point *ip = stage == 0 ? &idle_w : &idle_e;
+      char *im = get_metrics(rs);
       sample s = {czk__now_s() - t0, 3, proc_status(rs->daemon, "VmRSS"), proc_status(rs->daemon, "RssAnon"),
                   proc_fds(rs->daemon)};
+      ip->s = s;
+      ip->idle = idle && im;
+      ip->file = proc_status(rs->daemon, "RssFile");
+      if (im) {
+        ip->heap_known = strstr(im, "czk_process_heap_bytes{") != NULL;
+        ip->heap_in_use = (uint64_t)metric_sum(im, "czk_process_heap_bytes", "\"in_use\"", NULL);
+        ip->heap_free = (uint64_t)metric_sum(im, "czk_process_heap_bytes", "\"free\"", NULL);
+        ip->heap_mmapped = (uint64_t)metric_sum(im, "czk_process_heap_bytes", "\"mmapped\"", NULL);
+        idle_keys(im, ip);
+        free(im);
+      }
       pthread_mutex_lock(&g_mu);
       if (g_nsamples < MAX_SAMPLES) g_samples[g_nsamples++] = s;
       pthread_mutex_unlock(&g_mu);
-      if (stage == 0) idle_w = s, idle_w_ok = idle;
-      else idle_e = s, idle_e_ok = idle;
-      fprintf(stderr, "czk bench soak: [%6.0f s] idle %s: RSS %.1f MiB (anonymous %.1f), %u fds%s\n", s.t,
-              stage == 0 ? "checkpoint" : "after the run", mib(s.rss), mib(s.anon), s.fds, idle ? "" : " (NOT idle)");
+      fprintf(stderr,
+              "czk bench soak: [%6.0f s] idle %s: RSS %.1f MiB (anonymous %.1f, file %.1f), heap in use %.1f, free "
+              "%.1f, mmapped %.1f, keys %.1f MiB, %u fds%s\n",
+              s.t, stage == 0 ? "checkpoint" : "after the run", mib(s.rss), mib(s.anon), mib(ip->file),
+              mib(ip->heap_in_use), mib(ip->heap_free), mib(ip->heap_mmapped), mib(ip->keys), s.fds,
+              idle ? "" : " (NOT idle)");
     }
     if (stage == 0) {
       atomic_store(&g_sample_phase, 1);
@@ -1789,6 +1862,23 @@ int czk_bench_soak(int argc, char **argv) {
              g_samples[i].fds,
              ph[g_samples[i].phase & 3]);
 
+  /* the idle points: what the daemon held with no job in flight */
+  printf("\n%-14s %10s %10s %10s %10s %10s %10s %10s\n", "IDLE (MiB)", "RSS", "ANON", "FILE", "HEAP USED", "HEAP FREE",
+         "HEAP MMAP", "KEYS");
+  for (int i = 0; i < 2; i++) {
+    const idle_point *ip = i == 0 ? &idle_w : &idle_e;
+    printf("%-14s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f%s\n", i == 0 ? "checkpoint" : "after the run",
+           mib(ip->s.rss), mib(ip->s.anon), mib(ip->file), mib(ip->heap_in_use), mib(ip->heap_free),
+           mib(ip->heap_mmapped), mib(ip->keys), ip->idle ? "" : "  (not idle)");
+  }
+  for (int i = 0; i < 2; i++) {
+    const idle_point *ip = i == 0 ? &idle_w : &idle_e;
+    printf("keys resident %s:", i == 0 ? "at the checkpoint" : "after the run");
+    for (unsigned k = 0; k < ip->nkeys; k++)
+      printf(" %s (%s) %.1f MiB%s", ip->key_id[k], ip->key_tier[k], mib(ip->key_bytes[k]), k + 1 < ip->nkeys ? "," : "");
+    printf("%s\n", ip->nkeys ? "" : " none");
+  }
+
   /* budget after the drain */
   double key = 0, abcw = 0, used = 0, resident = 0, submitted = 0, ended = 0;
   if (m) {
@@ -1827,25 +1917,25 @@ int czk_bench_soak(int argc, char **argv) {
             atomic_load(&rs->disconnects_kill));
   add_check(c, &nc, "daemon accounting", m && submitted == ended && submitted > 0,
             "czk_jobs_total: %.0f submitted, %.0f completed + failed + cancelled", submitted, ended);
-  add_check(c, &nc, "budget back to key bytes", m && idle_e_ok && abcw == 0 && used == key && key == resident,
+  add_check(c, &nc, "budget back to key bytes", m && idle_e.idle && abcw == 0 && used == key && key == resident,
             "after the drain: %.1f MiB in use, keys %.1f MiB, abc+witness+scratch %.0f B, resident keys %.1f MiB",
             mib((uint64_t)used), mib((uint64_t)key), abcw, mib((uint64_t)resident));
   /* VmRSS counts the mapped key files' resident pages, which the kernel drops and reloads as memory is needed, so
    * the idle comparison is on the anonymous part (RssAnon), where a leak would show */
   uint64_t rss_lim = warm_rss + warm_rss / 10 + (64ull << 20), anon_lim = warm_anon + warm_anon / 10 + (64ull << 20),
-           idle_lim = idle_w.anon + idle_w.anon / 10 + (32ull << 20);
+           idle_lim = idle_w.s.anon + idle_w.s.anon / 10 + (32ull << 20);
   add_check(c, &nc, "RSS flat",
-            nwarm > 0 && nlate > 0 && late_rss <= rss_lim && late_anon <= anon_lim && idle_w_ok &&
-                idle_e.anon <= idle_lim,
+            nwarm > 0 && nlate > 0 && late_rss <= rss_lim && late_anon <= anon_lim && idle_w.idle &&
+                idle_e.s.anon <= idle_lim,
             "last-half max %.1f MiB <= %.1f (warm-up max %.1f x 1.1 + 64), anonymous %.1f <= %.1f (%.1f x 1.1 + 64); "
             "idle anonymous %.1f -> %.1f MiB <= %.1f (x 1.1 + 32)",
             mib(late_rss), mib(rss_lim), mib(warm_rss), mib(late_anon), mib(anon_lim), mib(warm_anon),
-            mib(idle_w.anon), mib(idle_e.anon), mib(idle_lim));
+            mib(idle_w.s.anon), mib(idle_e.s.anon), mib(idle_lim));
   add_check(c, &nc, "fds flat",
-            nwarm > 0 && nlate > 0 && late_fd <= warm_fd + 8 && idle_e.fds <= idle_w.fds + 2 &&
-                idle_e.fds + 2 >= idle_w.fds,
-            "last-half max %u <= %u (warm-up max + 8); idle %u -> %u (within 2)", late_fd, warm_fd + 8, idle_w.fds,
-            idle_e.fds);
+            nwarm > 0 && nlate > 0 && late_fd <= warm_fd + 8 && idle_e.s.fds <= idle_w.s.fds + 2 &&
+                idle_e.s.fds + 2 >= idle_w.s.fds,
+            "last-half max %u <= %u (warm-up max + 8); idle %u -> %u (within 2)", late_fd, warm_fd + 8, idle_w.s.fds,
+            idle_e.s.fds);
   add_check(c, &nc, "SIGTERM exit 0", exit_code == 0 && term_ended == nterm,
             "exit %d in %.2f s; %u of %u jobs in flight at SIGTERM ended (drained)", exit_code, took, term_ended,
             nterm);

@@ -6,6 +6,9 @@
  * pinned, mapped, disk). */
 #include "api/render.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +43,30 @@ void czk__process_rss(uint64_t *rss, uint64_t *peak) {
     else if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) *peak = (uint64_t)kb << 10;
   }
   fclose(f);
+}
+
+void czk__process_mem_read(czk__process_mem *pm) {
+  memset(pm, 0, sizeof *pm);
+  FILE *f = fopen("/proc/self/status", "r");
+  if (f) {
+    char line[256];
+    unsigned long long kb;
+    while (fgets(line, sizeof line, f)) {
+      if (sscanf(line, "VmRSS: %llu kB", &kb) == 1) pm->rss = (uint64_t)kb << 10;
+      else if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) pm->peak = (uint64_t)kb << 10;
+      else if (sscanf(line, "RssAnon: %llu kB", &kb) == 1) pm->anon = (uint64_t)kb << 10;
+      else if (sscanf(line, "RssFile: %llu kB", &kb) == 1) pm->file = (uint64_t)kb << 10;
+      else if (sscanf(line, "RssShmem: %llu kB", &kb) == 1) pm->shmem = (uint64_t)kb << 10;
+    }
+    fclose(f);
+  }
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+  struct mallinfo2 mi = mallinfo2();
+  pm->heap_known = true;
+  pm->heap_in_use = (uint64_t)mi.uordblks;
+  pm->heap_free = (uint64_t)mi.fordblks;
+  pm->heap_mmapped = (uint64_t)mi.hblkhd;
+#endif
 }
 
 static double sec(uint64_t ns) { return (double)ns / 1e9; }
@@ -270,12 +297,26 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
   czk__sb_puts(sb, "czk_build_info{version=\"");
   label_val(sb, info && info->version ? info->version : "unknown");
   czk__sb_printf(sb, "\",cuda=\"%s\"} 1\n", info && info->cuda_built ? "true" : "false");
-  uint64_t rss, peak;
-  czk__process_rss(&rss, &peak);
+  czk__process_mem pm;
+  czk__process_mem_read(&pm);
   help_type(sb, "czk_process_resident_memory_bytes", "gauge", "Resident set size of the daemon process.");
-  czk__sb_printf(sb, "czk_process_resident_memory_bytes %llu\n", (unsigned long long)rss);
+  czk__sb_printf(sb, "czk_process_resident_memory_bytes %llu\n", (unsigned long long)pm.rss);
   help_type(sb, "czk_process_peak_resident_memory_bytes", "gauge", "Highest resident set size of the daemon process.");
-  czk__sb_printf(sb, "czk_process_peak_resident_memory_bytes %llu\n", (unsigned long long)peak);
+  czk__sb_printf(sb, "czk_process_peak_resident_memory_bytes %llu\n", (unsigned long long)pm.peak);
+  help_type(sb, "czk_process_resident_anon_bytes", "gauge",
+            "Anonymous part of the resident set (RssAnon: heap, stacks, private mappings).");
+  czk__sb_printf(sb, "czk_process_resident_anon_bytes %llu\n", (unsigned long long)pm.anon);
+  help_type(sb, "czk_process_resident_file_bytes", "gauge",
+            "File-backed part of the resident set (RssFile: mapped files such as key files; the kernel may drop it).");
+  czk__sb_printf(sb, "czk_process_resident_file_bytes %llu\n", (unsigned long long)pm.file);
+  if (pm.heap_known) {
+    help_type(sb, "czk_process_heap_bytes", "gauge",
+              "The malloc heap over all arenas (glibc mallinfo2): in_use by live blocks in the arenas, free inside the "
+              "arenas (fragmentation, not yet trimmed), mmapped blocks.");
+    czk__sb_printf(sb, "czk_process_heap_bytes{state=\"in_use\"} %llu\n", (unsigned long long)pm.heap_in_use);
+    czk__sb_printf(sb, "czk_process_heap_bytes{state=\"free\"} %llu\n", (unsigned long long)pm.heap_free);
+    czk__sb_printf(sb, "czk_process_heap_bytes{state=\"mmapped\"} %llu\n", (unsigned long long)pm.heap_mmapped);
+  }
   help_type(sb, "czk_daemon_cpu_fallback", "gauge",
             "1 when the daemon proves on the CPU although GPUs are configured or present (allow_cpu_fallback).");
   czk__sb_printf(sb, "czk_daemon_cpu_fallback %d\n", info && info->cpu_fallback ? 1 : 0);

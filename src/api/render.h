@@ -38,6 +38,18 @@ void czk__api_metrics_request(czk__api_metrics *m, int method, int grpc_code);
 /* The process's resident set and its peak, in bytes (/proc/self; 0 when unknown). */
 void czk__process_rss(uint64_t *rss, uint64_t *peak);
 
+/* The process's memory in more detail (all in bytes, 0 when unknown): from /proc/self/status the resident set split
+ * into anonymous (RssAnon: heap, stacks, private mappings), file-backed (RssFile: mapped files such as key files) and
+ * shared memory (RssShmem); from glibc's mallinfo2() the malloc heap over all arenas: bytes in use by live blocks
+ * (uordblks), free bytes kept inside the arenas (fordblks: fragmentation or not yet trimmed; some of it may be
+ * unbacked after a trim) and bytes of blocks served by mmap (hblkhd). heap_known is false without glibc. */
+typedef struct czk__process_mem {
+  uint64_t rss, peak, anon, file, shmem;
+  bool heap_known;
+  uint64_t heap_in_use, heap_free, heap_mmapped;
+} czk__process_mem;
+void czk__process_mem_read(czk__process_mem *pm);
+
 /* /status JSON: {"uptime_seconds", "daemon", "queues", "memory", "devices":[...], "workers":[...], "kinds":[...],
  * "keys":[...], "key_sources":[...], "jobs":{...}} — docs/api.md lists the fields. info may be NULL. */
 void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const czk__daemon_info *info);

@@ -44,6 +44,7 @@ typedef struct czk__lanes {
 void czk__lanes_init(czk__lanes *c);
 void czk__lanes_destroy(czk__lanes *c);            /* frees every cached lane (none may be in use) */
 void czk__lanes_drop_backend(czk__lanes *c, czk_backend *be); /* frees the cached lanes of one backend */
+size_t czk__lanes_count(czk__lanes *c);                   /* lanes cached now (tests) */
 
 struct czk_groth16_key {
   czk_groth16_vk vk; /* a copy (the adapters' sources may own theirs) */

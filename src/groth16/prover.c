@@ -19,7 +19,11 @@
  * Lanes: a lane is one proof's resources (streams, events, device buffers for a/b/c and w, pinned staging, gather
  * buffers, MSM handles bound to a base set). Lanes are cached per base owner (a dkey, or the host key for streamed /
  * host-memory proofs) and per size, and reused: in steady state a device proof allocates nothing and never
- * synchronizes the device. A lane belongs to one job at a time; its owner frees the cache (dkey_free, key_free). */
+ * synchronizes the device. A lane belongs to one job at a time; its owner frees the cache (dkey_free, key_free).
+ * On a host-memory backend (the CPU) a lane is freed when its proof ends, never cached: there it holds only the
+ * gather buffers (32 B per a / b density entry: ~100 MiB for a 2 KiB PoRep key), made again in milliseconds beside a
+ * proof of seconds, and a cached one stayed resident outside the memory budget for as long as its key, one per proof
+ * that ever ran beside another of the same key (the soak's idle growth, docs/reliability.md "Soak"). */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +144,14 @@ void czk__lanes_drop_backend(czk__lanes *c, czk_backend *be) {
     drop = l->next;
     lane_free(l);
   }
+}
+
+size_t czk__lanes_count(czk__lanes *c) {
+  size_t n = 0;
+  pthread_mutex_lock(&c->mu);
+  for (const czk__lane *l = c->head; l; l = l->next) n++;
+  pthread_mutex_unlock(&c->mu);
+  return n;
 }
 
 static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases *b, size_t n, size_t nw,
@@ -281,7 +293,7 @@ static void release(czk_groth16_job *job) {
   if (!bad)
     bad = czk_backend_stream_sync(job->be, l->s_h) != CZK_OK || czk_backend_stream_sync(job->be, l->s_w) != CZK_OK ||
           czk_backend_stream_sync(job->be, l->s_c) != CZK_OK;
-  if (bad) lane_free(l);
+  if (bad || l->host) lane_free(l); /* host lanes are not cached (above) */
   else lane_put(job->owner, l);
 }
 

@@ -13,6 +13,7 @@
 #include "czk/backend.h"
 #include "czk/groth16.h"
 #include "czk_test.h"
+#include "groth16/groth16_internal.h"
 
 static char g_params[128], g_vk[128];
 
@@ -61,6 +62,23 @@ static void test_prover(czk_backend *be, unsigned k) {
     CHECK(prove_on(be, key, NULL, sh, k, seed, false, &p, pub, &np) == CZK_OK);
     CHECK_MSG(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK, "%s host-key proof k=%u seed=%llu",
               czk_backend_name(be), k, (unsigned long long)seed);
+  }
+  /* lanes: cached for reuse on a device backend; on a host-memory backend none outlives its proof, also when proofs
+   * of one key ran side by side (each had a lane of its own) */
+  {
+    czk_witness w1, w2;
+    czk_groth16_assignment a1, a2;
+    czk_groth16_job *j1 = NULL, *j2 = NULL;
+    CHECK(czk_synthetic_witness(&w1, k, 5) == CZK_OK && czk_synthetic_witness(&w2, k, 6) == CZK_OK);
+    CHECK(czk_groth16_synthesize(&a1, sh, &w1, NULL) == CZK_OK && czk_groth16_synthesize(&a2, sh, &w2, NULL) == CZK_OK);
+    CHECK(czk_groth16_prove_start(&j1, be, key, NULL, &a1, NULL) == CZK_OK);
+    CHECK(czk_groth16_prove_start(&j2, be, key, NULL, &a2, NULL) == CZK_OK);
+    czk_groth16_proof p1, p2;
+    CHECK(czk_groth16_prove_finish(j1, &p1, NULL) == CZK_OK);
+    CHECK(czk_groth16_prove_finish(j2, &p2, NULL) == CZK_OK);
+    size_t cached = czk__lanes_count(czk__key_lanes(key));
+    if (czk_backend_host_memory(be)) CHECK_EQ_INT(cached, 0);
+    else CHECK_MSG(cached >= 1, "%s: no lane cached after proofs of a host key", czk_backend_name(be));
   }
   /* device copy */
   czk_groth16_dkey *dk = NULL;
