@@ -71,6 +71,11 @@ void czk__config_warn(czk__config *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  /* a warning may quote the file's text: its control characters (a TOML string may hold "\n") become '?', so that
+   * a warning is one line in the log and in --dump-config's comments (fuzz_config: a newline in an ignored value
+   * ended the comment, and the dump did not load back) */
+  for (char *p = buf; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
   char **w = realloc(c->warnings, (c->nwarnings + 1) * sizeof *w);
   if (!w) return;
   c->warnings = w;

@@ -256,6 +256,33 @@ int main(void) {
       czk__config_free(&c);
       free(t);
     }
+    /* a warning that quotes a value holding a newline stays one comment line, and the dump loads back
+     * (fuzz_config, reliability finding 5) */
+    {
+      char w[] = "[logging]\nvel = \"io\"\nformat = \"_ti\\nssten\"\n";
+      FILE *wf = fmemopen(w, sizeof w - 1, "r");
+      CHECK(czk__config_init(&c) == CZK_OK);
+      CHECK_MSG(czk__config_load_toml_stream(&c, "w.toml", wf, err, sizeof err) == CZK_OK, "%s", err);
+      fclose(wf);
+      char *d = NULL;
+      size_t dn = 0;
+      FILE *df = open_memstream(&d, &dn);
+      czk__config_dump(&c, df);
+      fclose(df);
+      CHECK(strstr(d, "\"_ti?ssten\"") != NULL);
+      czk__config c3;
+      CHECK(czk__config_init(&c3) == CZK_OK);
+      char path3[] = "/tmp/czk-test-dump-XXXXXX";
+      int fd3 = mkstemp(path3);
+      CHECK(fd3 >= 0 && write(fd3, d, dn) == (ssize_t)dn);
+      close(fd3);
+      char *a3[] = {"--config", path3};
+      CHECK_MSG(czk__config_parse_args(&c3, 2, a3, 0, err, sizeof err) == CZK_OK, "the dump does not load back: %s", err);
+      unlink(path3);
+      czk__config_free(&c3);
+      czk__config_free(&c);
+      free(d);
+    }
     char nul[] = "[daemon]\nlisten = \"unix:/tmp/x.sock\"\0garbage";
     FILE *mf = fmemopen(nul, sizeof nul - 1, "r");
     CHECK(czk__config_init(&c) == CZK_OK);
