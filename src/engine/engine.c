@@ -322,7 +322,10 @@ static void job_stop_locked(czk_engine *e, ejob *j, czk_status st, uint32_t part
       atomic_fetch_sub(&e->g_synth_queue, 1);
       j->kind->pending--;
       p->stage = PS_ENDED; /* never dispatched: holds no memory, no key */
-      if (--j->parts_left == 0) job_complete_locked(e, j);
+      if (--j->parts_left == 0) { /* its input is freed, then it completes, in end_list (no locks held there) */
+        j->stop_next = e->stopped;
+        e->stopped = j;
+      }
     }
   }
   queue_sample(e, Q_SYNTH, e->sheap_n);
@@ -343,8 +346,28 @@ static void job_stop_locked(czk_engine *e, ejob *j, czk_status st, uint32_t part
 }
 
 /* Without locks: end the dropped partitions, then write the lines of jobs that completed meanwhile (also those whose
- * partitions were all still queued, which complete inside job_stop_locked). */
+ * partitions were all still queued: job_stop_locked leaves them to this function, e->stopped). */
 static void end_list(czk_engine *e, epart *l) {
+  /* jobs stopped before any partition started: their parsed input and its reservation go, then they complete (as
+   * part_end does for a job's last partition), so a cancelled queued job holds nothing once it is CANCELLED */
+  pthread_mutex_lock(&e->mu);
+  ejob *s = e->stopped;
+  e->stopped = NULL;
+  pthread_mutex_unlock(&e->mu);
+  while (s) {
+    ejob *j = s;
+    s = j->stop_next;
+    j->stop_next = NULL;
+    pthread_mutex_lock(&e->mu);
+    void *parsed = j->parsed;
+    j->parsed = NULL;
+    pthread_mutex_unlock(&e->mu);
+    if (parsed && j->kind->k.parsed_free) j->kind->k.parsed_free(j->kind->k.user, parsed);
+    if (czk_reservation_live(&j->in_res)) czk_budget_release_all(e->budget, &j->in_res);
+    pthread_mutex_lock(&e->mu);
+    job_complete_locked(e, j);
+    pthread_mutex_unlock(&e->mu);
+  }
   while (l) {
     epart *n = l->next;
     part_end(e, l);

@@ -78,6 +78,7 @@ struct ejob {
   char *request_id; /* NULL or owned */
   void *parsed;
   czk_reservation in_res; /* the parsed input's bytes (czk_engine_submit_held), released with it */
+  ejob *stop_next;        /* e->stopped: stopped before any partition started; finished by end_list */
   uint32_t nparts, parts_left, parts_left_queue;
   epart *parts;
   uint8_t *proof;
@@ -179,6 +180,7 @@ struct czk_engine {
   ekind *kinds[ENGINE_MAX_KINDS];
   uint32_t nkinds;
   ejob *by_id[ENGINE_HASH], *by_rid[ENGINE_HASH];
+  ejob *stopped; /* jobs whose partitions were all still queued when stopped: input freed and completed by end_list */
   ejob *done_head, *done_tail;
   /* one log line per finished job, formatted under mu when the job completes and written (outside every lock) by
    * czk__joblog_flush */

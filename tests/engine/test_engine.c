@@ -355,6 +355,57 @@ static void test_urgent_key_spared(void) {
   czk__fake_destroy(&f);
 }
 
+/* A job cancelled while every partition is still queued frees its parsed input (and its reservation) at once, not
+ * when its record is pruned (the soak's "budget back to key bytes" failed at random on it). One synthesis worker is
+ * held at a gate by a first job; two jobs queue behind it and are cancelled. */
+static void test_cancel_queued_frees_input(void) {
+  czk_fake f;
+  czk__fake_init(&f, 16);
+  static czk_engine_device_desc dev = {"fake0", NULL, 0, 0, 0};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 10000;
+  cfg.synth_workers = 1;
+  cfg.workers_per_device = 1;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  cfg.finalizers = 1;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) exit(1);
+  f.engine = e;
+  czk_engine_kind kd;
+  czk__fake_kind(&f, &kd, "fake", NULL, 0, k_shape);
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
+  uint64_t held, q1, q2;
+  czk_fake_job j = fjob(1, 1, 0, 100);
+  j.gate = 1;
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &held) == CZK_OK);
+  void *c[2] = {&f, (void *)(uintptr_t)1};
+  wait_for(synth_calls_at_least, e, c);
+  czk_fake_job j2 = fjob(2, 2, 0, 100);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j2, &q1) == CZK_OK);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j2, &q2) == CZK_OK);
+  CHECK(atomic_load(&f.live_parsed) == 3);
+  bool running = true;
+  CHECK(czk_engine_cancel(e, q1, &running) == CZK_OK && !running);
+  CHECK(czk_engine_cancel(e, q2, &running) == CZK_OK && !running);
+  CHECK_MSG(atomic_load(&f.live_parsed) == 1, "%ld parsed inputs alive after cancelling two queued jobs (want 1)",
+            atomic_load(&f.live_parsed));
+  czk_engine_result r;
+  CHECK(czk_engine_await(e, q1, 0, &r) == CZK_ERR_CANCELLED);
+  czk_engine_result_free(&r);
+  CHECK(czk_engine_await(e, q2, 0, &r) == CZK_ERR_CANCELLED);
+  czk_engine_result_free(&r);
+  czk__fake_open_gate(&f);
+  CHECK(czk_engine_await(e, held, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  check_idle(e, &f, "cancel queued");
+  CHECK(atomic_load(&f.live_parsed) == 0);
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
 /* 3. randomized stress: hundreds of jobs, faults at every stage, cancellation in every state, key evictions */
 typedef struct planned {
   uint64_t id;
@@ -1225,6 +1276,7 @@ int main(int argc, char **argv) {
   test_critical_takeover();
   test_urgent_lane();
   test_urgent_key_spared();
+  test_cancel_queued_frees_input();
   test_requests();
   test_ids_across_restarts();
   test_keys();
