@@ -3,7 +3,8 @@
 # synthetic kind (keys made by the daemon in <cache-dir>): a clean daemon must pass "idle memory flat" and "memory
 # under load"; a daemon with the fault site engine.retain_job armed (it keeps 4 MiB outside its budget for every job
 # that ends, as a leak would) must fail both, and nothing that the clean run passed (other checks are not this test's
-# business: docs/reliability.md "Soak" lists an open finding that can fail "budget back to key bytes").
+# business: "budget back to key bytes" is not compared at all, docs/reliability.md "Soak" finding 3 can fail it in
+# either run: a job cancelled before any partition was dispatched keeps its request bytes until it is pruned).
 #
 #   tests/daemon/soak-memcheck.sh <czk-binary> <cache-dir> [duration, default 40s]
 set -uo pipefail
@@ -30,7 +31,7 @@ CZK_FAULTS="engine.retain_job=1:*" soak
 rc=$?
 grep -E "^(idle memory flat|memory under load)" "$out"
 bad=$(failed)
-extra=$(echo "$bad" | tr ',' '\n' | grep -v -x -e "idle memory flat" -e "memory under load" -e "" |
+extra=$(echo "$bad" | tr ',' '\n' | grep -v -x -e "idle memory flat" -e "memory under load" -e "budget back to key bytes" -e "" |
   while read -r c; do case ",$clean_bad" in *",$c,"*) ;; *) echo "$c";; esac; done)
 if [ $rc -ne 1 ] || [ "$(result "idle memory flat")" != FAIL ] || [ "$(result "memory under load")" != FAIL ] ||
   [ -n "$extra" ]; then
