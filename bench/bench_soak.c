@@ -17,8 +17,9 @@
  *                `czk await` child process killed with SIGKILL (its socket closed); then AwaitProof again
  *   query        GetStatus, GetMetrics, PreloadSRS, AwaitProof/CancelProof of an unknown job id
  * The run has two halves of load around an idle checkpoint: after the warm-up (--warmup, default 25% of the
- * duration, at least 10 s) the clients pause, the daemon drains, and its idle RSS and open fds are sampled; the rest
- * of the duration runs, then the daemon drains again and is sampled again; then SIGTERM.
+ * duration, at least 10 s) the clients pause, the daemon drains, and its idle memory (RssAnon, RssFile, malloc heap,
+ * resident keys; its smaps copied next to its log) and open fds are recorded; the rest of the duration runs, then the
+ * daemon drains again and is recorded again; then SIGTERM.
  *
  * Checks (the final table; exit 1 when any fails):
  *   one outcome    every job id a submit returned reaches a terminal state (COMPLETED/FAILED/CANCELLED) seen by
@@ -30,10 +31,21 @@
  *   accounting     the daemon's czk_jobs_total: submitted = completed + failed + cancelled after the drain
  *   budget         after the drain, czk_memory_used_bytes is all category "key" and equals the bytes of the resident
  *                  keys (sum of czk_keys_resident_bytes{device="host"}); abc, witness and scratch are 0
- *   rss flat       the largest RSS sample of the last half of the run <= 1.10 x the largest of the warm-up + 64 MiB,
- *                  the same for the anonymous RSS (RssAnon), and the idle anonymous RSS at the end <= 1.10 x the
- *                  idle anonymous RSS at the checkpoint + 32 MiB (VmRSS also counts the pages of the mapped key
- *                  files, which the kernel drops and reloads under memory pressure)
+ *   idle memory    like with like at the two idle points: each idle point first loads again (PreloadSRS) any key
+ *                  evicted under load, so both hold every key; then the daemon's anonymous memory that is not a
+ *                  resident key's, RssAnon - sum of czk_keys_resident_bytes{device="host"} (both from one GetMetrics
+ *                  answer; a key's host copy is heap memory, anonymous: a preload of the 2 KiB SnapDeals key raised
+ *                  RssAnon by its 633.6 MiB plus its compiled circuit, its eviction returned both), must not grow by
+ *                  more than 16 MiB from the checkpoint to the end (the malloc arenas' free space, 1-5 MiB measured
+ *                  at idle, and gRPC's buffers and call threads). Key files are not mapped on the CPU path (RssFile
+ *                  is the executable's ~16 MiB), so VmRSS is not compared at idle.
+ *   memory under   (a) the anonymous memory outside the budget, RssAnon - czk_memory_used_bytes (all categories, one
+ *   load           GetMetrics answer, sampled every --sample): its largest value over the last half of the run <= its
+ *                  largest over the warm-up + 32 MiB. What a job holds is budgeted (keys, a/b/c, witness, scratch,
+ *                  requests), so this does not depend on which jobs happened to overlap, as VmRSS does (a PoRep and a
+ *                  SnapDeals proof side by side add ~1 GiB); growth of memory the budget does not see (a leak, a
+ *                  cache) shows here. (b) the largest VmRSS of the last half <= the budget limit + what the daemon
+ *                  held outside the budget at the checkpoint (VmRSS - keys) + 64 MiB: the budget the daemon promises.
  *   fds flat       the largest fd count of the last half <= the largest of the warm-up + 8, and the idle count at
  *                  the end within 2 of the count at the checkpoint
  *   sigterm        the daemon exits 0 on SIGTERM within the drain grace
@@ -82,6 +94,11 @@ extern char **environ;
 #define MAX_SAMPLES 100000
 #define MSG_LIMIT_TEXT "16MiB"
 #define MSG_LIMIT (16u << 20)
+/* slack of the memory checks: the idle one (malloc arenas' free space: 1-5 MiB measured at idle; gRPC's buffers and
+ * the stacks of the few call threads alive), and the one under load (the same, and the memory a partition uses
+ * outside its reservation while it runs) */
+#define IDLE_SLACK_MIB 16ull
+#define LOAD_SLACK_MIB 32ull
 #define AWAIT_LIMIT_MS (15u * 60u * 1000u) /* a job not ended after this is reported as lost */
 
 static void sleep_ms(double ms) {
@@ -1114,6 +1131,10 @@ typedef struct sample {
   uint64_t rss;  /* VmRSS */
   uint64_t anon; /* RssAnon: the heap and other private memory, without the mapped key files */
   unsigned fds;
+  /* from one GetMetrics answer (one instant in the daemon): its RssAnon less all of its budget in use (keys, a/b/c,
+   * witness, scratch, requests): the anonymous memory the budget does not account for; valid when has_outside */
+  bool has_outside;
+  double outside;
 } sample;
 
 static sample *g_samples;
@@ -1144,13 +1165,25 @@ static unsigned proc_fds(pid_t pid) {
   return n;
 }
 
+static char *get_metrics(run_state *rs);
+static double metric_sum(const char *text, const char *name, const char *f1, const char *f2);
+
+/* The memory outside the budget at one instant, from one metrics text; false when the daemon does not export it. */
+static bool outside_budget(const char *m, double *out) {
+  if (!m || !strstr(m, "\nczk_process_resident_anon_bytes ")) return false;
+  *out = metric_sum(m, "czk_process_resident_anon_bytes", NULL, NULL) - metric_sum(m, "czk_memory_used_bytes", NULL, NULL);
+  return true;
+}
+
 static void take_sample(run_state *rs, double t0, int phase) {
   if (atomic_load(&rs->daemon_dead)) return;
+  sample s = {czk__now_s() - t0, phase, proc_status(rs->daemon, "VmRSS"), proc_status(rs->daemon, "RssAnon"),
+              proc_fds(rs->daemon), false, 0};
+  char *m = get_metrics(rs);
+  s.has_outside = outside_budget(m, &s.outside);
+  free(m);
   pthread_mutex_lock(&g_mu);
-  if (g_nsamples < MAX_SAMPLES) {
-    g_samples[g_nsamples++] = (sample){czk__now_s() - t0, phase, proc_status(rs->daemon, "VmRSS"),
-                                       proc_status(rs->daemon, "RssAnon"), proc_fds(rs->daemon)};
-  }
+  if (g_nsamples < MAX_SAMPLES) g_samples[g_nsamples++] = s;
   pthread_mutex_unlock(&g_mu);
 }
 
@@ -1224,6 +1257,8 @@ typedef struct idle_point {
   sample s;
   bool idle;                     /* the engine drained */
   uint64_t file, heap_in_use, heap_free, heap_mmapped;
+  uint64_t anon_m;               /* RssAnon in the same metrics answer as the keys (the daemon's own reading) */
+  bool keys_back;                /* every key was resident again (PreloadSRS) before the reading */
   bool heap_known;
   uint64_t keys;                 /* sum of czk_keys_resident_bytes{device="host"} */
   unsigned nkeys;
@@ -1414,7 +1449,10 @@ static int stop_daemon(run_state *rs, double limit_s, double *took) {
   return rc;
 }
 
-static int preload_all(run_state *rs) {
+/* PreloadSRS of every key (a resident key answers at once). first: the start of the run (prints load times, reads
+ * the synthetic vk); else an idle point, which brings back the keys evicted during the load so that both idle points
+ * hold the same keys. */
+static int preload_all(run_state *rs, bool first) {
   for (unsigned i = 0; i < g_nt; i++) {
     bool seen = false;
     for (unsigned k = 0; k < i; k++) seen |= strcmp(g_t[k].key_id, g_t[i].key_id) == 0;
@@ -1431,9 +1469,9 @@ static int preload_all(run_state *rs) {
       return 1;
     }
     protobuf_c_message_free_unpacked(o, NULL);
-    fprintf(stderr, "czk bench soak: key %s loaded (%.2f s)\n", g_t[i].key_id, czk__now_s() - t0);
+    if (first) fprintf(stderr, "czk bench soak: key %s loaded (%.2f s)\n", g_t[i].key_id, czk__now_s() - t0);
   }
-  if (g_first_of_kind[K_SYN] >= 0) { /* the daemon set the synthetic key up in the keys dir: its vk for checking */
+  if (first && g_first_of_kind[K_SYN] >= 0) { /* the daemon set the synthetic key up in the keys dir: its vk for checking */
     char path[2600];
     snprintf(path, sizeof path, "%s/synthetic-k%u.vk", g_keys_dir, SYN_K);
     if (read_vk(&g_t[g_first_of_kind[K_SYN]], path) != 0) return 1;
@@ -1671,7 +1709,7 @@ int czk_bench_soak(int argc, char **argv) {
   unsigned started = 0;
   sampler_arg sa = {.rs = rs};
   bool sampler = false;
-  if (preload_all(rs) != 0) goto stop;
+  if (preload_all(rs, true) != 0) goto stop;
 
   printf("czk bench soak: %.0f s of load (warm-up %.0f s), %u clients, seed %llu, keys in %s\n", o.duration_s,
          o.warmup_s, o.clients, (unsigned long long)o.seed, o.keys);
@@ -1716,15 +1754,36 @@ int czk_bench_soak(int argc, char **argv) {
       started = 0;
     }
     bool idle = wait_idle(rs, 600);
+    /* like with like: the keys evicted under load (budget pressure) are loaded again, so both idle points hold every
+     * key (they fit: the run started with all of them resident) */
+    bool keys_back = idle && preload_all(rs, false) == 0;
     sleep_ms(1500);
     if (!atomic_load(&rs->daemon_dead)) {
       idle_point *ip = stage == 0 ? &idle_w : &idle_e;
       char *im = get_metrics(rs);
       sample s = {czk__now_s() - t0, 3, proc_status(rs->daemon, "VmRSS"), proc_status(rs->daemon, "RssAnon"),
-                  proc_fds(rs->daemon)};
+                  proc_fds(rs->daemon), false, 0};
+      s.has_outside = outside_budget(im, &s.outside);
       ip->s = s;
       ip->idle = idle && im;
+      ip->keys_back = keys_back;
+      ip->anon_m = im ? (uint64_t)metric_sum(im, "czk_process_resident_anon_bytes", NULL, NULL) : 0;
       ip->file = proc_status(rs->daemon, "RssFile");
+      { /* the daemon's memory map at this point, kept next to its log: which mappings grew between idle points */
+        char from[64], to[128];
+        snprintf(from, sizeof from, "/proc/%d/smaps", (int)rs->daemon);
+        snprintf(to, sizeof to, "%s/idle-%d.smaps", g_tmpdir, stage);
+        uint8_t *text = NULL;
+        size_t len = 0;
+        if (czk__read_file(from, 64u << 20, &text, &len) == CZK_OK && text) {
+          FILE *f = fopen(to, "w");
+          if (f) {
+            fwrite(text, 1, len, f);
+            fclose(f);
+          }
+          free(text);
+        }
+      }
       if (im) {
         ip->heap_known = strstr(im, "czk_process_heap_bytes{") != NULL;
         ip->heap_in_use = (uint64_t)metric_sum(im, "czk_process_heap_bytes", "\"in_use\"", NULL);
@@ -1835,7 +1894,8 @@ int czk_bench_soak(int argc, char **argv) {
   printf("\nRSS / fds of the daemon (%zu samples every %.0f s):\n", g_nsamples, o.sample_s);
   uint64_t warm_rss = 0, late_rss = 0, warm_anon = 0, late_anon = 0;
   unsigned warm_fd = 0, late_fd = 0;
-  size_t nwarm = 0, nlate = 0;
+  size_t nwarm = 0, nlate = 0, nwarm_out = 0, nlate_out = 0;
+  double warm_out = -1e300, late_out = -1e300;
   /* the last half of the run: of the load after the checkpoint, the part after the run's midpoint */
   double half = resumed + (o.duration_s / 2 - o.warmup_s > 0 ? o.duration_s / 2 - o.warmup_s : 0);
   for (size_t i = 0; i < g_nsamples; i++) {
@@ -1845,21 +1905,25 @@ int czk_bench_soak(int argc, char **argv) {
       if (s->rss > warm_rss) warm_rss = s->rss;
       if (s->anon > warm_anon) warm_anon = s->anon;
       if (s->fds > warm_fd) warm_fd = s->fds;
+      if (s->has_outside && s->outside > warm_out) warm_out = s->outside;
+      nwarm_out += s->has_outside;
     } else if (s->phase == 1 && s->t >= half) {
       nlate++;
       if (s->rss > late_rss) late_rss = s->rss;
       if (s->anon > late_anon) late_anon = s->anon;
       if (s->fds > late_fd) late_fd = s->fds;
+      if (s->has_outside && s->outside > late_out) late_out = s->outside;
+      nlate_out += s->has_outside;
     }
   }
   /* a compact series: up to 12 points */
   size_t step = g_nsamples > 12 ? g_nsamples / 12 : 1;
-  printf("%10s %12s %12s %6s  %s\n", "T (s)", "RSS (MiB)", "ANON (MiB)", "FDS", "PHASE");
+  printf("%10s %12s %12s %14s %6s  %s\n", "T (s)", "RSS (MiB)", "ANON (MiB)", "OUTSIDE (MiB)", "FDS", "PHASE");
   static const char *const ph[] = {"warm-up", "load", "drain", "idle"};
   for (size_t i = 0; i < g_nsamples; i++)
     if (i % step == 0 || g_samples[i].phase == 3 || i + 1 == g_nsamples)
-      printf("%10.1f %12.1f %12.1f %6u  %s\n", g_samples[i].t, mib(g_samples[i].rss), mib(g_samples[i].anon),
-             g_samples[i].fds,
+      printf("%10.1f %12.1f %12.1f %14.1f %6u  %s\n", g_samples[i].t, mib(g_samples[i].rss), mib(g_samples[i].anon),
+             g_samples[i].has_outside ? g_samples[i].outside / 1048576.0 : 0.0, g_samples[i].fds,
              ph[g_samples[i].phase & 3]);
 
   /* the idle points: what the daemon held with no job in flight */
@@ -1920,17 +1984,30 @@ int czk_bench_soak(int argc, char **argv) {
   add_check(c, &nc, "budget back to key bytes", m && idle_e.idle && abcw == 0 && used == key && key == resident,
             "after the drain: %.1f MiB in use, keys %.1f MiB, abc+witness+scratch %.0f B, resident keys %.1f MiB",
             mib((uint64_t)used), mib((uint64_t)key), abcw, mib((uint64_t)resident));
-  /* VmRSS counts the mapped key files' resident pages, which the kernel drops and reloads as memory is needed, so
-   * the idle comparison is on the anonymous part (RssAnon), where a leak would show */
-  uint64_t rss_lim = warm_rss + warm_rss / 10 + (64ull << 20), anon_lim = warm_anon + warm_anon / 10 + (64ull << 20),
-           idle_lim = idle_w.s.anon + idle_w.s.anon / 10 + (32ull << 20);
-  add_check(c, &nc, "RSS flat",
-            nwarm > 0 && nlate > 0 && late_rss <= rss_lim && late_anon <= anon_lim && idle_w.idle &&
-                idle_e.s.anon <= idle_lim,
-            "last-half max %.1f MiB <= %.1f (warm-up max %.1f x 1.1 + 64), anonymous %.1f <= %.1f (%.1f x 1.1 + 64); "
-            "idle anonymous %.1f -> %.1f MiB <= %.1f (x 1.1 + 32)",
-            mib(late_rss), mib(rss_lim), mib(warm_rss), mib(late_anon), mib(anon_lim), mib(warm_anon),
-            mib(idle_w.s.anon), mib(idle_e.s.anon), mib(idle_lim));
+  /* Memory checks, like with like (the header comment says why):
+   *  idle: the anonymous memory that is not a resident key's, at the two idle points (both holding every key);
+   *  load: the anonymous memory outside the budget (RssAnon less all budget in use, one metrics answer), its largest
+   *        value over the last half against its largest over the warm-up; and the whole RSS under the budget the
+   *        daemon enforces plus what it held outside it at the checkpoint. */
+  double nk_w = (double)idle_w.anon_m - (double)idle_w.keys, nk_e = (double)idle_e.anon_m - (double)idle_e.keys;
+  double nk_lim = nk_w + (double)(IDLE_SLACK_MIB << 20);
+  bool idle_ok = idle_w.idle && idle_e.idle && idle_w.anon_m > 0 && idle_e.anon_m > 0 && nk_e <= nk_lim;
+  add_check(c, &nc, "idle memory flat", idle_ok,
+            "anonymous memory less resident keys at idle %.1f -> %.1f MiB <= %.1f (+%u); RssAnon %.1f -> %.1f, keys "
+            "%.1f -> %.1f MiB%s",
+            nk_w / 1048576.0, nk_e / 1048576.0, nk_lim / 1048576.0, (unsigned)IDLE_SLACK_MIB, mib(idle_w.anon_m),
+            mib(idle_e.anon_m), mib(idle_w.keys), mib(idle_e.keys),
+            idle_w.keys_back && idle_e.keys_back ? "" : " (not every key could be loaded again)");
+  double out_lim = warm_out + (double)(LOAD_SLACK_MIB << 20);
+  double limit = m ? metric_sum(m, "czk_memory_limit_bytes", NULL, NULL) : 0;
+  double rss_lim = limit + ((double)idle_w.s.rss - (double)idle_w.keys) + (double)(LOAD_SLACK_MIB << 20) * 2;
+  add_check(c, &nc, "memory under load",
+            nwarm_out > 0 && nlate_out > 0 && late_out <= out_lim && (double)late_rss <= rss_lim,
+            "outside the budget: last-half max %.1f MiB <= %.1f (warm-up max %.1f + %u); RSS last-half max %.1f MiB "
+            "<= %.1f (budget %.1f + %.1f held outside it at the checkpoint + %u)",
+            late_out / 1048576.0, out_lim / 1048576.0, warm_out / 1048576.0, (unsigned)LOAD_SLACK_MIB, mib(late_rss),
+            rss_lim / 1048576.0, limit / 1048576.0, ((double)idle_w.s.rss - (double)idle_w.keys) / 1048576.0,
+            (unsigned)LOAD_SLACK_MIB * 2);
   add_check(c, &nc, "fds flat",
             nwarm > 0 && nlate > 0 && late_fd <= warm_fd + 8 && idle_e.s.fds <= idle_w.s.fds + 2 &&
                 idle_e.s.fds + 2 >= idle_w.s.fds,

@@ -300,7 +300,12 @@ static void part_end(czk_engine *e, epart *p) {
    * holds nothing. In between, parts_left == 0 and !done: job_stop_locked and cancel treat the job as finished. */
   if (parsed && k->k.parsed_free) k->k.parsed_free(k->k.user, parsed);
   if (czk_reservation_live(&j->in_res)) czk_budget_release_all(e->budget, &j->in_res); /* with the input it covered */
+  /* fault site (tests): a daemon that keeps memory outside its budget for every job, as a leak would; the soak's
+   * memory checks must fail on it (docs/reliability.md, "Soak") */
+  void *keep = czk_fault("engine.retain_job") ? malloc(CZK__RETAIN_BYTES) : NULL;
+  if (keep) memset(keep, 0xa5, CZK__RETAIN_BYTES); /* resident, not just reserved */
   pthread_mutex_lock(&e->mu);
+  if (keep) *(void **)keep = e->retained, e->retained = keep;
   job_complete_locked(e, j);
   pthread_mutex_unlock(&e->mu);
   joblog_flush(e);
@@ -949,6 +954,11 @@ static void stop_and_join(czk_engine *e) {
 }
 
 static void engine_free(czk_engine *e) {
+  while (e->retained) {
+    void *next = *(void **)e->retained;
+    free(e->retained);
+    e->retained = next;
+  }
   for (size_t b = 0; b < ENGINE_HASH; b++) {
     ejob *j = e->by_id[b];
     while (j) {

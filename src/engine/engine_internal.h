@@ -168,12 +168,16 @@ typedef struct edevice {
  * next item (already reserved) without a dispatcher round trip. */
 #define ENGINE_SYNTH_LOOKAHEAD 1
 #define ENGINE_MAX_KINDS 64
+#define CZK__RETAIN_BYTES ((size_t)4 << 20) /* fault site engine.retain_job: bytes kept per job */
 
 struct czk_engine {
   czk_engine_config cfg;
   czk_budget *budget;
   czk_trace *trace;
   uint64_t t_start;
+  /* fault site engine.retain_job (tests of the soak's memory checks): blocks of CZK__RETAIN_BYTES kept per job that
+   * ends while it is armed, chained through their first word, freed at destroy (e->mu) */
+  void *retained;
 
   pthread_mutex_t mu;
   pthread_cond_t disp_cv, synth_cv, idle_cv;
