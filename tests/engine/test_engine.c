@@ -110,6 +110,14 @@ static bool mem_used_is(czk_engine *e, void *ctx) {
   czk_engine_status_free(s);
   return ok;
 }
+static bool dispatcher_idle_slots(czk_engine *e, void *ctx) { /* every queued partition has left the synth queue */
+  (void)ctx;
+  czk_engine_status *s;
+  if (czk_engine_status_get(e, &s) != CZK_OK) return false;
+  bool b = s->synth_queue == 0;
+  czk_engine_status_free(s);
+  return b;
+}
 static bool dispatcher_blocked(czk_engine *e, void *ctx) {
   (void)ctx;
   czk_engine_status *s;
@@ -378,11 +386,14 @@ static void test_cancel_queued_frees_input(void) {
   czk__fake_kind(&f, &kd, "fake", NULL, 0, k_shape);
   CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
   uint64_t held, q1, q2;
-  czk_fake_job j = fjob(1, 1, 0, 100);
+  /* two partitions: one in the gated worker, one in the dispatcher's lookahead slot (ENGINE_SYNTH_LOOKAHEAD), so
+   * that no partition of the later jobs can leave the queue until the gate opens */
+  czk_fake_job j = fjob(1, 2, 0, 100);
   j.gate = 1;
   CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &held) == CZK_OK);
   void *c[2] = {&f, (void *)(uintptr_t)1};
   wait_for(synth_calls_at_least, e, c);
+  wait_for(dispatcher_idle_slots, e, NULL);
   czk_fake_job j2 = fjob(2, 2, 0, 100);
   CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j2, &q1) == CZK_OK);
   CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j2, &q2) == CZK_OK);
