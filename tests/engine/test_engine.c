@@ -238,23 +238,32 @@ static bool prove_calls_at_least(czk_engine *e, void *ctx) {
   void **c = ctx;
   return atomic_load(&((czk_fake *)c[0])->prove_calls) >= (long)(uintptr_t)c[1];
 }
-static void test_urgent_lane(void) {
-  czk_fake f;
-  czk__fake_init(&f, 64);
+/* An engine on one fake device with one prove worker and one finalizer: budget `limit`, `synth` synthesis workers,
+ * the urgent lane up to `urgent_max` bytes (0: off). */
+static czk_engine *one_device_engine(czk_fake *f, uint64_t limit, unsigned synth, uint64_t urgent_max) {
   static czk_engine_device_desc dev = {"fake0", NULL, 0, 0, 0};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
-  cfg.mem_limit_bytes = 2000; /* four regular partitions of 500 would fill it */
-  cfg.synth_workers = 3;      /* all three held at the gate (a free regular worker would take an urgent partition) */
+  cfg.mem_limit_bytes = limit;
+  cfg.synth_workers = synth;
   cfg.workers_per_device = 1;
   cfg.devices = &dev;
   cfg.ndevices = 1;
   cfg.finalizers = 1;
-  cfg.urgent_max_bytes = 600;
+  cfg.urgent_max_bytes = urgent_max;
   czk_engine *e = NULL;
   CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
   if (!e) exit(1);
-  f.engine = e;
+  f->engine = e;
+  return e;
+}
+
+static void test_urgent_lane(void) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  /* budget: four regular partitions of 500 would fill it; three synthesis workers, all held at the gate (a free
+   * regular worker would take an urgent partition) */
+  czk_engine *e = one_device_engine(&f, 2000, 3, 600);
   czk_engine_kind kd;
   czk__fake_kind(&f, &kd, "fake", NULL, 0, k_shape);
   CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
@@ -314,20 +323,7 @@ static void test_urgent_lane(void) {
 static void test_urgent_key_spared(void) {
   czk_fake f;
   czk__fake_init(&f, 64);
-  static czk_engine_device_desc dev = {"fake0", NULL, 0, 0, 0};
-  czk_engine_config cfg;
-  czk_engine_config_default(&cfg);
-  cfg.mem_limit_bytes = 3250;
-  cfg.synth_workers = 3;
-  cfg.workers_per_device = 1;
-  cfg.devices = &dev;
-  cfg.ndevices = 1;
-  cfg.finalizers = 1;
-  cfg.urgent_max_bytes = 600;
-  czk_engine *e = NULL;
-  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
-  if (!e) exit(1);
-  f.engine = e;
+  czk_engine *e = one_device_engine(&f, 3250, 3, 600);
   czk_engine_kind kbig, ksmall;
   czk__fake_kind(&f, &kbig, "big", "key-big", 1000,
                  (czk_engine_shape){.abc_bytes = 400, .witness_bytes = 200, .scratch_bytes = 100});
@@ -369,19 +365,7 @@ static void test_urgent_key_spared(void) {
 static void test_cancel_queued_frees_input(void) {
   czk_fake f;
   czk__fake_init(&f, 16);
-  static czk_engine_device_desc dev = {"fake0", NULL, 0, 0, 0};
-  czk_engine_config cfg;
-  czk_engine_config_default(&cfg);
-  cfg.mem_limit_bytes = 10000;
-  cfg.synth_workers = 1;
-  cfg.workers_per_device = 1;
-  cfg.devices = &dev;
-  cfg.ndevices = 1;
-  cfg.finalizers = 1;
-  czk_engine *e = NULL;
-  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
-  if (!e) exit(1);
-  f.engine = e;
+  czk_engine *e = one_device_engine(&f, 10000, 1, 0);
   czk_engine_kind kd;
   czk__fake_kind(&f, &kd, "fake", NULL, 0, k_shape);
   CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
