@@ -178,6 +178,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
   int rc = 0;
   for (unsigned r = 0; r <= reps; r++) {
     czk_groth16_assignment as;
+    memset(&as, 0, sizeof as);
     as.n_domain = n;
     as.n_rows = sh->n_constraints;
     as.w.n_inputs = w0.n_inputs, as.w.n_aux = w0.n_aux;

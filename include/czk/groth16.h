@@ -154,12 +154,24 @@ typedef struct czk_groth16_assignment {
    * prove_finish (CZK_ERR_UNSATISFIED) rather than prove_start. */
   const czk_compiled *cc;
   const czk_backend_compiled *dcc;
+  /* Witness-only mode, optional: w packed ahead of the prove by czk_groth16_assignment_pack (the czk_backend_wpack
+   * format, wpack_other values neither 0 nor 1, wpack_bytes in all; owned, freed with the assignment). A device prove
+   * then sends this copy instead of packing w on its own thread; w stays (a host backend or a dense fallback reads
+   * it). */
+  void *wpack;
+  size_t wpack_bytes, wpack_other;
 } czk_groth16_assignment;
 
 /* w (consumed: moved into *out) -> a, b, c over the shape's CSR (sparse mat-vec on the pool). On failure w is freed. */
 CZK_API czk_status czk_groth16_synthesize(czk_groth16_assignment *out, const czk_r1cs *shape, czk_witness *w,
                                           czk_pool *pool);
 CZK_API void czk_groth16_assignment_free(czk_groth16_assignment *as);
+/* Witness-only mode (a, b, c NULL): pack w now (on the pool) into as->wpack, so that the device prove that follows
+ * only copies it; the synthesis stage calls this, off the device worker's critical path. Leaves wpack NULL (and
+ * returns CZK_OK) when packing would not pay: a witness with more than 3/4 values neither 0 nor 1 (sent as it is),
+ * or CZK_NO_WITNESS_PACK=1. The copy takes at most ~0.78 of w's bytes (~2.5 % for
+ * a 32 GiB PoRep partition). CZK_ERR_INVALID_ARG when as is not witness-only; CZK_ERR_NOMEM. */
+CZK_API czk_status czk_groth16_assignment_pack(czk_groth16_assignment *as, czk_pool *pool);
 /* A compiled circuit's copy on a device backend, for witness-only proofs (czk_groth16_assignment.dcc); free with
  * czk_backend_compiled_free. CZK_ERR_UNSUPPORTED on a backend without the device mat-vec. */
 CZK_API czk_status czk_groth16_compiled_upload(czk_backend_compiled **out, czk_backend *be, const czk_compiled *cc);
@@ -205,6 +217,7 @@ typedef struct czk_groth16_job czk_groth16_job;
 typedef struct czk_groth16_timings {
   double check, h, msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2, finish;
   double device;
+  double abc; /* witness-only mode on a device: unpacking w and the a/b/c mat-vec (device events), else 0 */
 } czk_groth16_timings;
 
 /* Phase 1 on backend `be` with key `key`, from its device copy `dkey` when given (must belong to `be`), else from the

@@ -36,7 +36,21 @@
 static _Atomic unsigned long g_msm_launches;
 unsigned long czk_groth16_msm_launches(void) { return atomic_load(&g_msm_launches); }
 
-enum { EV_START = 0, EV_ABC, EV_H, EV_MH, EV_W0, EV_WUP, EV_ML, EV_MA, EV_MB1, EV_MB2, EV_SLOT0, EV_COUNT = EV_SLOT0 + 8 };
+enum {
+  EV_START = 0,
+  EV_ABC,
+  EV_H,
+  EV_MH,
+  EV_W0,
+  EV_WUP,
+  EV_ML,
+  EV_MA,
+  EV_MB1,
+  EV_MB2,
+  EV_WO, /* witness-only: s_h's first kernel may start (after the chain's wait) */
+  EV_SLOT0,
+  EV_COUNT = EV_SLOT0 + 8
+};
 /* a/b/c are staged and their copies issued in chunks of max(2^16, n/16) rows: small domains start their copies early
  * (2^18-2^19 pipeline: device busy 93-94% -> 96%), large ones keep few, large chunks (2^24: 16 chunks of 2^20) */
 #define STAGE_ROWS_MIN ((size_t)1 << 16)
@@ -277,6 +291,7 @@ struct czk_groth16_job {
   bool check_on_device;           /* witness-only mode on a device: the row check's flag is read at finish */
   czk__lanes *chain;              /* this prove runs after the previous one of its device copy (chain_mu held) */
   bool chain_locked;
+  bool chain_marked; /* CHAIN_H: the chain's event was recorded after this prove's H */
   czk_backend_compiled *dcc_own;  /* witness-only mode without a resident copy: this proof's copy */
 };
 
@@ -374,10 +389,7 @@ static czk_status plain_upload(czk_backend *be, czk__lane *l, const czk_fr *w, c
   czk_pool_parallel_for(pool, l->nw, 16384, copy_rows, &cw);
   return czk_backend_copy_htod(be, l->d_w, stage, l->nw * sizeof(czk_fr), l->s_h);
 }
-static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_fr *w, czk_pool *pool, bool *packed,
-                                 size_t *n_other) {
-  const size_t n = l->n, nw = l->nw;
-  *packed = false;
+static bool pack_off(void) {
   static _Atomic int g_off = -1;
   int off = atomic_load(&g_off);
   if (off < 0) {
@@ -385,15 +397,45 @@ static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_fr *w,
     off = e && *e && strcmp(e, "0") != 0;
     atomic_store(&g_off, off);
   }
-  if (!off) {
-    const size_t stage = ((l->wo ? 0 : 3 * n) + nw) * sizeof(czk_fr), dev = 3 * n * sizeof(czk_fr);
-    if (czk_backend_wpack(l->h_stage, stage < dev ? stage : dev, w, nw, nw - nw / 4, pool, n_other) == CZK_OK) {
+  return off;
+}
+typedef struct bytes_ctx {
+  uint8_t *dst;
+  const uint8_t *src;
+  size_t bytes;
+} bytes_ctx;
+#define BYTES_BLOCK ((size_t)1 << 20)
+static void copy_blocks(void *vctx, size_t beg, size_t end) {
+  bytes_ctx *x = vctx;
+  size_t b0 = beg * BYTES_BLOCK, b1 = end * BYTES_BLOCK < x->bytes ? end * BYTES_BLOCK : x->bytes;
+  memcpy(x->dst + b0, x->src + b0, b1 - b0);
+}
+static void say_packed(size_t nw, size_t n_other, size_t bytes) {
+  static atomic_bool said;
+  if (nw >= ((size_t)1 << 20) && !atomic_exchange(&said, true))
+    CZK_INFO("groth16", "witness upload packed: %zu values (%.1f %% neither 0 nor 1) in %.1f MiB instead of %.1f MiB",
+             nw, 100.0 * (double)n_other / (double)nw, (double)bytes / 1048576.0,
+             (double)(nw * sizeof(czk_fr)) / 1048576.0);
+}
+static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_groth16_assignment *as, czk_pool *pool,
+                                 bool *packed, size_t *n_other) {
+  const size_t n = l->n, nw = l->nw;
+  const czk_fr *w = as->w.w;
+  *packed = false;
+  const size_t stage = ((l->wo ? 0 : 3 * n) + nw) * sizeof(czk_fr), dev = 3 * n * sizeof(czk_fr);
+  const size_t cap = stage < dev ? stage : dev;
+  if (as->wpack && as->wpack_bytes <= cap && as->wpack_bytes == czk_backend_wpack_bytes(nw, as->wpack_other)) {
+    /* packed by the synthesis stage: into the pinned stage (a few ms), then to the device */
+    bytes_ctx x = {(uint8_t *)l->h_stage, as->wpack, as->wpack_bytes};
+    czk_pool_parallel_for(pool, (as->wpack_bytes + BYTES_BLOCK - 1) / BYTES_BLOCK, 4, copy_blocks, &x);
+    *packed = true;
+    *n_other = as->wpack_other;
+    return czk_backend_copy_htod(be, l->d_abc, l->h_stage, as->wpack_bytes, l->s_h);
+  }
+  if (!pack_off()) {
+    if (czk_backend_wpack(l->h_stage, cap, w, nw, nw - nw / 4, pool, n_other) == CZK_OK) {
       const size_t bytes = czk_backend_wpack_bytes(nw, *n_other);
-      static atomic_bool said;
-      if (nw >= ((size_t)1 << 20) && !atomic_exchange(&said, true))
-        CZK_INFO("groth16", "witness upload packed: %zu values (%.1f %% neither 0 nor 1) in %.1f MiB instead of %.1f MiB",
-                 nw, 100.0 * (double)*n_other / (double)nw, (double)bytes / 1048576.0,
-                 (double)(nw * sizeof(czk_fr)) / 1048576.0);
+      say_packed(nw, *n_other, bytes);
       *packed = true;
       return czk_backend_copy_htod(be, l->d_abc, l->h_stage, bytes, l->s_h);
     }
@@ -411,6 +453,19 @@ static czk_status unpack_witness(czk_backend *be, czk__lane *l, const czk_fr *w,
  * one of its device copy; both hold the device's memory bandwidth and SMs fully, so running them one after the other
  * costs the device nothing, and each prove's own host staging (pack, copy) then overlaps the other's kernels. */
 #define CHAIN_DOMAIN_MIN ((size_t)1 << 24)
+/* CZK_CHAIN=h: the next prove waits only for the end of this one's H (its NTTs), so that its witness, mat-vec and NTTs
+ * overlap this one's MSMs; CZK_CHAIN=off: no chain (for comparisons); default (end): the whole prove. */
+enum { CHAIN_END = 0, CHAIN_H = 1, CHAIN_OFF = 2 };
+static int chain_mode(void) {
+  static _Atomic int g_mode = -1;
+  int m = atomic_load(&g_mode);
+  if (m < 0) {
+    const char *e = getenv("CZK_CHAIN");
+    m = !e || !*e ? CHAIN_END : !strcmp(e, "h") ? CHAIN_H : !strcmp(e, "off") ? CHAIN_OFF : CHAIN_END;
+    atomic_store(&g_mode, m);
+  }
+  return m;
+}
 static czk_status chain_enter(czk_groth16_job *job, czk__lane *l) {
   czk__lanes *c = job->chain;
   pthread_mutex_lock(&c->chain_mu);
@@ -423,10 +478,19 @@ static czk_status chain_enter(czk_groth16_job *job, czk__lane *l) {
   }
   return c->chain_set ? czk_backend_stream_wait(job->be, l->s_h, c->chain_ev) : CZK_OK;
 }
+/* CHAIN_H: the next prove may start once this one's H is done (recorded on s_h right after it) */
+static czk_status chain_mark(czk_groth16_job *job, czk__lane *l) {
+  czk__lanes *c = job->chain;
+  if (!job->chain_locked || !c->chain_ev || c->chain_be != job->be) return CZK_OK;
+  czk_status st = czk_backend_event_record(job->be, c->chain_ev, l->s_h);
+  c->chain_set = st == CZK_OK;
+  job->chain_marked = st == CZK_OK;
+  return st;
+}
 static czk_status chain_leave(czk_groth16_job *job, czk__lane *l, czk_status st) {
   czk__lanes *c = job->chain;
   if (!job->chain_locked) return st;
-  if (st == CZK_OK && c->chain_ev && c->chain_be == job->be) {
+  if (st == CZK_OK && !job->chain_marked && c->chain_ev && c->chain_be == job->be) {
     /* the end of this prove: s_h's work, and s_w's (its last MSM's event) */
     st = czk_backend_stream_wait(job->be, l->s_h, l->ev[EV_MB2]);
     if (st == CZK_OK) st = czk_backend_event_record(job->be, c->chain_ev, l->s_h);
@@ -458,8 +522,9 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
     da = l->d_abc, db = da + n, dc = db + n, dw = l->d_w;
     bool packed;
     size_t n_other = 0;
-    CZK_TRY(upload_witness(be, l, as->w.w, pool, &packed, &n_other));
+    CZK_TRY(upload_witness(be, l, as, pool, &packed, &n_other));
     if (job->chain) CZK_TRY(chain_enter(job, l));
+    CZK_TRY(czk_backend_event_record(be, l->ev[EV_WO], l->s_h));
     if (packed) CZK_TRY(unpack_witness(be, l, as->w.w, pool, n_other));
     CZK_TRY(czk_backend_compiled_matvec(be, da, db, dc, dcc, dw, l->s_h));
     const uint64_t m = as->cc->n_user_constraints;
@@ -502,6 +567,7 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_ABC], l->s_h));
   CZK_TRY(czk_backend_h(be, da, db, dc, k->log_n, k->h_mode, l->s_h));
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_H], l->s_h));
+  if (job->chain && chain_mode() == CHAIN_H) CZK_TRY(chain_mark(job, l));
   l->t_h = czk__now_s() - t1;
   atomic_fetch_add(&g_msm_launches, 1);
   double tq = czk__now_s();
@@ -568,7 +634,10 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
   st = lane_get(job->owner, be, czk_backend_host_memory(be), !as->a, b, as->n_domain, nw, &job->l);
   if (st == CZK_OK) {
     job->l->bases = b;
-    job->chain = dkey && !as->a && !czk_backend_host_memory(be) && as->n_domain >= CHAIN_DOMAIN_MIN ? job->owner : NULL;
+    job->chain = dkey && !as->a && !czk_backend_host_memory(be) && as->n_domain >= CHAIN_DOMAIN_MIN &&
+                         chain_mode() != CHAIN_OFF
+                     ? job->owner
+                     : NULL;
     st = launch(job, job->l, b, as, pool);
     if (job->chain) st = chain_leave(job, job->l, st);
   }
@@ -636,10 +705,15 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
     job->t.msm_a = ms_between(be, l->ev[EV_ML], l->ev[EV_MA]);
     job->t.msm_b_g1 = ms_between(be, l->ev[EV_MA], l->ev[EV_MB1]);
     job->t.msm_b_g2 = ms_between(be, l->ev[EV_MB1], l->ev[EV_MB2]);
-    /* s_h is busy over [ABC, MH] (H, then the h MSM), s_w over [WUP, MB2] (gathers, then four MSMs); offsets from ABC */
+    /* s_h is busy over [ABC, MH] (H, then the h MSM), s_w over [WUP, MB2] (gathers, then four MSMs); offsets from ABC.
+     * Witness-only, s_h is busy from WO on: unpacking w and the mat-vec come first (before ABC) */
     czk_backend_event *abc = l->ev[EV_ABC];
     job->t.device = union_len(0, ms_between(be, abc, l->ev[EV_MH]), ms_between(be, abc, l->ev[EV_WUP]),
                               ms_between(be, abc, l->ev[EV_MB2]));
+    if (job->check_on_device) {
+      job->t.abc = ms_between(be, l->ev[EV_WO], abc);
+      job->t.device += job->t.abc;
+    }
   }
   return CZK_OK;
 }
@@ -704,10 +778,35 @@ czk_status czk_groth16_prove_finish(czk_groth16_job *job, czk_groth16_proof *pro
 void czk_groth16_assignment_free(czk_groth16_assignment *as) {
   if (!as) return;
   czk_witness_free(&as->w);
+  free(as->wpack);
   free(as->a);
   free(as->b);
   free(as->c);
   memset(as, 0, sizeof *as);
+}
+
+czk_status czk_groth16_assignment_pack(czk_groth16_assignment *as, czk_pool *pool) {
+  if (!as || as->a || !as->w.w) return CZK_ERR_INVALID_ARG;
+  free(as->wpack);
+  as->wpack = NULL, as->wpack_bytes = 0, as->wpack_other = 0;
+  const size_t nw = (size_t)as->w.n_inputs + as->w.n_aux;
+  if (nw == 0 || pack_off()) return CZK_OK;
+  const size_t max_other = nw - nw / 4, cap = czk_backend_wpack_bytes(nw, max_other);
+  /* the worst case's size, of which only the bit maps and the others found are touched; trimmed below */
+  void *buf = malloc(cap);
+  if (!buf) return CZK_ERR_NOMEM;
+  size_t n_other = 0;
+  czk_status st = czk_backend_wpack(buf, cap, as->w.w, nw, max_other, pool, &n_other);
+  if (st != CZK_OK) {
+    free(buf);
+    return st == CZK_ERR_LIMIT ? CZK_OK : st; /* dense: the prove sends w as it is */
+  }
+  const size_t bytes = czk_backend_wpack_bytes(nw, n_other);
+  void *trimmed = realloc(buf, bytes);
+  as->wpack = trimmed ? trimmed : buf;
+  as->wpack_bytes = bytes, as->wpack_other = n_other;
+  say_packed(nw, n_other, bytes);
+  return CZK_OK;
 }
 
 czk_status czk_groth16_synthesize(czk_groth16_assignment *out, const czk_r1cs *shape, czk_witness *w,

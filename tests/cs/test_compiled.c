@@ -145,8 +145,11 @@ static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, cons
     if (!key || !be) break;
     czk_backend_compiled *dcc = NULL;
     if (dev) CHECK(czk_groth16_compiled_upload(&dcc, be, cc) == CZK_OK);
-    for (int t = 0; t < (dev ? 4 : 2); t++) {
-      bool bad = t & 1, resident = t >= 2;
+    /* t: bit 0 a wrong witness; then the circuit's own copy, the resident one (a device), w packed ahead
+     * (czk_groth16_assignment_pack, as the synthesis stage does) */
+    for (int t = 0; t < 6; t++) {
+      bool bad = t & 1, resident = (t >> 1) == 1, pre = (t >> 1) == 2;
+      if (resident && !dev) continue;
       czk_groth16_assignment as;
       memset(&as, 0, sizeof as);
       as.w.n_inputs = cc->n_inputs, as.w.n_aux = cc->n_aux;
@@ -156,6 +159,31 @@ static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, cons
       memcpy(pub, as.w.w + 1, (cc->n_inputs - 1) * sizeof(czk_fr));
       if (bad) czk_fr_add(&as.w.w[cc->n_inputs + cc->n_aux / 2], &as.w.w[cc->n_inputs + cc->n_aux / 2], &as.w.w[0]);
       as.n_domain = d, as.n_rows = rows, as.cc = cc, as.dcc = resident ? dcc : NULL;
+      if (pre) {
+        /* this witness is mostly Poseidon values (more than 3/4 neither 0 nor 1): the policy leaves it unpacked */
+        size_t nw = (size_t)cc->n_inputs + cc->n_aux, others = 0;
+        for (size_t i = 0; i < nw; i++)
+          others += !czk_fr_is_zero(&as.w.w[i]) && !czk_fr_eq(&as.w.w[i], &czk_fr_one_v);
+        CHECK(czk_groth16_assignment_pack(&as, NULL) == CZK_OK);
+        CHECK_MSG((as.wpack == NULL) == (others > nw - nw / 4), "%zu of %zu values other, packed %d", others, nw,
+                  as.wpack != NULL);
+        /* the prover takes any valid packed copy it is given: pack it here whatever its density (it still fits the
+         * stage: fewer bytes than w), so that the device's copy-only path runs on this witness; a wrong pair of
+         * sizes on the second, wrong-witness, pass must make the prover pack w itself (the wrong value is then
+         * caught as before) */
+        if (!as.wpack) {
+          size_t cap = czk_backend_wpack_bytes(nw, nw);
+          as.wpack = malloc(cap);
+          CHECK(as.wpack && czk_backend_wpack(as.wpack, cap, as.w.w, nw, nw, NULL, &as.wpack_other) == CZK_OK);
+          as.wpack_bytes = czk_backend_wpack_bytes(nw, as.wpack_other);
+          CHECK(as.wpack_bytes < nw * sizeof(czk_fr));
+        }
+        czk_fr *back = malloc(nw * sizeof(czk_fr));
+        CHECK(czk_backend_wunpack_host(back, as.wpack, as.wpack_bytes, nw, as.wpack_other) == CZK_OK);
+        CHECK(memcmp(back, as.w.w, nw * sizeof(czk_fr)) == 0);
+        free(back);
+        if (bad) as.wpack_other++;
+      }
       unsigned long launches = czk_groth16_msm_launches();
       czk_groth16_job *job = NULL;
       czk_status st = czk_groth16_prove_start(&job, be, key, NULL, &as, NULL);

@@ -3,7 +3,8 @@
  * streamed in chunks on a device) and from a device copy of the key (czk_groth16_key_upload) verify; a non-satisfying
  * witness is refused before any MSM and the backend still proves after; an aborted job returns its lane; an
  * assignment of another size is refused; the device-busy time of a resident proof lies between its longer stream and
- * the sum of both; device copies and keys free cleanly (ASan). */
+ * the sum of both; device copies and keys free cleanly (ASan); the synthesis stage's witness packing
+ * (czk_groth16_assignment_pack). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,50 @@ static void test_setup_on(czk_backend *be, unsigned k) {
   czk_r1cs_free(sh);
 }
 
+/* czk_groth16_assignment_pack (the synthesis stage's packing): a mostly-0/1 witness gets a packed copy that unpacks
+ * to w (its size by the format); a denser one than 3/4 others gets none (sent as it is); packing again replaces the
+ * copy (no leak under ASan); an assignment that is not witness-only is refused. */
+static void test_assignment_pack(void) {
+  const size_t nw = 100003;
+  for (int dense = 0; dense < 2; dense++) {
+    czk_groth16_assignment as;
+    memset(&as, 0, sizeof as);
+    as.w.n_inputs = 3, as.w.n_aux = (uint32_t)(nw - 3);
+    as.w.w = calloc(nw, sizeof(czk_fr));
+    CHECK(as.w.w != NULL);
+    if (!as.w.w) return;
+    size_t others = 0;
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < nw; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      unsigned r = (unsigned)(x % 100);
+      if (r < (dense ? 80u : 10u)) {
+        as.w.w[i].l[0] = x | 2, as.w.w[i].l[1] = x >> 3; /* small enough to be canonical, never 0 or 1 */
+        others++;
+      } else if (r & 1) {
+        as.w.w[i] = czk_fr_one_v;
+      }
+    }
+    for (int again = 0; again < 2; again++) {
+      CHECK(czk_groth16_assignment_pack(&as, NULL) == CZK_OK);
+      if (dense) {
+        CHECK(as.wpack == NULL && as.wpack_bytes == 0);
+        continue;
+      }
+      CHECK(as.wpack != NULL && as.wpack_other == others);
+      CHECK(as.wpack_bytes == czk_backend_wpack_bytes(nw, others) && as.wpack_bytes < nw * sizeof(czk_fr) / 4);
+      czk_fr *back = malloc(nw * sizeof(czk_fr));
+      CHECK(back && czk_backend_wunpack_host(back, as.wpack, as.wpack_bytes, nw, as.wpack_other) == CZK_OK);
+      CHECK(back && memcmp(back, as.w.w, nw * sizeof(czk_fr)) == 0);
+      free(back);
+    }
+    as.a = malloc(sizeof(czk_fr)); /* not witness-only */
+    CHECK(czk_groth16_assignment_pack(&as, NULL) == CZK_ERR_INVALID_ARG);
+    czk_groth16_assignment_free(&as);
+    CHECK(as.wpack == NULL && as.w.w == NULL && as.a == NULL);
+  }
+}
+
 int main(int argc, char **argv) {
   bool gpu_mode = argc > 1 && strcmp(argv[1], "gpu") == 0;
   int pid = (int)getpid();
@@ -188,6 +233,7 @@ int main(int argc, char **argv) {
   size_t n = 0;
   const char *ex[] = {gpu_mode ? "cpu" : "cuda"};
   CHECK(czk_backend_enumerate(&list, &n, ex, 1) == CZK_OK);
+  if (!gpu_mode) test_assignment_pack();
   if (n == 0) {
     fprintf(stderr, "test_prover %s: no backend, skipping\n", gpu_mode ? "gpu" : "cpu");
     free(list);
