@@ -70,6 +70,12 @@ CZK_API czk_status czk_cuda_msm_g2_new(czk_cuda_msm **out, const czk_g2_affine *
 CZK_API czk_status czk_cuda_msm_g1_new_device(czk_cuda_msm **out, const void *d_bases, size_t n);
 CZK_API czk_status czk_cuda_msm_g2_new_device(czk_cuda_msm **out, const void *d_bases, size_t n);
 CZK_API void czk_cuda_msm_free(czk_cuda_msm *m);
+/* m gives up its own device scratch (sort pairs, buckets, the accumulation levels' records, the 0/1 partition's
+ * indices: ~4.6 GB for a G1 run of 2^24 points or more) and uses with's from now on, so that handles whose runs are
+ * ordered on one stream hold one scratch, the largest any of them needs, instead of one each. Only for handles of one
+ * device that are never run concurrently (one stream); each handle still frees with czk_cuda_msm_free, in any
+ * order. */
+CZK_API czk_status czk_cuda_msm_share_scratch(czk_cuda_msm *m, czk_cuda_msm *with);
 /* Device pointer of the resident bases. */
 CZK_API const void *czk_cuda_msm_bases(const czk_cuda_msm *m);
 

@@ -222,6 +222,12 @@ czk_status czk_backend_msm_run(czk_backend *be, czk_backend_msm *m, void *out, c
 void czk_backend_msm_free(czk_backend *be, czk_backend_msm *m) {
   if (be && m) be->iface->msm_free(be, m);
 }
+czk_status czk_backend_msm_share(czk_backend *be, czk_backend_msm *m, czk_backend_msm *with) {
+  GATE(be);
+  if (!m || !with) return CZK_ERR_INVALID_ARG;
+  if (m == with || !be->iface->msm_share) return CZK_OK;
+  return be->iface->msm_share(be, m, with);
+}
 
 /* One-shot MSM: a handle for this call; waits for the stream before the handle's scratch is freed. */
 static czk_status msm_once(czk_backend *be, czk_backend_group g, void *out, const void *d_bases, const czk_fr *d_k,

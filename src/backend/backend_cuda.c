@@ -185,6 +185,10 @@ static czk_status cu_msm_run(czk_backend *be, czk_backend_msm *m, void *out, con
   if (m->g == CZK_BACKEND_G1) RET(be, czk_cuda_msm_g1_run(m->m, out, (const uint64_t *)k, n, fl, SP(s)));
   RET(be, czk_cuda_msm_g2_run(m->m, out, (const uint64_t *)k, n, fl, SP(s)));
 }
+static czk_status cu_msm_share(czk_backend *be, czk_backend_msm *m, czk_backend_msm *with) {
+  TRYD(be, setdev(be));
+  RET(be, czk_cuda_msm_share_scratch(m->m, with->m));
+}
 static void cu_msm_free(czk_backend *be, czk_backend_msm *m) {
   if (setdev(be) == CZK_OK) czk_cuda_msm_free(m->m);
   free(m);
@@ -420,6 +424,7 @@ static const czk_backend_iface cu_iface = {
     .msm_new = cu_msm_new,
     .msm_run = cu_msm_run,
     .msm_free = cu_msm_free,
+    .msm_share = cu_msm_share,
     .ntt = cu_ntt,
     .h = cu_h,
     .gather = cu_gather,

@@ -54,6 +54,8 @@ typedef struct czk_backend_iface {
   czk_status (*abc_finish)(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_fr *w, uint64_t n_user,
                            uint64_t n_inputs, uint64_t n_domain, uint64_t n_check, uint32_t *flag,
                            czk_backend_stream *s);
+  /* optional (NULL: nothing to share): m takes with's MSM scratch */
+  czk_status (*msm_share)(czk_backend *be, czk_backend_msm *m, czk_backend_msm *with);
   /* optional: a packed witness (backend.h) unpacked into w */
   czk_status (*wunpack)(czk_backend *be, czk_fr *w, const void *src, size_t n, size_t n_other, czk_backend_stream *s);
 } czk_backend_iface;

@@ -136,6 +136,12 @@ static czk_status msm_new(czk_cuda_msm **out, int group, const void *bases, size
   if (n == 0 || n >= (1ull << 31)) return CZK_ERR_INVALID_ARG;
   czk_cuda_msm *m = (czk_cuda_msm *)calloc(1, sizeof *m);
   if (!m) return CZK_ERR_NOMEM;
+  m->s = (msm_scratch *)calloc(1, sizeof *m->s);
+  if (!m->s) {
+    free(m);
+    return CZK_ERR_NOMEM;
+  }
+  m->s->refs = 1;
   m->group = group;
   m->cap = n;
   m->aff_size = group == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
@@ -191,24 +197,40 @@ extern "C" czk_status czk_cuda_msm_g2_new_device(czk_cuda_msm **out, const void 
 }
 extern "C" const void *czk_cuda_msm_bases(const czk_cuda_msm *m) { return m ? m->d_bases : NULL; }
 
+static void scratch_release(msm_scratch *s) {
+  if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
+  for (int i = 0; i < 2; i++) {
+    cudaFree(s->d_keys[i]);
+    cudaFree(s->d_vals[i]);
+    cudaFree(s->d_rkeys[i]);
+    cudaFree(s->d_rpts[i]);
+  }
+  cudaFree(s->d_sort_tmp);
+  cudaFree(s->d_buckets);
+  cudaFree(s->d_seg);
+  cudaFree(s->d_idx);
+  cudaFree(s->d_part_tmp);
+  free(s);
+}
+
+extern "C" czk_status czk_cuda_msm_share_scratch(czk_cuda_msm *m, czk_cuda_msm *with) {
+  if (!m || !with || !m->s || !with->s) return CZK_ERR_INVALID_ARG;
+  if (m->device != with->device) return CZK_ERR_INVALID_ARG;
+  if (m->s == with->s) return CZK_OK;
+  __atomic_add_fetch(&with->s->refs, 1, __ATOMIC_ACQ_REL);
+  scratch_release(m->s); /* cudaFree waits for any run of m still in flight */
+  m->s = with->s;
+  return CZK_OK;
+}
+
 extern "C" void czk_cuda_msm_free(czk_cuda_msm *m) {
   if (!m) return;
   /* frees are best effort; cudaFree synchronizes, so nothing in flight is cut short */
   if (m->own_bases) cudaFree(m->d_bases);
   cudaFree(m->d_scalars);
-  for (int i = 0; i < 2; i++) {
-    cudaFree(m->d_keys[i]);
-    cudaFree(m->d_vals[i]);
-    cudaFree(m->d_rkeys[i]);
-    cudaFree(m->d_rpts[i]);
-  }
-  cudaFree(m->d_sort_tmp);
-  cudaFree(m->d_buckets);
-  cudaFree(m->d_seg);
+  scratch_release(m->s);
   cudaFree(m->d_win);
   cudaFreeHost(m->h_win);
-  cudaFree(m->d_idx);
-  cudaFree(m->d_part_tmp);
   cudaFree(m->d_cnt);
   cudaFreeHost(m->h_cnt);
   for (int i = 0; i < 12; i++)
@@ -293,21 +315,21 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
    * only the others go through the digits */
   const char *sp = getenv("CZK_CUDA_MSM_SPARSE");
   if (n >= (sp && *sp == '1' ? 1u : 1u << 16) && !(sp && *sp == '0')) {
-    CZK_TRY(grow((void **)&m->d_idx, &m->idx_cap, n * 4));
+    CZK_TRY(grow((void **)&m->s->d_idx, &m->s->idx_cap, n * 4));
     msm_is_one one = {{d_sc, (flags & CZK_CUDA_SCALARS_MONT) != 0}};
     msm_is_other oth = {{d_sc, (flags & CZK_CUDA_SCALARS_MONT) != 0}};
     thrust::counting_iterator<uint32_t> in(0);
-    thrust::reverse_iterator<uint32_t *> back(m->d_idx + n);
+    thrust::reverse_iterator<uint32_t *> back(m->s->d_idx + n);
     thrust::discard_iterator<> none;
     size_t tmp = 0;
-    CZK_CU(cub::DevicePartition::If(NULL, tmp, in, m->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
-    CZK_TRY(grow(&m->d_part_tmp, &m->part_tmp_cap, tmp));
-    CZK_CU(cub::DevicePartition::If(m->d_part_tmp, tmp, in, m->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
+    CZK_CU(cub::DevicePartition::If(NULL, tmp, in, m->s->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
+    CZK_TRY(grow(&m->s->d_part_tmp, &m->s->part_tmp_cap, tmp));
+    CZK_CU(cub::DevicePartition::If(m->s->d_part_tmp, tmp, in, m->s->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
     CZK_CU(cudaMemcpyAsync(m->h_cnt, m->d_cnt, 2 * sizeof(int), cudaMemcpyDeviceToHost, st));
     CZK_CU(cudaStreamSynchronize(st));
     const size_t n_1 = (size_t)m->h_cnt[0], n_o = (size_t)m->h_cnt[1];
     if (n_1 + n_o <= n && (n - n_o) * 16 >= n) { /* at least 1/16 zeros or ones */
-      const uint32_t *ones = m->d_idx, *other = m->d_idx + (n - n_o);
+      const uint32_t *ones = m->s->d_idx, *other = m->s->d_idx + (n - n_o);
       if (n_o + n_1 == 0) { /* every scalar zero: nothing in flight on the stream writes *out */
         memset(out, 0, group == 1 ? sizeof(czk_g1) : sizeof(czk_g2));
         return CZK_OK;
@@ -344,44 +366,44 @@ static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t
   const size_t N = n * (size_t)W + n_1;
 
   /* scratch */
-  if (m->pairs_cap < N * 4) {
+  if (m->s->pairs_cap < N * 4) {
     for (int i = 0; i < 2; i++) {
-      CZK_CU(cudaFree(m->d_keys[i]));
-      CZK_CU(cudaFree(m->d_vals[i]));
-      m->d_keys[i] = m->d_vals[i] = NULL;
+      CZK_CU(cudaFree(m->s->d_keys[i]));
+      CZK_CU(cudaFree(m->s->d_vals[i]));
+      m->s->d_keys[i] = m->s->d_vals[i] = NULL;
     }
-    m->pairs_cap = 0;
+    m->s->pairs_cap = 0;
     for (int i = 0; i < 2; i++) {
-      CZK_CU(cudaMalloc((void **)&m->d_keys[i], N * 4));
-      CZK_CU(cudaMalloc((void **)&m->d_vals[i], N * 4));
+      CZK_CU(cudaMalloc((void **)&m->s->d_keys[i], N * 4));
+      CZK_CU(cudaMalloc((void **)&m->s->d_vals[i], N * 4));
     }
-    m->pairs_cap = N * 4;
+    m->s->pairs_cap = N * 4;
   }
   size_t tmp = 0;
-  CZK_CU(cub::DeviceRadixSort::SortPairs(NULL, tmp, m->d_keys[0], m->d_keys[1], m->d_vals[0], m->d_vals[1],
+  CZK_CU(cub::DeviceRadixSort::SortPairs(NULL, tmp, m->s->d_keys[0], m->s->d_keys[1], m->s->d_vals[0], m->s->d_vals[1],
                                          (int64_t)N, 0, bits, st));
-  CZK_TRY(grow(&m->d_sort_tmp, &m->sort_tmp_cap, tmp));
-  CZK_TRY(grow(&m->d_buckets, &m->buckets_cap, (size_t)W * nb * m->xyzz_size));
+  CZK_TRY(grow(&m->s->d_sort_tmp, &m->s->sort_tmp_cap, tmp));
+  CZK_TRY(grow(&m->s->d_buckets, &m->s->buckets_cap, (size_t)W * nb * m->xyzz_size));
   size_t r1 = 2 * ((N + m->l1 - 1) / m->l1);
   size_t r2 = 2 * ((r1 + m->lk - 1) / m->lk);
-  CZK_TRY(grow((void **)&m->d_rkeys[0], &m->rkey_cap[0], r1 * 4));
-  CZK_TRY(grow(&m->d_rpts[0], &m->rec_cap[0], r1 * m->xyzz_size));
-  CZK_TRY(grow((void **)&m->d_rkeys[1], &m->rkey_cap[1], r2 * 4));
-  CZK_TRY(grow(&m->d_rpts[1], &m->rec_cap[1], r2 * m->xyzz_size));
+  CZK_TRY(grow((void **)&m->s->d_rkeys[0], &m->s->rkey_cap[0], r1 * 4));
+  CZK_TRY(grow(&m->s->d_rpts[0], &m->s->rec_cap[0], r1 * m->xyzz_size));
+  CZK_TRY(grow((void **)&m->s->d_rkeys[1], &m->s->rkey_cap[1], r2 * 4));
+  CZK_TRY(grow(&m->s->d_rpts[1], &m->s->rec_cap[1], r2 * m->xyzz_size));
   uint32_t S = msm_seg_size(c, W);
-  CZK_TRY(grow(&m->d_seg, &m->seg_cap, (size_t)W * (nb / S) * m->xyzz_size));
+  CZK_TRY(grow(&m->s->d_seg, &m->s->seg_cap, (size_t)W * (nb / S) * m->xyzz_size));
 
   m->nev = 0;
   msm_mark(m, "start", st);
   /* 1-2: digits and sort */
   if (other || ones)
     msm_digits_sparse<<<(unsigned)((n + n_1 + 255) / 256), 256, 0, st>>>(
-        d_sc, other, n, ones, n_1, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0, m->d_keys[0], m->d_vals[0]);
+        d_sc, other, n, ones, n_1, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0, m->s->d_keys[0], m->s->d_vals[0]);
   else
     msm_digits<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d_sc, n, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0,
-                                                             m->d_keys[0], m->d_vals[0]);
+                                                             m->s->d_keys[0], m->s->d_vals[0]);
   CZK_CU_LAUNCHED(st);
-  CZK_CU(cub::DeviceRadixSort::SortPairs(m->d_sort_tmp, tmp, m->d_keys[0], m->d_keys[1], m->d_vals[0], m->d_vals[1],
+  CZK_CU(cub::DeviceRadixSort::SortPairs(m->s->d_sort_tmp, tmp, m->s->d_keys[0], m->s->d_keys[1], m->s->d_vals[0], m->s->d_vals[1],
                                          (int64_t)N, 0, bits, st));
   CZK_CU_LAUNCHED(st);
   msm_mark(m, "digits+sort", st);

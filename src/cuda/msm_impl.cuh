@@ -238,15 +238,15 @@ czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W
                                       cudaStream_t st) {
   const uint32_t nb = 1u << (c - 1);
   const size_t nbuckets = (size_t)W * nb;
-  XYZZ *buckets = (XYZZ *)m->d_buckets;
+  XYZZ *buckets = (XYZZ *)m->s->d_buckets;
   CZK_CU(cudaMemsetAsync(buckets, 0, nbuckets * sizeof(XYZZ), st));
   msm_mark(m, "memset", st);
   size_t nch = (N + m->l1 - 1) / m->l1;
   const size_t smem1 = 2 * 128 * AFF_CH * 16;
   CZK_CU(cudaFuncSetAttribute(GOP(msm_acc_l1), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem1));
-  GOP(msm_acc_l1)<<<(unsigned)((nch + 127) / 128), 128, smem1, st>>>(m->d_keys[1], m->d_vals[1], N, m->l1,
+  GOP(msm_acc_l1)<<<(unsigned)((nch + 127) / 128), 128, smem1, st>>>(m->s->d_keys[1], m->s->d_vals[1], N, m->l1,
                                                                        (const AFF *)m->d_bases, buckets,
-                                                                       m->d_rkeys[0], (XYZZ *)m->d_rpts[0], sentinel);
+                                                                       m->s->d_rkeys[0], (XYZZ *)m->s->d_rpts[0], sentinel);
   CZK_CU_LAUNCHED(st);
   msm_mark(m, "acc-l1", st);
   int cur = 0;
@@ -254,8 +254,8 @@ czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W
     size_t R = 2 * nch;
     nch = (R + m->lk - 1) / m->lk;
     GOP(msm_acc_lk)<<<(unsigned)((nch + 127) / 128), 128, 0, st>>>(
-        m->d_rkeys[cur], (const XYZZ *)m->d_rpts[cur], R, m->lk, buckets, m->d_rkeys[cur ^ 1],
-        (XYZZ *)m->d_rpts[cur ^ 1], sentinel);
+        m->s->d_rkeys[cur], (const XYZZ *)m->s->d_rpts[cur], R, m->lk, buckets, m->s->d_rkeys[cur ^ 1],
+        (XYZZ *)m->s->d_rpts[cur ^ 1], sentinel);
     CZK_CU_LAUNCHED(st);
     cur ^= 1;
   }
@@ -263,7 +263,7 @@ czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W
   uint32_t S = msm_seg_size(c, W);
   uint32_t nseg = nb / S;
   size_t nthr = (size_t)W * nseg;
-  XYZZ *seg = (XYZZ *)m->d_seg;
+  XYZZ *seg = (XYZZ *)m->s->d_seg;
   const size_t smem2 = 4 * 64 * XYZZ_CH * 16;
   CZK_CU(cudaFuncSetAttribute(GOP(msm_bucket_seg), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem2));
   GOP(msm_bucket_seg)<<<(unsigned)((nthr + 63) / 64), 64, smem2, st>>>(buckets, nb, W, S, seg);

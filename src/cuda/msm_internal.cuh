@@ -10,17 +10,11 @@
 
 #include "cuda/cuda_internal.h"
 
-struct czk_cuda_msm {
-  int group; /* 1 or 2 */
-  int device;
-  size_t cap; /* number of bases */
-  size_t aff_size, xyzz_size;
-  void *d_bases;
-  bool own_bases;
-  uint32_t l1, lk; /* chunk lengths of the accumulation levels */
-  /* scratch, grown on demand */
-  uint32_t *d_scalars;
-  size_t scalars_cap;
+/* An MSM handle's device scratch, grown on demand. Handles whose runs are ordered on one stream may share one
+ * (czk_cuda_msm_share_scratch): a run's kernels use it only until the next run on that stream starts, and growing it
+ * frees the old buffers with cudaFree, which waits for the device. */
+typedef struct msm_scratch {
+  int refs;
   uint32_t *d_keys[2], *d_vals[2];
   size_t pairs_cap;
   void *d_sort_tmp;
@@ -32,12 +26,26 @@ struct czk_cuda_msm {
   size_t rec_cap[2], rkey_cap[2];
   void *d_seg;
   size_t seg_cap;
-  /* 0/1-aware runs: the ones' and the others' point indices (ones from the front, others from the back), the
-   * partition's temporary storage, and the two counts read back (pinned) */
+  /* 0/1-aware runs: the ones' and the others' point indices (ones from the front, others from the back) and the
+   * partition's temporary storage */
   uint32_t *d_idx;
   size_t idx_cap;
   void *d_part_tmp;
   size_t part_tmp_cap;
+} msm_scratch;
+
+struct czk_cuda_msm {
+  int group; /* 1 or 2 */
+  int device;
+  size_t cap; /* number of bases */
+  size_t aff_size, xyzz_size;
+  void *d_bases;
+  bool own_bases;
+  uint32_t l1, lk; /* chunk lengths of the accumulation levels */
+  /* scratch, grown on demand */
+  uint32_t *d_scalars;
+  size_t scalars_cap;
+  msm_scratch *s; /* the handle's own, or shared with handles run on the same stream (czk_cuda_msm_share_scratch) */
   int *d_cnt, *h_cnt;
   void *d_win;
   void *h_win; /* pinned, 64 window sums (read by each run's host function, in stream order) */

@@ -191,6 +191,13 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
     for (int i = 0; i < CZK__NQ && st == CZK_OK; i++)
       if (b->nq[i])
         st = czk_backend_msm_new(be, &l->m[i], i == CZK__Q_B2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, b->q[i], b->nq[i]);
+    /* the four witness MSMs run one after another on s_w: one scratch for them (h's, on s_h, stays its own) */
+    czk_backend_msm *first = NULL;
+    for (int i = CZK__Q_L; i < CZK__NQ && st == CZK_OK; i++) {
+      if (!l->m[i]) continue;
+      if (first) st = czk_backend_msm_share(be, l->m[i], first);
+      else first = l->m[i];
+    }
   } else if (st == CZK_OK) {
     /* index lists live with the lane (a streamed key has no device copy) */
     for (int i = 0; i < 2 && st == CZK_OK; i++) {
@@ -209,6 +216,7 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
       st = czk_backend_alloc(be, &l->d_slot[i], cnt * (g2 ? sizeof(czk_g2_affine) : sizeof(czk_g1_affine)));
       if (st == CZK_OK)
         st = czk_backend_msm_new(be, &l->m[i], g2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, l->d_slot[i], cnt);
+      if (st == CZK_OK && i > 0) st = czk_backend_msm_share(be, l->m[i], l->m[0]); /* all four run on s_w */
     }
     for (int i = 0; i < CZK__Q_B2; i++) l->cap1 += (b->nq[i] + l->chunk1 - 1) / l->chunk1;
     l->cap2 = (b->nq[CZK__Q_B2] + l->chunk2 - 1) / l->chunk2;

@@ -354,6 +354,78 @@ static void mixed_witness(czk_fr *w, size_t n, unsigned zero_pct, unsigned one_p
   }
 }
 
+/* MSM handles sharing one scratch (czk_backend_msm_share): two G1 handles over different bases and a G2 handle, all
+ * on one stream, run in an order that grows the shared scratch (small, dense, G2, 0/1-mixed, dense again) without a
+ * sync between runs, each result equal to the host's; the handles are freed owner first. */
+static void test_msm_share(czk_backend *be, unsigned log_n) {
+  const size_t n = (size_t)1 << log_n, n2 = n >> 4 ? n >> 4 : 1;
+  czk_backend_stream *s = NULL;
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  czk_g1_affine *b1 = malloc(2 * n * sizeof *b1);
+  czk_g2_affine *b2 = malloc(n2 * sizeof *b2);
+  czk_fr *k = malloc(5 * n * sizeof *k);
+  if (!s || !b1 || !b2 || !k) {
+    CHECK(!"test_msm_share: out of memory");
+    free(b1), free(b2), free(k);
+    czk_backend_stream_free(be, s);
+    return;
+  }
+  rand_g1(b1, 2 * n);
+  rand_g2(b2, n2);
+  for (size_t i = 0; i < 3 * n; i++) rand_fr(&k[i]);
+  mixed_witness(k + 3 * n, 2 * n, 45, 50);
+  void *db1 = NULL, *db2 = NULL, *dk = NULL;
+  CHECK(czk_backend_alloc(be, &db1, 2 * n * sizeof *b1) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &db2, n2 * sizeof *b2) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &dk, 5 * n * sizeof *k) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, db1, b1, 2 * n * sizeof *b1, s) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, db2, b2, n2 * sizeof *b2, s) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, dk, k, 5 * n * sizeof *k, s) == CZK_OK);
+  czk_backend_msm *ma = NULL, *mb = NULL, *mc = NULL;
+  const czk_fr *dkf = dk;
+  CHECK(czk_backend_msm_new(be, &ma, CZK_BACKEND_G1, db1, n) == CZK_OK);
+  CHECK(czk_backend_msm_new(be, &mb, CZK_BACKEND_G1, (const czk_g1_affine *)db1 + n, n) == CZK_OK);
+  CHECK(czk_backend_msm_new(be, &mc, CZK_BACKEND_G2, db2, n2) == CZK_OK);
+  CHECK(czk_backend_msm_share(be, mb, ma) == CZK_OK);
+  CHECK(czk_backend_msm_share(be, mc, ma) == CZK_OK);
+  CHECK(czk_backend_msm_share(be, mb, mb) == CZK_OK);
+  CHECK(czk_backend_msm_share(be, mb, NULL) == CZK_ERR_INVALID_ARG);
+  if (ma && mb && mc) {
+    /* runs: mb small, ma dense n, mc G2, mb 0/1-mixed n, ma dense n again (other scalars) */
+    czk_g1 got[4], want[4];
+    czk_g2 got2, want2;
+    CHECK(czk_backend_msm_run(be, mb, &got[0], dkf, 1000 < n ? 1000 : n, s) == CZK_OK);
+    CHECK(czk_backend_msm_run(be, ma, &got[1], dkf + n, n, s) == CZK_OK);
+    CHECK(czk_backend_msm_run(be, mc, &got2, dkf + 2 * n, n2, s) == CZK_OK);
+    CHECK(czk_backend_msm_run(be, mb, &got[2], dkf + 3 * n, n, s) == CZK_OK);
+    CHECK(czk_backend_msm_run(be, ma, &got[3], dkf + 4 * n, n, s) == CZK_OK);
+    CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+    CHECK(czk_msm_g1(&want[0], b1 + n, k, 1000 < n ? 1000 : n, 0, NULL, NULL, NULL) == CZK_OK);
+    CHECK(czk_msm_g1(&want[1], b1, k + n, n, 0, NULL, NULL, NULL) == CZK_OK);
+    CHECK(czk_msm_g2(&want2, b2, k + 2 * n, n2, 0, NULL, NULL, NULL) == CZK_OK);
+    CHECK(czk_msm_g1(&want[2], b1 + n, k + 3 * n, n, 0, NULL, NULL, NULL) == CZK_OK);
+    CHECK(czk_msm_g1(&want[3], b1, k + 4 * n, n, 0, NULL, NULL, NULL) == CZK_OK);
+    for (int i = 0; i < 4; i++)
+      CHECK_MSG(czk_g1_eq(&got[i], &want[i]), "%s shared-scratch msm run %d (2^%u)", czk_backend_name(be), i, log_n);
+    CHECK_MSG(czk_g2_eq(&got2, &want2), "%s shared-scratch g2 msm (2^%u)", czk_backend_name(be), log_n);
+  }
+  czk_backend_msm_free(be, ma); /* the owner first: the others keep the scratch */
+  if (mb) { /* and still run on it */
+    czk_g1 again, want;
+    CHECK(czk_backend_msm_run(be, mb, &again, dkf + 3 * n, n, s) == CZK_OK);
+    CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+    CHECK(czk_msm_g1(&want, b1 + n, k + 3 * n, n, 0, NULL, NULL, NULL) == CZK_OK);
+    CHECK_MSG(czk_g1_eq(&again, &want), "%s msm after the scratch's first owner was freed", czk_backend_name(be));
+  }
+  czk_backend_msm_free(be, mb);
+  czk_backend_msm_free(be, mc);
+  czk_backend_mem_free(be, db1);
+  czk_backend_mem_free(be, db2);
+  czk_backend_mem_free(be, dk);
+  czk_backend_stream_free(be, s);
+  free(b1), free(b2), free(k);
+}
+
 /* The packed witness: packed on the host (with and without a pool), unpacked by the backend into device memory,
  * equal to the original; sizes not a multiple of a word or a chunk, runs of one class. */
 static void test_wpack(czk_backend *be, czk_pool *pool, size_t n, unsigned zero_pct, unsigned one_pct) {
@@ -468,6 +540,7 @@ int main(int argc, char **argv) {
     if (be) {
       test_memory(be);
       test_msm(be, 10, 8);
+      test_msm_share(be, 10);
       test_ntt(be, 10);
       test_matvec(be, 1000, 700);
       test_gather(be, 1000, 777);
@@ -501,6 +574,7 @@ int main(int argc, char **argv) {
     test_matvec(be, 1000, 700);
     test_matvec(be, 1 << 18, 1 << 17);
     test_msm(be, 20, 16);
+    test_msm_share(be, 18);
     test_gather(be, 1 << 18, 1 << 17);
     const size_t sizes[] = {1, 31, 1024, 1025, 70001, ((size_t)1 << 22) + 12345};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
