@@ -17,7 +17,10 @@
  * the GPU queue is failed (CZK_ERR_NO_DEVICE), and so is every later partition and submit. Another CZK_ERR_DEVICE is
  * transient: the partition is requeued once (part_requeue: its synthesis output, reservation and key reference are
  * returned, it re-enters the synth queue under its own key, so that order and budget rules hold unchanged) and its
- * next prove avoids the worker that failed (gpu_pick_locked); a second device error fails the job.
+ * next prove avoids the worker that failed (gpu_pick_locked); a second device error fails the job. A prove that runs
+ * out of device memory (CZK_ERR_NOMEM on a device) is requeued once too, marked alone: a worker takes it only when no
+ * other prove runs on its device, and the device's other workers take nothing until it ends (the prover has given
+ * back its idle buffers); out of memory again, alone, fails the job.
  * Job log: job_complete_locked formats the job's one line (under e->mu, no I/O); part_end and end_list, which every
  * completion path reaches after unlocking, write the pending lines (joblog_flush). */
 #include <errno.h>
@@ -640,6 +643,7 @@ static void fin_push(czk_engine *e, epart *p) {
  * goes to another worker: while another usable device exists, to one of its workers; on the one usable device, to
  * the other worker there; a device with one worker retries on that worker. */
 static bool may_take(czk_engine *e, const eworker *w, const epart *p) {
+  if (e->devices[w->device].gq_alone) return false; /* an alone partition has the device */
   if (p->avoid_worker < 0) return true;
   const eworker *f = &e->workers[p->avoid_worker];
   if (f->device != w->device) return true;
@@ -647,20 +651,25 @@ static bool may_take(czk_engine *e, const eworker *w, const epart *p) {
   return w != f || e->devices[w->device].nworkers == 1;
 }
 
-/* Under gq_mu: the first partition in queue order that w may take, or NULL. Only a retried head costs a scan. */
+/* Under gq_mu: an alone partition w may take but must wait for (other proves on its device). */
+static bool alone_waits(czk_engine *e, const eworker *w, const epart *p) {
+  return p->alone && e->devices[w->device].gq_proving > 0;
+}
+
+/* Under gq_mu: the first partition in queue order that w may take, or NULL. Only a retried head costs a scan. An
+ * alone partition that w could take once its device is free bars w from every partition after it, so that the device
+ * drains for it instead of starving it. */
 static epart *gpu_pick_locked(czk_engine *e, const eworker *w) {
-  if (w->urgent) { /* the urgent lane's worker: the first urgent partition in queue order */
-    epart *best = NULL;
-    for (size_t i = 0; i < e->gheap_n; i++)
-      if (part_urgent(e, e->gheap[i]) && may_take(e, w, e->gheap[i]) && (!best || part_before(e->gheap[i], best)))
-        best = e->gheap[i];
-    return best;
+  epart *best = NULL, *bar = NULL;
+  if (!w->urgent && e->gheap_n && may_take(e, w, e->gheap[0]))
+    return alone_waits(e, w, e->gheap[0]) ? NULL : e->gheap[0];
+  for (size_t i = 0; i < e->gheap_n; i++) {
+    epart *q = e->gheap[i];
+    if ((w->urgent && !part_urgent(e, q)) || !may_take(e, w, q)) continue; /* the urgent lane: urgent ones only */
+    epart **slot = alone_waits(e, w, q) ? &bar : &best;
+    if (!*slot || part_before(q, *slot)) *slot = q;
   }
-  if (!e->gheap_n || may_take(e, w, e->gheap[0])) return e->gheap_n ? e->gheap[0] : NULL;
-  epart *best = NULL;
-  for (size_t i = 1; i < e->gheap_n; i++)
-    if (may_take(e, w, e->gheap[i]) && (!best || part_before(e->gheap[i], best))) best = e->gheap[i];
-  return best;
+  return bar && best && part_before(bar, best) ? NULL : best;
 }
 
 /* Without locks: p (PS_PROVING, owned by the caller) goes back to the synth queue to be synthesized and proved again:
@@ -754,6 +763,25 @@ static void prove_failed(czk_engine *e, eworker *w, edevice *d, const czk_engine
     part_fail_why(e, p, CZK_ERR_NO_DEVICE, why);
     return;
   }
+  if (st == CZK_ERR_NOMEM && ctx->backend && p->retries == 0) {
+    p->retries++;
+    CZK_WARN("engine", "job %llu partition %u: device %u (%s) ran out of memory with other proves on it; proving it "
+             "again once, alone on a device", (unsigned long long)j->id, p->index, d->ordinal, d->name);
+    pthread_mutex_lock(&e->mu);
+    e->prove_retries++;
+    pthread_mutex_unlock(&e->mu);
+    p->alone = true;
+    part_requeue(e, p, -1);
+    return;
+  }
+  if (st == CZK_ERR_NOMEM && ctx->backend && p->alone) {
+    char why[512];
+    snprintf(why, sizeof why, "prove of partition %u failed: %s on device %u (%s), even alone on the device "
+             "(its key, lanes and scratch need more device memory than it has)", p->index, czk_status_str(st),
+             d->ordinal, d->name);
+    part_fail_why(e, p, st, why);
+    return;
+  }
   if (st == CZK_ERR_DEVICE && p->retries == 0) {
     p->retries++;
     CZK_WARN("engine", "job %llu partition %u: prove failed on device %u (%s) worker %u: %s; proving it again once, "
@@ -773,6 +801,16 @@ static void prove_failed(czk_engine *e, eworker *w, edevice *d, const czk_engine
     return;
   }
   part_fail(e, p, st, "prove");
+}
+
+/* A worker of d is done with the partition it took: the device's count, and its alone mark, go back; workers waiting
+ * for the device (an alone partition, or barred behind one) look again. */
+static void gq_done(czk_engine *e, edevice *d, bool alone) {
+  pthread_mutex_lock(&e->gq_mu);
+  d->gq_proving--;
+  if (alone) d->gq_alone = false;
+  if (alone || d->gq_proving == 0) pthread_cond_broadcast(&e->gq_cv);
+  pthread_mutex_unlock(&e->gq_mu);
 }
 
 static void *prove_main(void *arg) {
@@ -797,6 +835,9 @@ static void *prove_main(void *arg) {
     atomic_fetch_sub(&e->g_gpu_queue, 1);
     queue_sample(e, Q_GPU, e->gheap_n);
     p->stage = PS_PROVING;
+    const bool alone = p->alone;
+    d->gq_proving++;
+    if (alone) d->gq_alone = true;
     pthread_mutex_unlock(&e->gq_mu);
 
     ejob *j = p->job;
@@ -805,6 +846,7 @@ static void *prove_main(void *arg) {
     czk__span(e, "gpu queue", TRACK_PID_PARTS, PART_TID(j->id, p->index), p->t_gpu_enq, t0, j->id,
               (int32_t)p->index);
     if (job_stopped(j)) {
+      gq_done(e, d, alone);
       part_end(e, p);
       continue;
     }
@@ -846,6 +888,7 @@ static void *prove_main(void *arg) {
     if (msm) czk__span(e, "MSMs", TRACK_PID_PARTS, ptid, c, c + msm, j->id, (int32_t)p->index), c += msm;
     czk__span(e, "prove", TRACK_PID_PARTS, ptid, t0, t2, j->id, (int32_t)p->index);
     czk__worker_set(w, CZK_WORKER_IDLE, 0, 0, NULL);
+    gq_done(e, d, alone); /* before a requeue: an alone retry may then find the device free */
     if (st != CZK_OK) prove_failed(e, w, d, &ctx, p, st);
     else if (job_stopped(j)) part_end(e, p);
     else fin_push(e, p);

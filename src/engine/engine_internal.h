@@ -45,6 +45,7 @@ typedef struct epart {
   ekey *key;        /* ref held from dispatch to the end */
   uint32_t retries;     /* proves started again after a transient device error (at most 1) */
   int32_t avoid_worker; /* -1, or the worker (index in e->workers) whose prove failed: the retry goes elsewhere */
+  bool alone;           /* retried after the device ran out of memory: proved with no other prove on its device */
   void *synth;
   struct epart *next; /* channel / finalizer list link */
   uint64_t t_enq, t_wait0, t_dispatch, t_gpu_enq, t_fin_enq;
@@ -160,6 +161,8 @@ typedef struct edevice {
   uint64_t key_mem_limit, key_mem_used; /* device copies of keys (e->kc_mu): used <= limit always */
   uint64_t idle_ns[CZK_IDLE_COUNT];
   atomic_bool quarantined; /* lost (kind->device_lost after a failed prove); set once, under e->gq_mu */
+  uint32_t gq_proving;     /* partitions its workers took and are proving (e->gq_mu) */
+  bool gq_alone;           /* one of them is an alone partition: its other workers take nothing (e->gq_mu) */
   uint64_t prove_errors;   /* d->mu */
 } edevice;
 

@@ -20,7 +20,7 @@ typedef struct fake_synth {
 
 typedef struct fake_pending {
   uint64_t end_ns, tag;
-  uint32_t part;
+  uint32_t part, dev;
   czk_fake_job j;
 } fake_pending;
 
@@ -233,11 +233,23 @@ static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev,
   }
   czk_status st = stage_hooks(f, &s->j, s->part, CZK_FAKE_PROVE_START);
   if (st != CZK_OK) return st;
+  if (s->j.fail_stage == CZK_FAKE_PROVE_OOM && s->j.fail_part == (int32_t)s->part) {
+    atomic_fetch_add(&f->nomem, 1);
+    return CZK_ERR_NOMEM;
+  }
   fake_pending *p = malloc(sizeof *p);
   if (!p) return CZK_ERR_NOMEM;
   uint64_t now = czk__clock_now_ns(), dur = (uint64_t)s->j.prove_us * 1000;
   unsigned d = dev->ordinal % CZK_FAKE_MAX_DEVICES;
   pthread_mutex_lock(&f->mu);
+  if (f->dev_slots && f->inflight[d] >= f->dev_slots) {
+    pthread_mutex_unlock(&f->mu);
+    free(p);
+    atomic_fetch_add(&f->nomem, 1);
+    return CZK_ERR_NOMEM;
+  }
+  if (f->inflight[d]++ == 0) atomic_fetch_add(&f->alone_ok, 1);
+  p->dev = d;
   uint64_t start = f->dev_free_at[d] > now ? f->dev_free_at[d] : now;
   f->dev_free_at[d] = start + dur;
   pthread_mutex_unlock(&f->mu);
@@ -262,6 +274,9 @@ static czk_status fake_prove_finish(void *user, const czk_engine_device_ctx *dev
   czk_status st = stage_hooks(f, &p->j, p->part, CZK_FAKE_PROVE_FINISH);
   if (st == CZK_OK) st = stage_hooks(f, &p->j, p->part, CZK_FAKE_KEY_FILE);
   czk__fake_expected_proof(p->tag, p->part, proof);
+  pthread_mutex_lock(&f->mu);
+  f->inflight[p->dev]--;
+  pthread_mutex_unlock(&f->mu);
   free(p);
   atomic_fetch_sub(&f->live_pending, 1);
   return st;

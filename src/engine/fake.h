@@ -29,6 +29,7 @@ typedef enum czk_fake_stage {
   CZK_FAKE_PROVE_FINISH = 4,
   CZK_FAKE_VERIFY = 5,
   CZK_FAKE_KEY_FILE = 6, /* prove_finish fails with CZK_ERR_FILE_CHANGED: the key's file changed under it */
+  CZK_FAKE_PROVE_OOM = 7, /* prove_start fails with CZK_ERR_NOMEM every time: the device is too small for it */
 } czk_fake_stage;
 
 typedef struct czk_fake_job {
@@ -65,6 +66,12 @@ typedef struct czk_fake {
   atomic_long synth_calls, prove_calls, verify_calls, key_loads, self_cancels;
   /* device tier (czk__fake_kind_device): copies made / freed / alive, proves that got one / the host copy */
   uint32_t upload_fail_every; /* fail every n-th upload (0 = never) */
+  /* device memory: with dev_slots > 0, a prove_start finding dev_slots proves in flight on its device (started, not
+   * finished) fails with CZK_ERR_NOMEM, like a device out of memory (counted in nomem); inflight under mu; alone_ok
+   * counts the proves that started with none other in flight */
+  uint32_t dev_slots;
+  uint32_t inflight[CZK_FAKE_MAX_DEVICES];
+  atomic_long nomem, alone_ok;
   atomic_long uploads, unloads, live_dkeys, proves_dkey, proves_host, bad_dkey;
 } czk_fake;
 

@@ -138,8 +138,8 @@ void czk__lanes_destroy(czk__lanes *c) {
   pthread_mutex_destroy(&c->mu);
 }
 
-void czk__lanes_drop_backend(czk__lanes *c, czk_backend *be) {
-  chain_drop(c, be);
+/* Frees the lanes of be not in use (a lane in use is not on the list). */
+static void lanes_drop_idle(czk__lanes *c, czk_backend *be) {
   czk__lane *drop = NULL;
   pthread_mutex_lock(&c->mu);
   for (czk__lane **pp = &c->head; *pp;) {
@@ -158,6 +158,11 @@ void czk__lanes_drop_backend(czk__lanes *c, czk_backend *be) {
     drop = l->next;
     lane_free(l);
   }
+}
+
+void czk__lanes_drop_backend(czk__lanes *c, czk_backend *be) {
+  chain_drop(c, be);
+  lanes_drop_idle(c, be);
 }
 
 size_t czk__lanes_count(czk__lanes *c) {
@@ -653,7 +658,11 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
    * kernels are launched, so that returning their pages does not delay the device */
   czk_groth16_assignment_free(as);
   if (st != CZK_OK) {
+    czk__lanes *owner = job->owner;
     czk_groth16_job_abort(job);
+    /* out of device memory: this key's idle lanes (this one's too) give theirs back, so that a retry while fewer
+     * proves share the device finds it (the engine proves the partition again alone on its device) */
+    if (st == CZK_ERR_NOMEM && owner && !czk_backend_host_memory(be)) lanes_drop_idle(owner, be);
     return st;
   }
   *out = job;

@@ -341,7 +341,7 @@ static void test_urgent_key_spared(void) {
   czk_fake_job j = fjob(2, 8, 0, 100);
   j.gate = 1;
   CHECK(submit(e, &f, "big", CZK_PRIORITY_NORMAL, NULL, &j, &low) == CZK_OK);
-  void *c[2] = {&f, (void *)(uintptr_t)2};
+  void *c[2] = {&f, (void *)(uintptr_t)3}; /* the critical one and both dispatched partitions at the gate */
   wait_for(synth_calls_at_least, e, c);
   wait_for(dispatcher_blocked, e, NULL);
   CHECK_MSG(mem_used_is(e, (void *)(uintptr_t)2700), "the backlog evicted the urgent lane's idle key");
@@ -1145,6 +1145,60 @@ static void run_one(czk_engine *e, czk_fake *f, const char *kind, uint64_t tag, 
   CHECK_MSG(czk_engine_await(e, id, 0, &r) == CZK_OK, "%s job %llu: %s", kind, (unsigned long long)tag, r.error);
   czk_engine_result_free(&r);
 }
+/* A device out of memory while two proves share it (the fake's dev_slots = 1: a prove_start finding another in
+ * flight fails with CZK_ERR_NOMEM): the partition is proved again, alone on its device, and every job completes;
+ * one that runs out of memory even alone fails its job, naming why, and the others still complete. */
+static void test_device_oom_alone(void) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 3, 0, 0};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 100000;
+  cfg.synth_workers = 3;
+  cfg.workers_per_device = 3;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) return;
+  f.engine = e;
+  f.dev_slots = 1;
+  czk_engine_kind kd;
+  czk__fake_kind(&f, &kd, "fake", NULL, 0, k_shape);
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
+  uint64_t ids[3];
+  for (int i = 0; i < 3; i++) {
+    czk_fake_job j = fjob((uint64_t)i + 1, 6, 0, 3000);
+    if (i == 1) j.fail_stage = CZK_FAKE_PROVE_OOM, j.fail_part = 4;
+    CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &ids[i]) == CZK_OK);
+  }
+  for (int i = 0; i < 3; i++) {
+    czk_engine_result r;
+    czk_status st = czk_engine_await(e, ids[i], 0, &r);
+    if (i == 1) {
+      CHECK_MSG(st == CZK_ERR_NOMEM && r.status == CZK_ERR_NOMEM && strstr(r.error, "even alone") != NULL,
+                "out of memory alone: %s / %s", czk_status_str(r.status), r.error);
+    } else {
+      CHECK_MSG(st == CZK_OK && r.status == CZK_OK, "job %d: %s (%s)", i, czk_status_str(r.status), r.error);
+      for (uint32_t p = 0; st == CZK_OK && r.status == CZK_OK && p < 6; p++) {
+        uint8_t want[CZK_FAKE_PROOF_BYTES];
+        czk__fake_expected_proof((uint64_t)i + 1, p, want);
+        CHECK(r.proof && memcmp(r.proof + (size_t)p * CZK_FAKE_PROOF_BYTES, want, sizeof want) == 0);
+      }
+    }
+    czk_engine_result_free(&r);
+  }
+  czk_engine_status *s;
+  CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+  CHECK_MSG(atomic_load(&f.nomem) >= 3 && s->prove_retries >= 2, "%ld out-of-memory starts, %llu retries",
+            atomic_load(&f.nomem), (unsigned long long)s->prove_retries);
+  czk_engine_status_free(s);
+  czk_engine_destroy(e);
+  CHECK(atomic_load(&f.live_synth) == 0 && atomic_load(&f.live_pending) == 0 && atomic_load(&f.live_parsed) == 0);
+  czk__fake_destroy(&f);
+}
+
 static const czk_engine_key_status *key_of(const czk_engine_status *s, const char *id) {
   for (uint32_t i = 0; i < s->nkeys; i++)
     if (strcmp(s->keys[i].key_id, id) == 0) return &s->keys[i];
@@ -1279,6 +1333,7 @@ int main(int argc, char **argv) {
   test_idle_keys_give_way();
   test_device_keys(1);
   test_device_keys(2);
+  test_device_oom_alone();
   test_shutdown(false);
   test_shutdown(true);
   test_stress(seed);
