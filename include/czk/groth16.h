@@ -160,6 +160,9 @@ typedef struct czk_groth16_assignment {
    * it). */
   void *wpack;
   size_t wpack_bytes, wpack_other;
+  /* w is known to be dense (more than 3/4 values neither 0 nor 1; set by czk_groth16_assignment_pack, or by a caller
+   * that knows its circuit): a device prove copies it as it is, without a packing pass on its own thread */
+  bool wpack_dense;
 } czk_groth16_assignment;
 
 /* w (consumed: moved into *out) -> a, b, c over the shape's CSR (sparse mat-vec on the pool). On failure w is freed. */
@@ -168,8 +171,8 @@ CZK_API czk_status czk_groth16_synthesize(czk_groth16_assignment *out, const czk
 CZK_API void czk_groth16_assignment_free(czk_groth16_assignment *as);
 /* Witness-only mode (a, b, c NULL): pack w now (on the pool) into as->wpack, so that the device prove that follows
  * only copies it; the synthesis stage calls this, off the device worker's critical path. Leaves wpack NULL (and
- * returns CZK_OK) when packing would not pay: a witness with more than 3/4 values neither 0 nor 1 (sent as it is),
- * or CZK_NO_WITNESS_PACK=1. The copy takes at most ~0.78 of w's bytes (~2.5 % for
+ * returns CZK_OK) when packing would not pay: a witness with more than 3/4 values neither 0 nor 1 (then wpack_dense
+ * is set: the prove sends it as it is), or CZK_NO_WITNESS_PACK=1. The copy takes at most ~0.78 of w's bytes (~2.5 % for
  * a 32 GiB PoRep partition). CZK_ERR_INVALID_ARG when as is not witness-only; CZK_ERR_NOMEM. */
 CZK_API czk_status czk_groth16_assignment_pack(czk_groth16_assignment *as, czk_pool *pool);
 /* A compiled circuit's copy on a device backend, for witness-only proofs (czk_groth16_assignment.dcc); free with

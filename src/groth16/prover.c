@@ -446,7 +446,7 @@ static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_groth1
     *n_other = as->wpack_other;
     return czk_backend_copy_htod(be, l->d_abc, l->h_stage, as->wpack_bytes, l->s_h);
   }
-  if (!pack_off()) {
+  if (!pack_off() && !as->wpack_dense) {
     if (czk_backend_wpack(l->h_stage, cap, w, nw, nw - nw / 4, pool, n_other) == CZK_OK) {
       const size_t bytes = czk_backend_wpack_bytes(nw, *n_other);
       say_packed(nw, *n_other, bytes);
@@ -808,7 +808,7 @@ void czk_groth16_assignment_free(czk_groth16_assignment *as) {
 czk_status czk_groth16_assignment_pack(czk_groth16_assignment *as, czk_pool *pool) {
   if (!as || as->a || !as->w.w) return CZK_ERR_INVALID_ARG;
   free(as->wpack);
-  as->wpack = NULL, as->wpack_bytes = 0, as->wpack_other = 0;
+  as->wpack = NULL, as->wpack_bytes = 0, as->wpack_other = 0, as->wpack_dense = false;
   const size_t nw = (size_t)as->w.n_inputs + as->w.n_aux;
   if (nw == 0 || pack_off()) return CZK_OK;
   const size_t max_other = nw - nw / 4, cap = czk_backend_wpack_bytes(nw, max_other);
@@ -819,6 +819,7 @@ czk_status czk_groth16_assignment_pack(czk_groth16_assignment *as, czk_pool *poo
   czk_status st = czk_backend_wpack(buf, cap, as->w.w, nw, max_other, pool, &n_other);
   if (st != CZK_OK) {
     free(buf);
+    as->wpack_dense = st == CZK_ERR_LIMIT;
     return st == CZK_ERR_LIMIT ? CZK_OK : st; /* dense: the prove sends w as it is */
   }
   const size_t bytes = czk_backend_wpack_bytes(nw, n_other);

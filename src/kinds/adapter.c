@@ -43,6 +43,9 @@ typedef struct kuser {
    * <keys_dir>/<key_name>.czkc or compiled by the first key load, then immutable until destroy */
   bool device_mode;
   czk_compiled *cc;
+  /* witness-only packing: consecutive partitions whose witness came out dense (more than 3/4 values neither 0 nor 1:
+   * Poseidon-heavy PoSt), and partitions since the last probe once the kind is known to be dense (both under mu) */
+  unsigned dense_run, dense_skips;
 } kuser;
 
 /* A device copy of a key: the prover's queries and, in witness-only mode, the compiled circuit. */
@@ -249,6 +252,24 @@ static void k_stage_times(void *user, const void *parsed, uint32_t part, uint64_
   }
 }
 
+/* Packs a witness-only w (czk_groth16_assignment_pack). A kind whose witnesses came out dense three times running
+ * skips the packing pass (a full read of w: 4 GB for a 32 GiB WindowPoSt partition) and marks w dense,
+ * so the device copies it as it is; one partition in 64 still probes, in case its witnesses change. */
+static czk_status pack_witness(kuser *u, czk_groth16_assignment *as, czk_pool *pool) {
+  pthread_mutex_lock(&u->mu);
+  bool skip = u->dense_run >= 3 && ++u->dense_skips % 64 != 0;
+  pthread_mutex_unlock(&u->mu);
+  if (skip) {
+    as->wpack_dense = true;
+    return CZK_OK;
+  }
+  CZK_TRY(czk_groth16_assignment_pack(as, pool));
+  pthread_mutex_lock(&u->mu);
+  u->dense_run = as->wpack_dense ? u->dense_run + 1 : 0;
+  pthread_mutex_unlock(&u->mu);
+  return CZK_OK;
+}
+
 static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, czk_pool *pool, void **synth) {
   kuser *u = user;
   kjob *j = (kjob *)parsed; /* each partition writes only its own public-input and stage slots */
@@ -270,7 +291,7 @@ static czk_status k_synthesize(void *user, const void *parsed, uint32_t part, cz
     /* w packed here, off the device worker's critical path (the device prove then only copies it); its bytes (at
      * most ~0.78 of w's) fit in the scratch reserved for the host prover's gathered scalars (2 x domain x 32 B),
      * which a device prove does not use. The stage time includes it. */
-    if (st == CZK_OK) st = czk_groth16_assignment_pack(as, pool);
+    if (st == CZK_OK) st = pack_witness(u, as, pool);
     stage[CZK_STAGE_WITNESS] = czk__clock_now_ns() - t0;
   } else if (u->desc->assign) {
     st = u->desc->assign(u->cfg, j->parsed, part, pool, as);

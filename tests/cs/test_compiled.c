@@ -165,8 +165,8 @@ static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, cons
         for (size_t i = 0; i < nw; i++)
           others += !czk_fr_is_zero(&as.w.w[i]) && !czk_fr_eq(&as.w.w[i], &czk_fr_one_v);
         CHECK(czk_groth16_assignment_pack(&as, NULL) == CZK_OK);
-        CHECK_MSG((as.wpack == NULL) == (others > nw - nw / 4), "%zu of %zu values other, packed %d", others, nw,
-                  as.wpack != NULL);
+        CHECK_MSG((as.wpack == NULL) == (others > nw - nw / 4) && as.wpack_dense == (others > nw - nw / 4),
+                  "%zu of %zu values other, packed %d, dense %d", others, nw, as.wpack != NULL, as.wpack_dense);
         /* the prover takes any valid packed copy it is given: pack it here whatever its density (it still fits the
          * stage: fewer bytes than w), so that the device's copy-only path runs on this witness; a wrong pair of
          * sizes on the second, wrong-witness, pass must make the prover pack w itself (the wrong value is then

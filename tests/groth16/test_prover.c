@@ -207,10 +207,10 @@ static void test_assignment_pack(void) {
     for (int again = 0; again < 2; again++) {
       CHECK(czk_groth16_assignment_pack(&as, NULL) == CZK_OK);
       if (dense) {
-        CHECK(as.wpack == NULL && as.wpack_bytes == 0);
+        CHECK(as.wpack == NULL && as.wpack_bytes == 0 && as.wpack_dense);
         continue;
       }
-      CHECK(as.wpack != NULL && as.wpack_other == others);
+      CHECK(as.wpack != NULL && as.wpack_other == others && !as.wpack_dense);
       CHECK(as.wpack_bytes == czk_backend_wpack_bytes(nw, others) && as.wpack_bytes < nw * sizeof(czk_fr) / 4);
       czk_fr *back = malloc(nw * sizeof(czk_fr));
       CHECK(back && czk_backend_wunpack_host(back, as.wpack, as.wpack_bytes, nw, as.wpack_other) == CZK_OK);
