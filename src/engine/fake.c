@@ -248,7 +248,7 @@ static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev,
     atomic_fetch_add(&f->nomem, 1);
     return CZK_ERR_NOMEM;
   }
-  if (f->inflight[d]++ == 0) atomic_fetch_add(&f->alone_ok, 1);
+  f->inflight[d]++;
   p->dev = d;
   uint64_t start = f->dev_free_at[d] > now ? f->dev_free_at[d] : now;
   f->dev_free_at[d] = start + dur;

@@ -67,11 +67,10 @@ typedef struct czk_fake {
   /* device tier (czk__fake_kind_device): copies made / freed / alive, proves that got one / the host copy */
   uint32_t upload_fail_every; /* fail every n-th upload (0 = never) */
   /* device memory: with dev_slots > 0, a prove_start finding dev_slots proves in flight on its device (started, not
-   * finished) fails with CZK_ERR_NOMEM, like a device out of memory (counted in nomem); inflight under mu; alone_ok
-   * counts the proves that started with none other in flight */
+   * finished) fails with CZK_ERR_NOMEM, like a device out of memory (counted in nomem); inflight under mu */
   uint32_t dev_slots;
   uint32_t inflight[CZK_FAKE_MAX_DEVICES];
-  atomic_long nomem, alone_ok;
+  atomic_long nomem;
   atomic_long uploads, unloads, live_dkeys, proves_dkey, proves_host, bad_dkey;
 } czk_fake;
 

@@ -304,7 +304,6 @@ struct czk_groth16_job {
   bool check_on_device;           /* witness-only mode on a device: the row check's flag is read at finish */
   czk__lanes *chain;              /* this prove runs after the previous one of its device copy (chain_mu held) */
   bool chain_locked;
-  bool chain_marked; /* CHAIN_H: the chain's event was recorded after this prove's H */
   double t_chain;     /* seconds waited for the chain's mutex (not counted in the check stage) */
   czk_backend_compiled *dcc_own;  /* witness-only mode without a resident copy: this proof's copy */
 };
@@ -467,18 +466,16 @@ static czk_status unpack_witness(czk_backend *be, czk__lane *l, const czk_fr *w,
  * one of its device copy; both hold the device's memory bandwidth and SMs fully, so running them one after the other
  * costs the device nothing, and each prove's own host staging (pack, copy) then overlaps the other's kernels. */
 #define CHAIN_DOMAIN_MIN ((size_t)1 << 24)
-/* CZK_CHAIN=h: the next prove waits only for the end of this one's H (its NTTs), so that its witness, mat-vec and NTTs
- * overlap this one's MSMs; CZK_CHAIN=off: no chain (for comparisons); default (end): the whole prove. */
-enum { CHAIN_END = 0, CHAIN_H = 1, CHAIN_OFF = 2 };
-static int chain_mode(void) {
-  static _Atomic int g_mode = -1;
-  int m = atomic_load(&g_mode);
-  if (m < 0) {
+/* CZK_CHAIN=off: no chain (for comparisons). */
+static bool chain_off(void) {
+  static _Atomic int g_off = -1;
+  int off = atomic_load(&g_off);
+  if (off < 0) {
     const char *e = getenv("CZK_CHAIN");
-    m = !e || !*e ? CHAIN_END : !strcmp(e, "h") ? CHAIN_H : !strcmp(e, "off") ? CHAIN_OFF : CHAIN_END;
-    atomic_store(&g_mode, m);
+    off = e && !strcmp(e, "off");
+    atomic_store(&g_off, off);
   }
-  return m;
+  return off;
 }
 static czk_status chain_enter(czk_groth16_job *job, czk__lane *l) {
   czk__lanes *c = job->chain;
@@ -494,19 +491,10 @@ static czk_status chain_enter(czk_groth16_job *job, czk__lane *l) {
   }
   return c->chain_set ? czk_backend_stream_wait(job->be, l->s_h, c->chain_ev) : CZK_OK;
 }
-/* CHAIN_H: the next prove may start once this one's H is done (recorded on s_h right after it) */
-static czk_status chain_mark(czk_groth16_job *job, czk__lane *l) {
-  czk__lanes *c = job->chain;
-  if (!job->chain_locked || !c->chain_ev || c->chain_be != job->be) return CZK_OK;
-  czk_status st = czk_backend_event_record(job->be, c->chain_ev, l->s_h);
-  c->chain_set = st == CZK_OK;
-  job->chain_marked = st == CZK_OK;
-  return st;
-}
 static czk_status chain_leave(czk_groth16_job *job, czk__lane *l, czk_status st) {
   czk__lanes *c = job->chain;
   if (!job->chain_locked) return st;
-  if (st == CZK_OK && !job->chain_marked && c->chain_ev && c->chain_be == job->be) {
+  if (st == CZK_OK && c->chain_ev && c->chain_be == job->be) {
     /* the end of this prove: s_h's work, and s_w's (its last MSM's event) */
     st = czk_backend_stream_wait(job->be, l->s_h, l->ev[EV_MB2]);
     if (st == CZK_OK) st = czk_backend_event_record(job->be, c->chain_ev, l->s_h);
@@ -583,7 +571,6 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_ABC], l->s_h));
   CZK_TRY(czk_backend_h(be, da, db, dc, k->log_n, k->h_mode, l->s_h));
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_H], l->s_h));
-  if (job->chain && chain_mode() == CHAIN_H) CZK_TRY(chain_mark(job, l));
   l->t_h = czk__now_s() - t1;
   atomic_fetch_add(&g_msm_launches, 1);
   double tq = czk__now_s();
@@ -651,7 +638,7 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
   if (st == CZK_OK) {
     job->l->bases = b;
     job->chain = dkey && !as->a && !czk_backend_host_memory(be) && as->n_domain >= CHAIN_DOMAIN_MIN &&
-                         chain_mode() != CHAIN_OFF
+                         !chain_off()
                      ? job->owner
                      : NULL;
     st = launch(job, job->l, b, as, pool);
