@@ -490,6 +490,24 @@ static void print_keys(const char *text) {
     p = *eol ? eol + 1 : NULL;
   }
   if (!rows) printf("(no keys reported)\n");
+  /* the device memory plan (czk_device_memory_plan_bytes): limit, key copies, lanes, tables */
+  const char *parts[4] = {"limit", "keys", "lanes", "tables"};
+  bool any = false;
+  for (int d = 0; d < 8; d++) {
+    char dv[8], out[4][32];
+    snprintf(dv, sizeof dv, "%d", d);
+    bool have = false;
+    for (int i = 0; i < 4; i++) {
+      const char *kw[] = {"device", dv, "part", parts[i], NULL};
+      double v = metric(text, "czk_device_memory_plan_bytes", kw);
+      have |= v > 0;
+      fmt_bytes(out[i], sizeof out[i], (uint64_t)v);
+    }
+    if (!have) continue;
+    if (!any) printf("\n%-8s %12s %12s %12s %12s\n", "DEVICE", "PLAN", "KEY COPIES", "LANES", "TABLES");
+    any = true;
+    printf("%-8d %12s %12s %12s %12s\n", d, out[0], out[1], out[2], out[3]);
+  }
 }
 
 static void print_memory(const char *text, pid_t pid, uint64_t preload_peak) {

@@ -172,6 +172,11 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
          "%.2f s, a/b/c eval %.2f s, random key %.2f s\n",
          k, sh->n_aux, ks.n_h, ks.n_l, ks.n_a, ks.n_b_g1, keygib, t_shape, t_wit, t_eval, t_key);
   fflush(stdout);
+  /* the device memory plan of this prove, against what its first prove really takes (the lane and H's tables) */
+  czk_groth16_prove_plan plan;
+  czk_backend_props pr0, pr1;
+  const bool planned = czk_groth16_plan_prove(&plan, be, key, !streamed, false) == CZK_OK &&
+                       czk_backend_get_props(be, &pr0) == CZK_OK && pr0.mem_free;
   double *tot = calloc(reps + 1, sizeof *tot);
   czk_groth16_timings *tt = calloc(reps + 1, sizeof *tt);
   double *ts = calloc(reps + 1, sizeof *ts), *tf = calloc(reps + 1, sizeof *tf);
@@ -202,6 +207,14 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
       break;
     }
     ts[r] = t1 - t0, tf[r] = t2 - t1, tot[r] = t2 - t0;
+    if (r == 0 && planned && czk_backend_get_props(be, &pr1) == CZK_OK) {
+      const double gib = (double)(1u << 30), want = (double)(plan.lane + plan.tables) / gib;
+      const double took = pr0.mem_free > pr1.mem_free ? (double)(pr0.mem_free - pr1.mem_free) / gib : 0;
+      printf("  memory plan 2^%u: lane %.2f GiB + H tables %.2f GiB = %.2f GiB planned; the first prove took %.2f GiB "
+             "of device memory (planned / taken %.3f)%s\n",
+             k, (double)plan.lane / gib, (double)plan.tables / gib, want, took, took > 0 ? want / took : 0.0,
+             took > want ? "  ** MORE THAN PLANNED **" : "");
+    }
     printf("  %s 2^%u: total %8.1f ms | start %7.1f (stage+check %6.1f) | H %6.1f | msm h %6.1f l %6.1f a %6.1f "
            "b1 %6.1f b2(G2) %6.1f | finish %6.1f ms\n",
            r == 0 ? "warm-up" : "rep    ", k, 1e3 * tot[r], 1e3 * ts[r], 1e3 * tt[r].check, 1e3 * tt[r].h,

@@ -120,6 +120,24 @@ CZK_API void czk_backend_msm_free(czk_backend *be, czk_backend_msm *m);
  * ~6.5 GB instead of ~20 GB on a device. A backend whose handles keep no scratch between runs (the CPU's) accepts it
  * as it is. Either handle may be freed first. */
 CZK_API czk_status czk_backend_msm_share(czk_backend *be, czk_backend_msm *m, czk_backend_msm *with);
+/* The device memory plan of MSM scratch (a prove's memory is known and allocated before it runs, never discovered
+ * by a failing allocation in the middle of one).
+ * czk_backend_msm_plan_bytes: the device bytes of one scratch serving runs of up to needs[i].n points of group
+ * needs[i].g for every i < k (handles sharing it through czk_backend_msm_share; k = 1 for a handle of its own),
+ * allocating nothing. czk_backend_msm_reserve: grows m's scratch (its own, or the shared one) now to what any run of
+ * up to n points needs, so that its runs allocate nothing. czk_backend_msm_set_dense: m's scalars are mostly neither 0
+ * nor 1 (H values, a Poseidon-heavy witness): its runs skip the 0/1 split (on CUDA, the split's count read-back is a
+ * host synchronization of the stream); results are the same. A backend whose handles keep no scratch (the CPU's)
+ * plans 0 bytes and accepts the rest as it is. */
+typedef struct czk_backend_msm_need {
+  czk_backend_group g;
+  size_t n;
+  bool dense; /* the handle is marked dense (no 0/1 split) */
+} czk_backend_msm_need;
+CZK_API czk_status czk_backend_msm_plan_bytes(czk_backend *be, const czk_backend_msm_need *needs, size_t k,
+                                              uint64_t *bytes);
+CZK_API czk_status czk_backend_msm_reserve(czk_backend *be, czk_backend_msm *m, size_t n);
+CZK_API void czk_backend_msm_set_dense(czk_backend *be, czk_backend_msm *m, bool dense);
 
 typedef enum czk_backend_ntt_dir {
   CZK_BACKEND_NTT_FORWARD = 0,       /* A_j = sum_i a_i w^(ij) */
@@ -138,6 +156,12 @@ CZK_API czk_status czk_backend_ntt(czk_backend *be, czk_fr *d_data, unsigned log
  *     zkey's h query has n points. */
 CZK_API czk_status czk_backend_h(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, unsigned log_n,
                                 czk_h_kind kind, czk_backend_stream *s);
+/* H's tables (the NTT plan of 2^log_n for the key's H mode): czk_backend_h_plan_bytes, the device bytes they would
+ * add (0 once they exist); czk_backend_h_prepare makes them now (else the first H does); czk_backend_tables_bytes,
+ * the device bytes of every such table the backend holds (they live as long as the backend). */
+CZK_API uint64_t czk_backend_h_plan_bytes(czk_backend *be, unsigned log_n, czk_h_kind kind);
+CZK_API czk_status czk_backend_h_prepare(czk_backend *be, unsigned log_n, czk_h_kind kind);
+CZK_API uint64_t czk_backend_tables_bytes(czk_backend *be);
 /* d_out[j] = d_in[d_idx[j]], j < n (the witness entries of a density-filtered query). */
 CZK_API czk_status czk_backend_gather(czk_backend *be, czk_fr *d_out, const czk_fr *d_in, const uint32_t *d_idx,
                                      size_t n, czk_backend_stream *s);

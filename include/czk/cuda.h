@@ -76,6 +76,20 @@ CZK_API void czk_cuda_msm_free(czk_cuda_msm *m);
  * device that are never run concurrently (one stream); each handle still frees with czk_cuda_msm_free, in any
  * order. */
 CZK_API czk_status czk_cuda_msm_share_scratch(czk_cuda_msm *m, czk_cuda_msm *with);
+/* The device memory plan of MSM scratch. czk_cuda_msm_plan_bytes: the bytes of one scratch that serves runs of up to
+ * ns[i] points in group groups[i] (1 or 2) for every i < k (handles sharing it, or k = 1 for a handle of its own),
+ * dense[i] set (or dense NULL: none) for a handle marked dense. No device memory is allocated (the sort and partition
+ * sizes are queried). czk_cuda_msm_reserve: grows m's scratch (its own or the shared one) now to what any run of up to
+ * n points with device scalars needs, so that such runs allocate nothing (a run grows the scratch itself only beyond
+ * what was reserved). czk_cuda_msm_scratch_held: the bytes m's scratch holds now. */
+CZK_API czk_status czk_cuda_msm_plan_bytes(const int *groups, const size_t *ns, const int *dense, size_t k,
+                                          uint64_t *bytes);
+CZK_API czk_status czk_cuda_msm_reserve(czk_cuda_msm *m, size_t n);
+CZK_API uint64_t czk_cuda_msm_scratch_held(const czk_cuda_msm *m);
+/* A handle marked dense runs without the 0/1 split: for scalars known to be mostly neither 0 nor 1 (H values, a
+ * Poseidon-heavy witness), where the split gains nothing and its count read-back (a host synchronization of the
+ * stream) holds the caller. Results are the same either way. */
+CZK_API void czk_cuda_msm_set_dense(czk_cuda_msm *m, int dense);
 /* Device pointer of the resident bases. */
 CZK_API const void *czk_cuda_msm_bases(const czk_cuda_msm *m);
 
@@ -106,6 +120,8 @@ typedef struct czk_cuda_ntt czk_cuda_ntt;
 CZK_API czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, czk_fr_roots roots,
                                    const czk_fr *coset_shift, void *stream);
 CZK_API void czk_cuda_ntt_free(czk_cuda_ntt *p);
+/* Device bytes of a plan for 2^log_n_max (its twiddle and coset tables), before it is made. */
+CZK_API uint64_t czk_cuda_ntt_plan_bytes(unsigned log_n_max);
 
 typedef enum czk_cuda_ntt_dir {
   CZK_CUDA_NTT_FORWARD = 0,       /* X_k = sum_i x_i w^(ik) */

@@ -88,6 +88,12 @@ typedef struct czk_engine_device_desc {
   uint64_t mem_total_bytes;  /* for status only (0 = unknown) */
   uint64_t key_mem_bytes;    /* device memory the key cache may fill with device copies of keys (0 = none: keys are
                                 proved from their host copy on this device) */
+  /* The device memory plan (keys.c): the bytes key copies, the proves' lanes (kind->prove_plan) and the backend's own
+   * tables may fill together (0 = no plan: only key copies are counted, against key_mem_bytes). With a plan, a prove
+   * starts only when its lane fits beside what is there (idle lanes and unreferenced copies are freed for it first,
+   * else it waits for proves in flight to end), so device memory is never found short by a failing allocation. */
+  uint64_t plan_bytes;
+  uint64_t (*tables_bytes)(void *backend); /* optional: device bytes the backend holds itself (NTT tables) */
 } czk_engine_device_desc;
 
 /* Timings a kind reports from prove_start/prove_finish (all optional, ns). kernel_ns is the device's kernel-busy time
@@ -183,6 +189,14 @@ typedef struct czk_engine_kind {
   uint64_t (*key_device_size)(void *user, void *key);
   czk_status (*key_upload)(void *user, void *key, void *backend, void **dkey);
   void (*key_unload)(void *user, void *backend, void *dkey);
+  /* Optional device memory plan (with czk_engine_device_desc.plan_bytes). prove_plan: the device bytes of one lane
+   * for proves of the loaded key `key` on `backend` (resident: from its device copy, else streaming the host copy),
+   * and the bytes of tables the backend would make for them (kept by the backend; 0 once made). Runs outside every
+   * lock. A lane stays cached with the key (its copy when resident) after its prove and is reused by the next prove
+   * of that key and device; lanes_trim frees the idle ones of `key` on `backend` (of its copy `dkey` when given,
+   * else the streaming ones). Unloading a copy frees its lanes; freeing a key frees its streaming lanes. */
+  czk_status (*prove_plan)(void *user, void *key, void *backend, bool resident, uint64_t *lane, uint64_t *tables);
+  void (*lanes_trim)(void *user, void *key, void *dkey, void *backend);
   /* Optional: after prove_start or prove_finish failed on `dev`, whether that device is lost for good (a sticky error:
    * its backend is quarantined). The engine then quarantines the device (its workers stop taking work) and proves the
    * partition again elsewhere; NULL = devices are never lost. A failure with CZK_ERR_DEVICE on a device that is not
@@ -333,6 +347,11 @@ typedef struct czk_engine_device_status {
   uint64_t key_mem_limit;     /* key_mem_bytes of the device */
   uint64_t key_mem_used;      /* bytes of the key copies resident on it (never above the limit) */
   uint32_t keys_resident;
+  /* the device memory plan (0 limit: none): its limit, the proves' lanes (in use / idle, cached with their keys), and
+   * the backend's tables; key copies + lanes + tables never exceed the limit */
+  uint64_t plan_limit, plan_lanes_bytes, plan_tables_bytes;
+  uint32_t lanes_busy, lanes_idle;
+  uint64_t plan_waits; /* proves that waited for device memory (lanes of proves in flight) */
   bool quarantined;           /* lost after a sticky error (kind->device_lost): takes no more work */
   uint64_t prove_errors;      /* proves that failed on this device */
 } czk_engine_device_status;

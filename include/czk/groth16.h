@@ -213,6 +213,22 @@ CZK_API uint64_t czk_groth16_dkey_bytes(const czk_groth16_dkey *dk);
 
 typedef struct czk_groth16_job czk_groth16_job;
 
+/* The memory plan of one prove of `key` on backend `be` (from its device copy when `resident`, else streaming the
+ * host queries), before it runs: lane, the device bytes of one lane (a/b/c, w, the gathered scalars, MSM scratch
+ * sized for every run the prove makes, streaming slots; a lane is allocated in full when it is made and its runs
+ * allocate nothing more); tables, the bytes H's tables for the key's domain would add on `be` (0 once they exist; they
+ * stay as long as the backend); pinned, the lane's pinned host staging. witness_only: proves from a witness alone
+ * (a/b/c from the compiled circuit on the device; the circuit's own device copy is not counted here). A host-memory
+ * backend (the CPU) plans 0 device bytes. */
+typedef struct czk_groth16_prove_plan {
+  uint64_t lane, tables, pinned;
+} czk_groth16_prove_plan;
+CZK_API czk_status czk_groth16_plan_prove(czk_groth16_prove_plan *out, czk_backend *be, const czk_groth16_key *key,
+                                          bool resident, bool witness_only);
+/* Frees the idle lanes (those no prove holds) of `key`'s streamed proves on `be`, or of the device copy `dkey` when
+ * given; returns how many. The engine's key cache calls it when it needs their device memory. */
+CZK_API size_t czk_groth16_lanes_trim(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be);
+
 /* Per-stage times of one proof (seconds), filled by finish: device-event spans on a device (they overlap: H and the
  * h MSM run on one stream, the witness MSMs on another; a streamed key reports all its MSMs in msm_h), wall times on
  * a host-memory backend. device: the proof's device-busy time, the union of its two streams' intervals (key

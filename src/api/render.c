@@ -134,9 +134,14 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const
       czk__sb_printf(sb, "%s\"%s\": %.3f", c ? ", " : "", czk_idle_cause_str((czk_idle_cause)c), sec(d->idle_ns[c]));
     czk__sb_printf(sb,
                   "}, \"key_memory_bytes\": {\"limit\": %llu, \"used\": %llu}, \"keys_resident\": %u, "
+                  "\"memory_plan\": {\"limit_bytes\": %llu, \"keys_bytes\": %llu, \"lanes_bytes\": %llu, "
+                  "\"tables_bytes\": %llu, \"lanes_busy\": %u, \"lanes_idle\": %u, \"waits\": %llu}, "
                   "\"quarantined\": %s, \"prove_errors\": %llu}",
                   (unsigned long long)d->key_mem_limit, (unsigned long long)d->key_mem_used, d->keys_resident,
-                  d->quarantined ? "true" : "false", (unsigned long long)d->prove_errors);
+                  (unsigned long long)d->plan_limit, (unsigned long long)d->key_mem_used,
+                  (unsigned long long)d->plan_lanes_bytes, (unsigned long long)d->plan_tables_bytes, d->lanes_busy,
+                  d->lanes_idle, (unsigned long long)d->plan_waits, d->quarantined ? "true" : "false",
+                  (unsigned long long)d->prove_errors);
   }
   czk__sb_puts(sb, "\n ],\n \"workers\": [");
   for (uint32_t i = 0; i < st->nworkers; i++) {
@@ -448,6 +453,19 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
                   (unsigned long long)st->devices[i].key_mem_limit);
     czk__sb_printf(sb, "czk_device_key_memory_bytes{device=\"%u\",state=\"used\"} %llu\n", st->devices[i].ordinal,
                   (unsigned long long)st->devices[i].key_mem_used);
+  }
+
+  help_type(sb, "czk_device_memory_plan_bytes", "gauge",
+            "The device memory plan: its limit, and what key copies, the proves' lanes and the backend's tables hold "
+            "(absent without a plan).");
+  for (uint32_t i = 0; i < st->ndevices; i++) {
+    const czk_engine_device_status *d = &st->devices[i];
+    if (!d->plan_limit) continue;
+    const char *names[4] = {"limit", "keys", "lanes", "tables"};
+    const uint64_t vals[4] = {d->plan_limit, d->key_mem_used, d->plan_lanes_bytes, d->plan_tables_bytes};
+    for (int k = 0; k < 4; k++)
+      czk__sb_printf(sb, "czk_device_memory_plan_bytes{device=\"%u\",part=\"%s\"} %llu\n", d->ordinal, names[k],
+                    (unsigned long long)vals[k]);
   }
 
   help_type(sb, "czk_job_latency_seconds", "histogram",

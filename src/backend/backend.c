@@ -229,6 +229,34 @@ czk_status czk_backend_msm_share(czk_backend *be, czk_backend_msm *m, czk_backen
   return be->iface->msm_share(be, m, with);
 }
 
+czk_status czk_backend_msm_plan_bytes(czk_backend *be, const czk_backend_msm_need *needs, size_t k,
+                                      uint64_t *bytes) {
+  if (!bytes || (k && !needs)) return CZK_ERR_INVALID_ARG;
+  *bytes = 0;
+  GATE(be);
+  for (size_t i = 0; i < k; i++)
+    if (needs[i].g != CZK_BACKEND_G1 && needs[i].g != CZK_BACKEND_G2) return CZK_ERR_INVALID_ARG;
+  return be->iface->msm_plan_bytes ? be->iface->msm_plan_bytes(be, needs, k, bytes) : CZK_OK;
+}
+czk_status czk_backend_msm_reserve(czk_backend *be, czk_backend_msm *m, size_t n) {
+  GATE(be);
+  if (!m) return CZK_ERR_INVALID_ARG;
+  return be->iface->msm_reserve ? be->iface->msm_reserve(be, m, n) : CZK_OK;
+}
+void czk_backend_msm_set_dense(czk_backend *be, czk_backend_msm *m, bool dense) {
+  if (be && m && be->iface->msm_set_dense) be->iface->msm_set_dense(be, m, dense);
+}
+uint64_t czk_backend_h_plan_bytes(czk_backend *be, unsigned log_n, czk_h_kind kind) {
+  return be && be->iface->h_plan_bytes ? be->iface->h_plan_bytes(be, log_n, kind) : 0;
+}
+czk_status czk_backend_h_prepare(czk_backend *be, unsigned log_n, czk_h_kind kind) {
+  GATE(be);
+  return be->iface->h_prepare ? be->iface->h_prepare(be, log_n, kind) : CZK_OK;
+}
+uint64_t czk_backend_tables_bytes(czk_backend *be) {
+  return be && be->iface->tables_bytes ? be->iface->tables_bytes(be) : 0;
+}
+
 /* One-shot MSM: a handle for this call; waits for the stream before the handle's scratch is freed. */
 static czk_status msm_once(czk_backend *be, czk_backend_group g, void *out, const void *d_bases, const czk_fr *d_k,
                            size_t n, czk_backend_stream *s) {

@@ -189,6 +189,22 @@ static czk_status cu_msm_share(czk_backend *be, czk_backend_msm *m, czk_backend_
   TRYD(be, setdev(be));
   RET(be, czk_cuda_msm_share_scratch(m->m, with->m));
 }
+static czk_status cu_msm_plan_bytes(czk_backend *be, const czk_backend_msm_need *needs, size_t k, uint64_t *bytes) {
+  TRYD(be, setdev(be));
+  int g[8], dn[8];
+  size_t n[8];
+  if (k > 8) return CZK_ERR_INVALID_ARG;
+  for (size_t i = 0; i < k; i++) g[i] = needs[i].g == CZK_BACKEND_G1 ? 1 : 2, n[i] = needs[i].n, dn[i] = needs[i].dense;
+  RET(be, czk_cuda_msm_plan_bytes(g, n, dn, k, bytes));
+}
+static czk_status cu_msm_reserve(czk_backend *be, czk_backend_msm *m, size_t n) {
+  TRYD(be, setdev(be));
+  RET(be, czk_cuda_msm_reserve(m->m, n));
+}
+static void cu_msm_set_dense(czk_backend *be, czk_backend_msm *m, bool dense) {
+  (void)be;
+  czk_cuda_msm_set_dense(m->m, dense);
+}
 static void cu_msm_free(czk_backend *be, czk_backend_msm *m) {
   if (setdev(be) == CZK_OK) czk_cuda_msm_free(m->m);
   free(m);
@@ -221,6 +237,33 @@ static czk_status plan_get(czk_backend *be, int slot, unsigned log_n, czk_cuda_n
   pthread_mutex_unlock(&c->mu);
   if (p) czk_cuda_ntt_free(p);
   return CZK_OK;
+}
+
+static int plan_slot(czk_h_kind kind) { return kind == CZK_H_SNARKJS ? PLAN_SNARKJS_H : (int)CZK_ROOTS_BELLMAN; }
+static uint64_t cu_h_plan_bytes(czk_backend *be, unsigned log_n, czk_h_kind kind) {
+  if (log_n > 28) return 0;
+  cu_ctx *c = CTX(be);
+  pthread_mutex_lock(&c->mu);
+  bool have = c->plan[plan_slot(kind)][log_n] != NULL;
+  pthread_mutex_unlock(&c->mu);
+  return have ? 0 : czk_cuda_ntt_plan_bytes(log_n ? log_n : 1);
+}
+static czk_status cu_h_prepare(czk_backend *be, unsigned log_n, czk_h_kind kind) {
+  if (log_n > 28) return CZK_ERR_INVALID_ARG;
+  TRYD(be, setdev(be));
+  czk_cuda_ntt *p;
+  TRYD(be, plan_get(be, plan_slot(kind), log_n, &p));
+  return CZK_OK;
+}
+static uint64_t cu_tables_bytes(czk_backend *be) {
+  cu_ctx *c = CTX(be);
+  uint64_t sum = 0;
+  pthread_mutex_lock(&c->mu);
+  for (int r = 0; r < 3; r++)
+    for (unsigned k = 0; k < 29; k++)
+      if (c->plan[r][k]) sum += czk_cuda_ntt_plan_bytes(k ? k : 1);
+  pthread_mutex_unlock(&c->mu);
+  return sum;
 }
 
 static czk_status cu_ntt(czk_backend *be, czk_fr *d, unsigned log_n, czk_fr_roots roots, czk_backend_ntt_dir dir,
@@ -425,6 +468,12 @@ static const czk_backend_iface cu_iface = {
     .msm_run = cu_msm_run,
     .msm_free = cu_msm_free,
     .msm_share = cu_msm_share,
+    .msm_plan_bytes = cu_msm_plan_bytes,
+    .msm_reserve = cu_msm_reserve,
+    .msm_set_dense = cu_msm_set_dense,
+    .h_plan_bytes = cu_h_plan_bytes,
+    .h_prepare = cu_h_prepare,
+    .tables_bytes = cu_tables_bytes,
     .ntt = cu_ntt,
     .h = cu_h,
     .gather = cu_gather,

@@ -56,6 +56,16 @@ typedef struct czk_backend_iface {
                            czk_backend_stream *s);
   /* optional (NULL: nothing to share): m takes with's MSM scratch */
   czk_status (*msm_share)(czk_backend *be, czk_backend_msm *m, czk_backend_msm *with);
+  /* optional (NULL: a backend whose handles keep no scratch between runs: 0 bytes, nothing to reserve): the device
+   * memory plan of MSM scratch (backend.h czk_backend_msm_plan_bytes / _reserve / _set_dense) */
+  czk_status (*msm_plan_bytes)(czk_backend *be, const czk_backend_msm_need *needs, size_t k, uint64_t *bytes);
+  czk_status (*msm_reserve)(czk_backend *be, czk_backend_msm *m, size_t n);
+  void (*msm_set_dense)(czk_backend *be, czk_backend_msm *m, bool dense);
+  /* optional (NULL: H needs no tables kept by the backend): the bytes H's tables for 2^log_n would add (0 once they
+   * exist), making them now, and the bytes of the tables the backend holds */
+  uint64_t (*h_plan_bytes)(czk_backend *be, unsigned log_n, czk_h_kind kind);
+  czk_status (*h_prepare)(czk_backend *be, unsigned log_n, czk_h_kind kind);
+  uint64_t (*tables_bytes)(czk_backend *be);
   /* optional: a packed witness (backend.h) unpacked into w */
   czk_status (*wunpack)(czk_backend *be, czk_fr *w, const void *src, size_t n, size_t n_other, czk_backend_stream *s);
 } czk_backend_iface;

@@ -115,6 +115,8 @@ void czk__daemon_kinds_free(void) {
 }
 
 
+static uint64_t backend_tables_bytes(void *backend) { return czk_backend_tables_bytes((czk_backend *)backend); }
+
 static bool listed(const char *list, int ordinal) {
   for (const char *p = list; p && *p;) {
     char *end;
@@ -185,11 +187,16 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
     (*devs)[*n].backend = all[i];
     (*devs)[*n].workers = (uint32_t)cfg->gpu_workers_per_device;
     (*devs)[*n].mem_total_bytes = pr.mem_total;
-    /* device copies of keys (the engine's key cache decides which): gpu_key_memory, by default the device's memory
-     * minus a reserve for the proofs' lanes (a 2^27 lane holds about 20 GiB) */
-    uint64_t km = pr.mem_total > (24ull << 30) ? pr.mem_total - (24ull << 30) : pr.mem_total / 2;
+    /* the device memory plan (the engine's key cache): key copies, the proves' lanes and the backend's NTT tables
+     * share the device's memory less gpu_memory_reserve; copies are further bounded by gpu_key_memory (auto: the
+     * plan alone bounds them). Without a plan (reserve 0), copies get the memory less 24 GiB for the lanes. */
+    const uint64_t rsv = cfg->gpu_memory_reserve;
+    const uint64_t plan = rsv && pr.mem_total > rsv ? pr.mem_total - rsv : 0;
+    uint64_t km = plan ? plan : pr.mem_total > (24ull << 30) ? pr.mem_total - (24ull << 30) : pr.mem_total / 2;
     if (strcmp(cfg->gpu_key_memory, "auto") != 0 && !czk__parse_size(cfg->gpu_key_memory, &km)) km = 0;
     (*devs)[*n].key_mem_bytes = km;
+    (*devs)[*n].plan_bytes = plan;
+    (*devs)[*n].tables_bytes = backend_tables_bytes;
     g_backends[g_nbackends++] = all[i];
     (*n)++;
   }

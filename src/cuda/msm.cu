@@ -105,6 +105,7 @@ struct msm_is_other {
 };
 
 /* ------------------------------------------------------------------------------------------------ host glue */
+static uint32_t l1_of(int group);
 extern "C" unsigned czk_cuda_msm_window_bits(size_t n) {
   const char *env = getenv("CZK_CUDA_MSM_WINDOW");
   if (env && *env) {
@@ -149,11 +150,9 @@ static czk_status msm_new(czk_cuda_msm **out, int group, const void *bases, size
   /* level-1 chunk: on the H200, G1 2^26 takes 430.5 / 424.2 / 420.8 / 415.4 / 415.2 ms with 32 / 48 / 64 / 96 / 128
    * entries per thread (2^20..2^24 within 4% either way); G2 2^24 (lazy Fp2 product, inlined) 414.6 / 408.5 / 434.3
    * ms with 32 / 64 / 128. */
-  m->l1 = group == 1 ? 128 : 64;
+  m->l1 = l1_of(group);
   m->prof = getenv("CZK_CUDA_MSM_PROFILE") != NULL;
   m->lk = 16;
-  const char *env = getenv("CZK_CUDA_MSM_CHUNK");
-  if (env && atoi(env) >= 4 && atoi(env) <= 4096) m->l1 = (uint32_t)atoi(env);
   czk_status s = CZK_OK;
   cudaError_t e = cudaGetDevice(&m->device);
   if (e == cudaSuccess) e = cudaMallocHost(&m->h_win, 64 * m->xyzz_size);
@@ -291,6 +290,167 @@ static size_t msm_max_chunk(void) {
   return (size_t)1 << 24;
 }
 
+/* ------------------------------------------------------------------------------------------------ scratch plan */
+/* What one pass needs of the scratch (bytes per buffer), so that a handle's scratch can be sized before any run
+ * (czk_cuda_msm_reserve) and its bytes known before any allocation (czk_cuda_msm_plan_bytes): the device memory plan
+ * of a prove, never discovered by a failing cudaMalloc. msm_pass sizes its scratch with the same function. */
+typedef struct scratch_need {
+  size_t pairs; /* bytes of each of the four pair arrays (keys / values, in and out) */
+  size_t sort_tmp, buckets, rkey[2], rec[2], seg, idx, part_tmp;
+} scratch_need;
+
+static void need_max(scratch_need *a, const scratch_need *b) {
+  size_t *x = (size_t *)a;
+  const size_t *y = (const size_t *)b;
+  for (size_t i = 0; i < sizeof *a / sizeof(size_t); i++) x[i] = x[i] > y[i] ? x[i] : y[i];
+}
+static uint64_t need_bytes(const scratch_need *a) {
+  return 4ull * a->pairs + a->sort_tmp + a->buckets + a->rkey[0] + a->rkey[1] + a->rec[0] + a->rec[1] + a->seg +
+         a->idx + a->part_tmp;
+}
+
+/* The shape of one pass: n points with full digits and n_1 ones (msm_pass). */
+typedef struct pass_shape {
+  uint32_t c, W, nb, sentinel;
+  int bits;
+  size_t N;
+} pass_shape;
+static pass_shape pass_shape_of(size_t n, size_t n_1) {
+  pass_shape p;
+  p.c = n ? czk_cuda_msm_window_bits(n) : 4;
+  p.W = (256 + p.c - 1) / p.c;
+  p.nb = 1u << (p.c - 1);
+  p.sentinel = p.W * p.nb;
+  p.bits = 1;
+  while (p.bits < 32 && (1ull << p.bits) <= p.sentinel) p.bits++;
+  p.N = n * (size_t)p.W + n_1;
+  return p;
+}
+
+static czk_status pass_need(uint32_t l1, uint32_t lk, size_t xyzz, size_t n, size_t n_1, scratch_need *o) {
+  memset(o, 0, sizeof *o);
+  const pass_shape p = pass_shape_of(n, n_1);
+  o->pairs = p.N * 4;
+  size_t tmp = 0;
+  CZK_CU(cub::DeviceRadixSort::SortPairs(NULL, tmp, (uint32_t *)NULL, (uint32_t *)NULL, (uint32_t *)NULL,
+                                         (uint32_t *)NULL, (int64_t)p.N, 0, p.bits, (cudaStream_t)0));
+  o->sort_tmp = tmp;
+  o->buckets = (size_t)p.W * p.nb * xyzz;
+  size_t r1 = 2 * ((p.N + l1 - 1) / l1);
+  size_t r2 = 2 * ((r1 + lk - 1) / lk);
+  o->rkey[0] = r1 * 4, o->rec[0] = r1 * xyzz;
+  o->rkey[1] = r2 * 4, o->rec[1] = r2 * xyzz;
+  o->seg = (size_t)p.W * (p.nb / msm_seg_size(p.c, p.W)) * xyzz;
+  return CZK_OK;
+}
+
+static bool sparse_for(size_t n) {
+  const char *sp = getenv("CZK_CUDA_MSM_SPARSE");
+  return n >= (sp && *sp == '1' ? 1u : 1u << 16) && !(sp && *sp == '0');
+}
+
+/* The partition's temporary storage for n scalars (msm_run's 0/1 split). */
+static czk_status part_tmp_need(size_t n, size_t *tmp) {
+  msm_is_one one = {{NULL, false}};
+  msm_is_other oth = {{NULL, false}};
+  thrust::counting_iterator<uint32_t> in(0);
+  thrust::reverse_iterator<uint32_t *> back(NULL);
+  thrust::discard_iterator<> none;
+  *tmp = 0;
+  CZK_CU(cub::DevicePartition::If(NULL, *tmp, in, (uint32_t *)NULL, back, none, (int *)NULL, (int64_t)n, one, oth,
+                                  (cudaStream_t)0));
+  return CZK_OK;
+}
+
+/* Everything any run of up to n points (scalars on the device) may need: every dense pass size up to the chunk (a
+ * pass's pairs grow with its points within one window width, so the largest size of each width is taken), and, where
+ * the 0/1 split applies, its indices, its temporary storage and the ones' passes. */
+static czk_status run_need(uint32_t l1, uint32_t lk, size_t xyzz, size_t n, bool dense_only, scratch_need *o) {
+  memset(o, 0, sizeof *o);
+  if (n == 0) return CZK_OK;
+  const size_t chunk = msm_max_chunk(), top = n < chunk ? n : chunk;
+  scratch_need t;
+  for (size_t lo = 1; lo <= top; lo *= 2) {
+    size_t hi = 2 * lo - 1 < top ? 2 * lo - 1 : top;
+    CZK_TRY(pass_need(l1, lk, xyzz, hi, 0, &t));
+    need_max(o, &t);
+    if (lo > top / 2) break;
+  }
+  if (!dense_only && sparse_for(n)) {
+    o->idx = n * 4;
+    CZK_TRY(part_tmp_need(n, &o->part_tmp));
+    CZK_TRY(pass_need(l1, lk, xyzz, 0, n < 8 * chunk ? n : 8 * chunk, &t));
+    need_max(o, &t);
+  }
+  return CZK_OK;
+}
+
+static uint32_t l1_of(int group) {
+  const char *env = getenv("CZK_CUDA_MSM_CHUNK");
+  if (env && atoi(env) >= 4 && atoi(env) <= 4096) return (uint32_t)atoi(env);
+  return group == 1 ? 128 : 64;
+}
+
+static czk_status scratch_grow(msm_scratch *s, const scratch_need *nd) {
+  if (s->pairs_cap < nd->pairs) {
+    for (int i = 0; i < 2; i++) {
+      CZK_CU(cudaFree(s->d_keys[i]));
+      CZK_CU(cudaFree(s->d_vals[i]));
+      s->d_keys[i] = s->d_vals[i] = NULL;
+    }
+    s->pairs_cap = 0;
+    for (int i = 0; i < 2; i++) {
+      CZK_CU(cudaMalloc((void **)&s->d_keys[i], nd->pairs));
+      CZK_CU(cudaMalloc((void **)&s->d_vals[i], nd->pairs));
+    }
+    s->pairs_cap = nd->pairs;
+  }
+  CZK_TRY(grow(&s->d_sort_tmp, &s->sort_tmp_cap, nd->sort_tmp));
+  CZK_TRY(grow(&s->d_buckets, &s->buckets_cap, nd->buckets));
+  for (int i = 0; i < 2; i++) {
+    CZK_TRY(grow((void **)&s->d_rkeys[i], &s->rkey_cap[i], nd->rkey[i]));
+    CZK_TRY(grow(&s->d_rpts[i], &s->rec_cap[i], nd->rec[i]));
+  }
+  CZK_TRY(grow(&s->d_seg, &s->seg_cap, nd->seg));
+  CZK_TRY(grow((void **)&s->d_idx, &s->idx_cap, nd->idx));
+  CZK_TRY(grow(&s->d_part_tmp, &s->part_tmp_cap, nd->part_tmp));
+  return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_msm_plan_bytes(const int *groups, const size_t *ns, const int *dense, size_t k,
+                                              uint64_t *bytes) {
+  if (!bytes || (k && (!groups || !ns))) return CZK_ERR_INVALID_ARG;
+  scratch_need all, t;
+  memset(&all, 0, sizeof all);
+  for (size_t i = 0; i < k; i++) {
+    if (groups[i] != 1 && groups[i] != 2) return CZK_ERR_INVALID_ARG;
+    size_t xyzz = groups[i] == 1 ? sizeof(czk_g1_xyzz) : sizeof(czk_g2_xyzz);
+    CZK_TRY(run_need(l1_of(groups[i]), 16, xyzz, ns[i], dense && dense[i], &t));
+    need_max(&all, &t);
+  }
+  *bytes = need_bytes(&all);
+  return CZK_OK;
+}
+
+extern "C" czk_status czk_cuda_msm_reserve(czk_cuda_msm *m, size_t n) {
+  if (!m || !m->s) return CZK_ERR_INVALID_ARG;
+  if (n > m->cap) n = m->cap;
+  scratch_need nd;
+  CZK_TRY(run_need(m->l1, m->lk, m->xyzz_size, n, m->dense, &nd));
+  return scratch_grow(m->s, &nd);
+}
+
+extern "C" uint64_t czk_cuda_msm_scratch_held(const czk_cuda_msm *m) {
+  if (!m || !m->s) return 0;
+  const msm_scratch *s = m->s;
+  return 4ull * s->pairs_cap + s->sort_tmp_cap + s->buckets_cap + s->rkey_cap[0] + s->rkey_cap[1] + s->rec_cap[0] +
+         s->rec_cap[1] + s->seg_cap + s->idx_cap + s->part_tmp_cap;
+}
+
+extern "C" void czk_cuda_msm_set_dense(czk_cuda_msm *m, int dense) {
+  if (m) m->dense = dense != 0;
+}
+
 static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t *d_sc, size_t n, size_t base_off,
                            const uint32_t *other, const uint32_t *ones, size_t n_1, unsigned flags, int add,
                            cudaStream_t st);
@@ -313,8 +473,7 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
   /* 0/1-aware: witness vectors are mostly 0 and 1 (bits); partition the points by scalar class on the device and read
    * the two counts back (the run's one synchronization): zeros are skipped, ones cost one pair each instead of W, and
    * only the others go through the digits */
-  const char *sp = getenv("CZK_CUDA_MSM_SPARSE");
-  if (n >= (sp && *sp == '1' ? 1u : 1u << 16) && !(sp && *sp == '0')) {
+  if (!m->dense && sparse_for(n)) {
     CZK_TRY(grow((void **)&m->s->d_idx, &m->s->idx_cap, n * 4));
     msm_is_one one = {{d_sc, (flags & CZK_CUDA_SCALARS_MONT) != 0}};
     msm_is_other oth = {{d_sc, (flags & CZK_CUDA_SCALARS_MONT) != 0}};
@@ -357,41 +516,15 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
 static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t *d_sc, size_t n, size_t base_off,
                            const uint32_t *other, const uint32_t *ones, size_t n_1, unsigned flags, int add,
                            cudaStream_t st) {
-  const uint32_t c = n ? czk_cuda_msm_window_bits(n) : 4;
-  const uint32_t W = (256 + c - 1) / c;
-  const uint32_t nb = 1u << (c - 1);
-  const uint32_t sentinel = W * nb;
-  int bits = 1;
-  while (bits < 32 && (1ull << bits) <= sentinel) bits++;
-  const size_t N = n * (size_t)W + n_1;
-
-  /* scratch */
-  if (m->s->pairs_cap < N * 4) {
-    for (int i = 0; i < 2; i++) {
-      CZK_CU(cudaFree(m->s->d_keys[i]));
-      CZK_CU(cudaFree(m->s->d_vals[i]));
-      m->s->d_keys[i] = m->s->d_vals[i] = NULL;
-    }
-    m->s->pairs_cap = 0;
-    for (int i = 0; i < 2; i++) {
-      CZK_CU(cudaMalloc((void **)&m->s->d_keys[i], N * 4));
-      CZK_CU(cudaMalloc((void **)&m->s->d_vals[i], N * 4));
-    }
-    m->s->pairs_cap = N * 4;
-  }
-  size_t tmp = 0;
-  CZK_CU(cub::DeviceRadixSort::SortPairs(NULL, tmp, m->s->d_keys[0], m->s->d_keys[1], m->s->d_vals[0], m->s->d_vals[1],
-                                         (int64_t)N, 0, bits, st));
-  CZK_TRY(grow(&m->s->d_sort_tmp, &m->s->sort_tmp_cap, tmp));
-  CZK_TRY(grow(&m->s->d_buckets, &m->s->buckets_cap, (size_t)W * nb * m->xyzz_size));
-  size_t r1 = 2 * ((N + m->l1 - 1) / m->l1);
-  size_t r2 = 2 * ((r1 + m->lk - 1) / m->lk);
-  CZK_TRY(grow((void **)&m->s->d_rkeys[0], &m->s->rkey_cap[0], r1 * 4));
-  CZK_TRY(grow(&m->s->d_rpts[0], &m->s->rec_cap[0], r1 * m->xyzz_size));
-  CZK_TRY(grow((void **)&m->s->d_rkeys[1], &m->s->rkey_cap[1], r2 * 4));
-  CZK_TRY(grow(&m->s->d_rpts[1], &m->s->rec_cap[1], r2 * m->xyzz_size));
-  uint32_t S = msm_seg_size(c, W);
-  CZK_TRY(grow(&m->s->d_seg, &m->s->seg_cap, (size_t)W * (nb / S) * m->xyzz_size));
+  const pass_shape ps = pass_shape_of(n, n_1);
+  const uint32_t c = ps.c, W = ps.W, sentinel = ps.sentinel;
+  const int bits = ps.bits;
+  const size_t N = ps.N;
+  /* scratch (grown only when no reserve covered this pass) */
+  scratch_need nd;
+  CZK_TRY(pass_need(m->l1, m->lk, m->xyzz_size, n, n_1, &nd));
+  CZK_TRY(scratch_grow(m->s, &nd));
+  size_t tmp = nd.sort_tmp;
 
   m->nev = 0;
   msm_mark(m, "start", st);

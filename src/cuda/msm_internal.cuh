@@ -45,6 +45,7 @@ struct czk_cuda_msm {
   /* scratch, grown on demand */
   uint32_t *d_scalars;
   size_t scalars_cap;
+  bool dense;     /* czk_cuda_msm_set_dense: no 0/1 split (its count read-back is the run's one host sync) */
   msm_scratch *s; /* the handle's own, or shared with handles run on the same stream (czk_cuda_msm_share_scratch) */
   int *d_cnt, *h_cnt;
   void *d_win;

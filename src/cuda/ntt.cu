@@ -479,6 +479,19 @@ static void fr_sqr_n(czk_fr *r, const czk_fr *a, unsigned e) {
   for (unsigned i = 0; i < e; i++) czk_fr_mul(r, r, r);
 }
 
+/* Device bytes of a plan for 2^log_n_max (czk_cuda_ntt_new's tables): the memory plan counts them before it exists. */
+static size_t plan_table_bytes(unsigned log_n_max, size_t *tb, size_t *cb) {
+  size_t half = ((size_t)1 << log_n_max) / 2;
+  unsigned lo = (log_n_max + 1) / 2;
+  *tb = (half ? half : 1) * 2 * sizeof(fr_t);
+  *cb = (((size_t)1 << lo) + ((size_t)1 << (log_n_max - lo))) * sizeof(fr_t);
+  return 2 * *tb + 2 * *cb;
+}
+extern "C" uint64_t czk_cuda_ntt_plan_bytes(unsigned log_n_max) {
+  size_t tb, cb;
+  return log_n_max < 1 || log_n_max > 28 ? 0 : plan_table_bytes(log_n_max, &tb, &cb);
+}
+
 extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, czk_fr_roots roots,
                                        const czk_fr *coset_shift, void *stream) {
   if (!out || log_n_max < 1 || log_n_max > 28) return CZK_ERR_INVALID_ARG;
@@ -524,8 +537,8 @@ extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, c
     }
   }
   czk_status s = CZK_OK;
-  size_t tb = (half ? half : 1) * 2 * sizeof(fr_t);
-  size_t cb = (((size_t)1 << p->lo_bits) + ((size_t)1 << (log_n_max - p->lo_bits))) * sizeof(fr_t);
+  size_t tb, cb;
+  (void)plan_table_bytes(log_n_max, &tb, &cb);
   cudaError_t e = cudaMalloc((void **)&p->d_tw[0], tb);
   if (e == cudaSuccess) e = cudaMalloc((void **)&p->d_tw[1], tb);
   if (e == cudaSuccess) e = cudaMalloc((void **)&p->d_coset[0], cb);

@@ -857,10 +857,19 @@ static void *prove_main(void *arg) {
     uint8_t *proof = j->proof + (size_t)p->index * k->k.proof_bytes;
     /* the key's copy on this device (uploaded now when it fits), else the host copy */
     ctx.dkey = p->key ? czk__key_device_acquire(e, p->key, d, w->index) : NULL;
+    const bool resident = ctx.dkey != NULL;
+    /* its lane in the device's memory plan (may wait for proves in flight to give memory back) */
+    uint64_t tables = 0, tl0 = czk__clock_now_ns();
+    czk_status st = czk__lane_acquire(e, p->key, d, resident, &tables);
+    const bool laned = st == CZK_OK;
+    uint64_t tl = czk__clock_now_ns();
+    if (tl - tl0 > 1000000) /* it waited for device memory */
+      czk__span(e, "device memory", TRACK_PID_DEVICE0 + d->ordinal, w->index, tl0, tl, j->id, (int32_t)p->index);
     const bool urgent = part_urgent(e, p); /* its host staging's pool chunks go ahead of the backlog's */
     if (urgent) czk_pool_set_urgent(true);
-    czk_status st = k->k.prove_start(k->k.user, &ctx, p->key ? p->key->obj : NULL, p->synth, &pending, &r1);
+    if (st == CZK_OK) st = k->k.prove_start(k->k.user, &ctx, p->key ? p->key->obj : NULL, p->synth, &pending, &r1);
     if (urgent) czk_pool_set_urgent(false);
+    czk__lane_tables_made(e, d, tables);
     uint64_t t1 = czk__clock_now_ns();
     uint32_t ptid = PART_TID(j->id, p->index);
     czk__span(e, "prove_start", TRACK_PID_DEVICE0 + d->ordinal, w->index, t0, t1, j->id, (int32_t)p->index);
@@ -870,6 +879,7 @@ static void *prove_main(void *arg) {
       st = k->k.prove_finish(k->k.user, &ctx, pending, proof, &r2);
     }
     uint64_t t2 = czk__clock_now_ns();
+    if (laned) czk__lane_release(e, p->key, d, resident, st == CZK_OK);
     if (ctx.dkey) czk__key_device_release(e, p->key, d);
     ctx.dkey = NULL;
     uint64_t kernel = r1.kernel_ns + r2.kernel_ns;
@@ -1112,6 +1122,8 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
     dv->backend = devs[d].backend;
     dv->mem_total = devs[d].mem_total_bytes;
     dv->key_mem_limit = devs[d].backend ? devs[d].key_mem_bytes : 0;
+    dv->plan_limit = devs[d].backend ? devs[d].plan_bytes : 0;
+    dv->tables_bytes = devs[d].tables_bytes;
     dv->t_mark = now;
     dv->cause = CZK_IDLE_NO_WORK;
     char tn[96];

@@ -107,6 +107,10 @@ typedef struct ekey_dev {
   void *dkey; /* kind->key_upload's object */
   uint32_t refs;
   uint64_t bytes, last_use_ns;
+  /* the device memory plan (keys.c): the lanes of the key's proves on this device, [0] with the copy, [1] streaming
+   * the host copy: how many exist (idle ones are cached by the kind), how many a prove holds, and one lane's bytes */
+  uint32_t lanes[2], busy[2];
+  uint64_t lane_bytes[2];
 } ekey_dev;
 
 struct ekey {
@@ -159,6 +163,12 @@ typedef struct edevice {
   uint32_t nkiv;
   uint64_t transfer_hw_ns; /* exported TRANSFER idle time never decreases (observe.c) */
   uint64_t key_mem_limit, key_mem_used; /* device copies of keys (e->kc_mu): used <= limit always */
+  /* the device memory plan (e->kc_mu; keys.c): limit (0 = none); lanes' bytes (in use and idle); tables being made
+   * by proves that started (counted until their prove_start returns, then in tables_bytes) */
+  uint64_t plan_limit, lane_used, tables_pending;
+  uint32_t lanes_busy;
+  uint64_t plan_waits;
+  uint64_t (*tables_bytes)(void *backend);
   uint64_t idle_ns[CZK_IDLE_COUNT];
   atomic_bool quarantined; /* lost (kind->device_lost after a failed prove); set once, under e->gq_mu */
   uint32_t gq_proving;     /* partitions its workers took and are proving (e->gq_mu) */
@@ -261,6 +271,13 @@ void czk__key_mark_stale(czk_engine *e, ekey *key);
  * Every non-NULL result is released once with czk__key_device_release after prove_finish. */
 void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track);
 void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
+/* The device memory plan (keys.c): a lane for a prove of key on d (resident: with its copy), reused or made room for
+ * (idle lanes and unreferenced copies freed, or waiting for proves in flight); CZK_ERR_NOMEM when it cannot fit and
+ * nothing is in flight. *pending: table bytes counted until czk__lane_tables_made (after prove_start). Released once
+ * after prove_finish (ok false: the prove failed, the key's idle lanes there are freed). No-ops without a plan. */
+czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, uint64_t *pending);
+void czk__lane_tables_made(czk_engine *e, edevice *d, uint64_t pending);
+void czk__lane_release(czk_engine *e, ekey *key, edevice *d, bool resident, bool ok);
 /* Without locks: evict the least recently used unreferenced resident key other than keep_id (NULL: any); false when
  * none. need > 0: only when a reservation of `need` bytes would fit once every such key were evicted (else evicting
  * would cost keys without letting it run: the caller waits for a release instead); need = 0: unconditionally. */

@@ -22,6 +22,7 @@ typedef struct fake_pending {
   uint64_t end_ns, tag;
   uint32_t part, dev;
   czk_fake_job j;
+  const void *lane_owner, *lane_be; /* the emulated lane it holds (czk__fake_kind_plan) */
 } fake_pending;
 
 czk_status czk__fake_init(czk_fake *f, size_t max_tags) {
@@ -38,6 +39,7 @@ void czk__fake_destroy(czk_fake *f) {
   pthread_mutex_destroy(&f->mu);
   free(f->tag_job);
   free(f->log);
+  free(f->lanes);
 }
 
 czk_status czk__fake_stage_status(czk_fake_stage stage) {
@@ -188,10 +190,64 @@ typedef struct fake_dkey {
   const void *key, *backend;
 } fake_dkey;
 
+/* ---- emulated device memory (czk__fake_kind_plan): under f->mu */
+typedef struct czk_fake_lanes {
+  const void *owner, *backend;
+  uint32_t idle;
+} czk_fake_lanes;
+
+static int dev_index_locked(czk_fake *f, const void *be) {
+  for (unsigned i = 0; i < CZK_FAKE_MAX_DEVICES; i++) {
+    if (f->dev_be[i] == be) return (int)i;
+    if (!f->dev_be[i]) {
+      f->dev_be[i] = be;
+      return (int)i;
+    }
+  }
+  return 0;
+}
+static bool dev_alloc_locked(czk_fake *f, const void *be, uint64_t bytes) {
+  int d = dev_index_locked(f, be);
+  if (f->dev_capacity && f->dev_used[d] + bytes > f->dev_capacity) return false;
+  f->dev_used[d] += bytes;
+  if (f->dev_used[d] > f->dev_peak[d]) f->dev_peak[d] = f->dev_used[d];
+  return true;
+}
+static czk_fake_lanes *lanes_of_locked(czk_fake *f, const void *owner, const void *be) {
+  for (size_t i = 0; i < f->nlanes; i++)
+    if (f->lanes[i].owner == owner && f->lanes[i].backend == be) return &f->lanes[i];
+  if (f->nlanes == f->lanes_cap) {
+    size_t nc = f->lanes_cap ? 2 * f->lanes_cap : 16;
+    czk_fake_lanes *n = realloc(f->lanes, nc * sizeof *n);
+    if (!n) return NULL;
+    f->lanes = n, f->lanes_cap = nc;
+  }
+  f->lanes[f->nlanes] = (czk_fake_lanes){owner, be, 0};
+  return &f->lanes[f->nlanes++];
+}
+/* Frees owner's idle lanes (on be, or on every device when be is NULL). */
+static void lanes_free_locked(czk_fake *f, const void *owner, const void *be) {
+  for (size_t i = 0; i < f->nlanes; i++) {
+    czk_fake_lanes *l = &f->lanes[i];
+    if (l->owner != owner || (be && l->backend != be)) continue;
+    f->dev_used[dev_index_locked(f, l->backend)] -= (uint64_t)l->idle * f->lane_bytes;
+    l->idle = 0;
+  }
+}
+
 static czk_status fake_key_upload(void *user, void *key, void *backend, void **dkey) {
   czk_fake *f = user;
   long n = atomic_fetch_add(&f->uploads, 1) + 1;
   if (f->upload_fail_every && n % f->upload_fail_every == 0) return CZK_ERR_DEVICE;
+  if (f->dev_capacity) {
+    pthread_mutex_lock(&f->mu);
+    bool ok = dev_alloc_locked(f, backend, f->copy_bytes);
+    pthread_mutex_unlock(&f->mu);
+    if (!ok) {
+      atomic_fetch_add(&f->nomem, 1);
+      return CZK_ERR_NOMEM;
+    }
+  }
   fake_dkey *d = malloc(sizeof *d);
   if (!d) return CZK_ERR_NOMEM;
   *d = (fake_dkey){CZK_FAKE_MAGIC, key, backend};
@@ -205,6 +261,12 @@ static void fake_key_unload(void *user, void *backend, void *dkey) {
   fake_dkey *d = dkey;
   if (!d || d->magic != CZK_FAKE_MAGIC || d->backend != backend) atomic_fetch_add(&f->bad_dkey, 1);
   if (d) d->magic = 0;
+  if (f->dev_capacity) { /* the copy and its lanes */
+    pthread_mutex_lock(&f->mu);
+    lanes_free_locked(f, d, backend);
+    f->dev_used[dev_index_locked(f, backend)] -= f->copy_bytes;
+    pthread_mutex_unlock(&f->mu);
+  }
   atomic_fetch_add(&f->unloads, 1);
   atomic_fetch_sub(&f->live_dkeys, 1);
   free(d);
@@ -214,6 +276,25 @@ void czk__fake_kind_device(czk_engine_kind *k, uint64_t device_bytes) {
   k->key_device_bytes = device_bytes;
   k->key_upload = fake_key_upload;
   k->key_unload = fake_key_unload;
+}
+
+static czk_status fake_prove_plan(void *user, void *key, void *backend, bool resident, uint64_t *lane,
+                                  uint64_t *tables) {
+  (void)key, (void)backend, (void)resident;
+  czk_fake *f = user;
+  *lane = f->lane_bytes;
+  *tables = 0;
+  return CZK_OK;
+}
+static void fake_lanes_trim(void *user, void *key, void *dkey, void *backend) {
+  czk_fake *f = user;
+  pthread_mutex_lock(&f->mu);
+  lanes_free_locked(f, dkey ? dkey : key, backend);
+  pthread_mutex_unlock(&f->mu);
+}
+void czk__fake_kind_plan(czk_engine_kind *k) {
+  k->prove_plan = fake_prove_plan;
+  k->lanes_trim = fake_lanes_trim;
 }
 
 static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev, void *key, void *synth,
@@ -248,6 +329,21 @@ static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev,
     atomic_fetch_add(&f->nomem, 1);
     return CZK_ERR_NOMEM;
   }
+  p->lane_owner = NULL;
+  if (f->dev_capacity && dev->backend) { /* a lane: an idle one of this owner, else a new one */
+    const void *owner = dev->dkey ? dev->dkey : key;
+    czk_fake_lanes *l = lanes_of_locked(f, owner, dev->backend);
+    bool ok = l && (l->idle > 0 || dev_alloc_locked(f, dev->backend, f->lane_bytes));
+    if (!ok) {
+      pthread_mutex_unlock(&f->mu);
+      free(p);
+      atomic_fetch_add(&f->nomem, 1);
+      return CZK_ERR_NOMEM;
+    }
+    if (l->idle) l->idle--;
+    p->lane_owner = owner, p->lane_be = dev->backend;
+  }
+
   f->inflight[d]++;
   p->dev = d;
   uint64_t start = f->dev_free_at[d] > now ? f->dev_free_at[d] : now;
@@ -276,6 +372,10 @@ static czk_status fake_prove_finish(void *user, const czk_engine_device_ctx *dev
   czk__fake_expected_proof(p->tag, p->part, proof);
   pthread_mutex_lock(&f->mu);
   f->inflight[p->dev]--;
+  if (p->lane_owner) { /* the lane stays cached with its owner */
+    czk_fake_lanes *l = lanes_of_locked(f, p->lane_owner, p->lane_be);
+    if (l) l->idle++;
+  }
   pthread_mutex_unlock(&f->mu);
   free(p);
   atomic_fetch_sub(&f->live_pending, 1);
@@ -313,6 +413,11 @@ static czk_status fake_key_load(void *user, const char *key_id, czk_key_tier wan
 
 static void fake_key_free(void *user, void *key) {
   czk_fake *f = user;
+  if (f->dev_capacity) { /* its streaming lanes */
+    pthread_mutex_lock(&f->mu);
+    lanes_free_locked(f, key, NULL);
+    pthread_mutex_unlock(&f->mu);
+  }
   atomic_fetch_sub(&f->live_keys, 1);
   free(key);
 }

@@ -72,6 +72,15 @@ typedef struct czk_fake {
   uint32_t inflight[CZK_FAKE_MAX_DEVICES];
   atomic_long nomem;
   atomic_long uploads, unloads, live_dkeys, proves_dkey, proves_host, bad_dkey;
+  /* device memory (czk__fake_kind_plan; under mu): with dev_capacity > 0 each device (backend) holds that many bytes;
+   * a copy takes copy_bytes (its kind's key_device_bytes), a prove a lane of lane_bytes, cached after the prove with
+   * its owner (the copy, else the host key) and reused like the prover's; an allocation past the capacity fails with
+   * CZK_ERR_NOMEM (counted in nomem). dev_peak: the most a device held. */
+  uint64_t dev_capacity, lane_bytes, copy_bytes;
+  const void *dev_be[CZK_FAKE_MAX_DEVICES];
+  uint64_t dev_used[CZK_FAKE_MAX_DEVICES], dev_peak[CZK_FAKE_MAX_DEVICES];
+  struct czk_fake_lanes *lanes;
+  size_t nlanes, lanes_cap;
 } czk_fake;
 
 czk_status czk__fake_init(czk_fake *f, size_t max_tags);
@@ -82,6 +91,9 @@ void czk__fake_kind(czk_fake *f, czk_engine_kind *k, const char *name, const cha
 /* Give the kind a device tier: device copies of device_bytes, checked at every prove (a copy must belong to the key
  * and to the device's backend, else the prove fails and bad_dkey counts it). */
 void czk__fake_kind_device(czk_engine_kind *k, uint64_t device_bytes);
+/* Emulate device memory for the kind (after czk__fake_kind_device): f's capacity model above, and the kind's prove_plan
+ * (lanes of f->lane_bytes, no tables) and lanes_trim, so that the engine's device memory plan can be tested. */
+void czk__fake_kind_plan(czk_engine_kind *k);
 void czk__fake_set_job(czk_fake *f, uint64_t tag, uint64_t job_id);
 void czk__fake_open_gate(czk_fake *f);
 /* Close (key loads wait) or open the key-load gate. */

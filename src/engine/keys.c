@@ -5,6 +5,13 @@
  * uses the key's copy there when it has one, makes one when it fits (evicting least recently used unreferenced copies
  * of that device), else proves from the host copy. Copies are made and freed by the kind (key_upload / key_unload)
  * outside every lock; a device's used key memory never exceeds its limit; a host key's copies go before it does.
+ * Device memory plan (a device with plan_limit > 0 and a kind with prove_plan): the key cache also owns the proves'
+ * lanes. A lane (one prove's device buffers and MSM scratch, allocated in full when made) is cached with its key (the
+ * copy, or the host key when streaming) after its prove and reused by the next prove of that key on that device; the
+ * cache mirrors the kind's: per key and device, lanes made and lanes in use, and one lane's bytes. Key copies + lanes
+ * + the backend's tables (+ tables being made) never exceed plan_limit: a prove needing a new lane frees idle lanes
+ * (any key) and then unreferenced copies for it, else waits for proves in flight to end, else (nothing in flight) is
+ * refused with CZK_ERR_NOMEM (the engine proves it again alone on its device, engine.c).
  *
  * Entry states: LOADING (bytes reserved, loader not finished) -> RESIDENT, or -> FAILED (unlinked; freed by the last
  * reference holder). An entry's bytes are released exactly once: on eviction, on load failure, or at destroy. Loads,
@@ -236,6 +243,172 @@ typedef struct victim {
   void *dkey;
 } victim;
 
+/* ---- the device memory plan */
+/* Under kc_mu: the plan's bytes in use on d, and whether `more` fits beside them (always, without a plan). */
+static uint64_t plan_used_locked(const edevice *d) {
+  uint64_t t = d->tables_bytes ? d->tables_bytes(d->backend) : 0;
+  return d->key_mem_used + d->lane_used + d->tables_pending + t;
+}
+static bool plan_fits_locked(const edevice *d, uint64_t more) {
+  return !d->plan_limit || plan_used_locked(d) + more <= d->plan_limit;
+}
+static bool planned(const edevice *d, const ekey *key) {
+  return key && d->plan_limit && d->backend && key->kind->k.prove_plan;
+}
+
+/* Idle lanes marked for freeing (lanes_trim after the lock): the key and copy are referenced until then. */
+typedef struct lane_victim {
+  ekey *key;
+  int tier; /* 0: the copy's lanes, 1: streaming lanes */
+  void *dkey;
+} lane_victim;
+#define LANE_VICTIMS 32
+
+/* Under kc_mu: marks idle lanes on d (any key) as freed until `more` fits; returns how many entries were marked. */
+static uint32_t idle_lanes_locked(czk_engine *e, edevice *d, uint64_t more, lane_victim *lv) {
+  uint32_t n = 0;
+  for (ekey *o = e->keys; o && n < LANE_VICTIMS && !plan_fits_locked(d, more); o = o->next) {
+    ekey_dev *c = &o->dev[d->ordinal];
+    for (int t = 0; t < 2 && n < LANE_VICTIMS; t++) {
+      if (c->lanes[t] <= c->busy[t] || (t == 0 && c->state != KD_RESIDENT) || !o->obj) continue;
+      d->lane_used -= (uint64_t)(c->lanes[t] - c->busy[t]) * c->lane_bytes[t];
+      c->lanes[t] = c->busy[t];
+      o->refs++;
+      if (t == 0) c->refs++;
+      lv[n++] = (lane_victim){o, t, t == 0 ? c->dkey : NULL};
+    }
+  }
+  return n;
+}
+
+/* Without locks: frees the marked lanes and drops the references taken for them. */
+static void trim_lanes(czk_engine *e, edevice *d, lane_victim *lv, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    ekind *k = lv[i].key->kind;
+    if (k->k.lanes_trim) k->k.lanes_trim(k->k.user, lv[i].key->obj, lv[i].dkey, d->backend);
+    if (lv[i].tier == 0) czk__key_device_release(e, lv[i].key, d);
+    czk__key_unref(e, lv[i].key);
+  }
+}
+
+/* Under kc_mu: a copy c on d is unloaded: its lanes go with it (none in use: the copy is unreferenced). */
+static void copy_lanes_gone_locked(edevice *d, ekey_dev *c) {
+  d->lane_used -= (uint64_t)c->lanes[0] * c->lane_bytes[0];
+  c->lanes[0] = c->busy[0] = 0;
+}
+
+/* Under kc_mu: marks the least recently used unreferenced copy on d (not of `keep`) for unloading; false if none. */
+static bool lru_copy_locked(czk_engine *e, edevice *d, const ekey *keep, victim *out) {
+  ekey_dev *best = NULL;
+  ekey *bk = NULL;
+  for (ekey *o = e->keys; o; o = o->next) {
+    ekey_dev *c = &o->dev[d->ordinal];
+    if (o != keep && c->state == KD_RESIDENT && c->refs == 0 && (!best || c->last_use_ns < best->last_use_ns))
+      best = c, bk = o;
+  }
+  if (!best) return false;
+  *out = (victim){bk, best->dkey};
+  d->key_mem_used -= best->bytes;
+  copy_lanes_gone_locked(d, best);
+  best->state = KD_NONE, best->dkey = NULL, best->bytes = 0;
+  return true;
+}
+
+static bool uploading_locked(czk_engine *e, const edevice *d) {
+  for (ekey *o = e->keys; o; o = o->next)
+    if (o->dev[d->ordinal].state == KD_UPLOADING) return true;
+  return false;
+}
+
+czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, uint64_t *pending) {
+  *pending = 0;
+  if (!planned(d, key)) return CZK_OK;
+  ekind *k = key->kind;
+  const int t = resident ? 0 : 1;
+  ekey_dev *s = &key->dev[d->ordinal];
+  pthread_mutex_lock(&e->kc_mu);
+  bool reuse = s->lanes[t] > s->busy[t];
+  if (reuse) s->busy[t]++, d->lanes_busy++;
+  pthread_mutex_unlock(&e->kc_mu);
+  if (reuse) return CZK_OK;
+  uint64_t lane = 0, tables = 0;
+  czk_status st = k->k.prove_plan(k->k.user, key->obj, d->backend, resident, &lane, &tables);
+  if (st != CZK_OK) return st;
+  bool waited = false;
+  pthread_mutex_lock(&e->kc_mu);
+  for (;;) {
+    if (s->lanes[t] > s->busy[t]) { /* one came back meanwhile */
+      s->busy[t]++, d->lanes_busy++;
+      break;
+    }
+    const uint64_t more = lane + tables;
+    if (plan_fits_locked(d, more)) {
+      s->lanes[t]++, s->busy[t]++, d->lanes_busy++;
+      s->lane_bytes[t] = lane;
+      d->lane_used += lane;
+      d->tables_pending += tables;
+      *pending = tables;
+      break;
+    }
+    lane_victim lv[LANE_VICTIMS];
+    victim cv[16];
+    uint32_t nl = idle_lanes_locked(e, d, more, lv), nc = 0;
+    while (nc < 16 && !plan_fits_locked(d, more) && lru_copy_locked(e, d, key, &cv[nc])) nc++;
+    if (nl || nc) {
+      pthread_mutex_unlock(&e->kc_mu);
+      trim_lanes(e, d, lv, nl);
+      for (uint32_t i = 0; i < nc; i++) cv[i].key->kind->k.key_unload(cv[i].key->kind->k.user, d->backend, cv[i].dkey);
+      pthread_mutex_lock(&e->kc_mu);
+      continue;
+    }
+    if (d->lanes_busy > 0 || uploading_locked(e, d)) { /* memory comes back when they end */
+      if (!waited) d->plan_waits++;
+      waited = true;
+      pthread_cond_wait(&e->kc_cv, &e->kc_mu);
+      continue;
+    }
+    const uint64_t used = plan_used_locked(d);
+    pthread_mutex_unlock(&e->kc_mu);
+    CZK_WARN("engine", "%s: a prove on %s needs a lane of %.2f GiB%s (+%.2f GiB of tables); the device's memory plan "
+             "is %.2f GiB with %.2f GiB in use (key copies in use, lanes, tables) and nothing to free or wait for",
+             key->id, d->name, (double)lane / (1u << 30), resident ? " beside the key's copy" : " (streaming)",
+             (double)tables / (1u << 30), (double)d->plan_limit / (1u << 30), (double)used / (1u << 30));
+    return CZK_ERR_NOMEM;
+  }
+  pthread_mutex_unlock(&e->kc_mu);
+  return CZK_OK;
+}
+
+void czk__lane_tables_made(czk_engine *e, edevice *d, uint64_t pending) {
+  if (!pending) return;
+  pthread_mutex_lock(&e->kc_mu);
+  d->tables_pending -= pending;
+  pthread_cond_broadcast(&e->kc_cv);
+  pthread_mutex_unlock(&e->kc_mu);
+}
+
+void czk__lane_release(czk_engine *e, ekey *key, edevice *d, bool resident, bool ok) {
+  if (!planned(d, key)) return;
+  const int t = resident ? 0 : 1;
+  ekey_dev *s = &key->dev[d->ordinal];
+  lane_victim lv[1];
+  uint32_t nl = 0;
+  pthread_mutex_lock(&e->kc_mu);
+  if (s->busy[t]) s->busy[t]--, d->lanes_busy--;
+  /* after a failure the kind may have freed the lane (or others of the key): free the key's idle ones here, so that
+   * the count is exact again */
+  if (!ok && s->lanes[t] > s->busy[t] && (t == 1 || s->state == KD_RESIDENT)) {
+    d->lane_used -= (uint64_t)(s->lanes[t] - s->busy[t]) * s->lane_bytes[t];
+    s->lanes[t] = s->busy[t];
+    key->refs++;
+    if (t == 0) s->refs++;
+    lv[nl++] = (lane_victim){key, t, t == 0 ? s->dkey : NULL};
+  }
+  pthread_cond_broadcast(&e->kc_cv);
+  pthread_mutex_unlock(&e->kc_mu);
+  trim_lanes(e, d, lv, nl);
+}
+
 void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track) {
   ekind *k = key->kind;
   if (!k->k.key_upload || !k->k.key_unload || !k->k.key_device_bytes || !d->backend ||
@@ -260,27 +433,27 @@ void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t tra
     pthread_mutex_unlock(&e->kc_mu);
     return dk;
   }
-  /* make room: least recently used unreferenced copies on this device */
-  while (d->key_mem_used + need > d->key_mem_limit && nv < 16) {
-    ekey_dev *best = NULL;
-    ekey *bk = NULL;
-    for (ekey *o = e->keys; o; o = o->next) {
-      ekey_dev *c = &o->dev[d->ordinal];
-      if (o != key && c->state == KD_RESIDENT && c->refs == 0 && (!best || c->last_use_ns < best->last_use_ns))
-        best = c, bk = o;
+  /* make room: idle lanes (the plan) and least recently used unreferenced copies on this device */
+  lane_victim lv[LANE_VICTIMS];
+  uint32_t nl = 0;
+  for (;;) {
+    const bool mem_ok = d->key_mem_used + need <= d->key_mem_limit;
+    if (mem_ok && plan_fits_locked(d, need)) break;
+    if (mem_ok && nl == 0) {
+      nl = idle_lanes_locked(e, d, need, lv);
+      if (plan_fits_locked(d, need)) break;
     }
-    if (!best) break;
-    vs[nv++] = (victim){bk, best->dkey};
-    d->key_mem_used -= best->bytes;
-    best->state = KD_NONE, best->dkey = NULL, best->bytes = 0;
+    if (nv >= 16 || !lru_copy_locked(e, d, key, &vs[nv])) break;
+    nv++;
   }
-  if (d->key_mem_used + need <= d->key_mem_limit) {
+  if (d->key_mem_used + need <= d->key_mem_limit && plan_fits_locked(d, need)) {
     s->state = KD_UPLOADING;
     s->bytes = need;
     d->key_mem_used += need;
     claim = true;
   }
   pthread_mutex_unlock(&e->kc_mu);
+  trim_lanes(e, d, lv, nl);
   for (uint32_t i = 0; i < nv; i++) vs[i].key->kind->k.key_unload(vs[i].key->kind->k.user, d->backend, vs[i].dkey);
   if (!claim) return NULL;
   uint64_t t0 = czk__clock_now_ns();
@@ -329,8 +502,12 @@ static void unload_all(czk_engine *e, ekey *key) {
     void *dk = s->state == KD_RESIDENT ? s->dkey : NULL;
     if (s->state == KD_RESIDENT) {
       e->devices[d].key_mem_used -= s->bytes;
+      copy_lanes_gone_locked(&e->devices[d], s);
       s->state = KD_NONE, s->dkey = NULL, s->bytes = 0;
     }
+    /* the host key goes next: its streaming lanes with it */
+    e->devices[d].lane_used -= (uint64_t)s->lanes[1] * s->lane_bytes[1];
+    s->lanes[1] = s->busy[1] = 0;
     pthread_mutex_unlock(&e->kc_mu);
     if (dk) k->k.key_unload(k->k.user, e->devices[d].backend, dk);
   }

@@ -284,7 +284,16 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
   for (uint32_t d = 0; d < e->ndevices; d++) {
     s->devices[d].key_mem_limit = e->devices[d].key_mem_limit;
     s->devices[d].key_mem_used = e->devices[d].key_mem_used;
-    for (ekey *k = e->keys; k; k = k->next) s->devices[d].keys_resident += k->dev[d].state == KD_RESIDENT;
+    const edevice *dv = &e->devices[d];
+    s->devices[d].plan_limit = dv->plan_limit;
+    s->devices[d].plan_lanes_bytes = dv->lane_used;
+    s->devices[d].plan_tables_bytes = dv->tables_bytes ? dv->tables_bytes(dv->backend) : 0;
+    s->devices[d].lanes_busy = dv->lanes_busy;
+    s->devices[d].plan_waits = dv->plan_waits;
+    for (ekey *k = e->keys; k; k = k->next) {
+      s->devices[d].keys_resident += k->dev[d].state == KD_RESIDENT;
+      for (int t = 0; t < 2; t++) s->devices[d].lanes_idle += k->dev[d].lanes[t] - k->dev[d].busy[t];
+    }
   }
   pthread_mutex_unlock(&e->kc_mu);
 

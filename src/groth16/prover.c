@@ -203,6 +203,11 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
       if (first) st = czk_backend_msm_share(be, l->m[i], first);
       else first = l->m[i];
     }
+    /* the memory plan (czk_groth16_plan_prove): every scratch at its full size now, none grown by a run. H values are
+     * dense: h's runs skip the 0/1 split (and its host synchronization) */
+    if (st == CZK_OK && l->m[CZK__Q_H]) czk_backend_msm_set_dense(be, l->m[CZK__Q_H], true);
+    for (int i = 0; i < CZK__NQ && st == CZK_OK; i++)
+      if (l->m[i]) st = czk_backend_msm_reserve(be, l->m[i], b->nq[i]);
   } else if (st == CZK_OK) {
     /* index lists live with the lane (a streamed key has no device copy) */
     for (int i = 0; i < 2 && st == CZK_OK; i++) {
@@ -223,6 +228,7 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
         st = czk_backend_msm_new(be, &l->m[i], g2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, l->d_slot[i], cnt);
       if (st == CZK_OK && i > 0) st = czk_backend_msm_share(be, l->m[i], l->m[0]); /* all four run on s_w */
     }
+    for (int i = 0; i < 4 && st == CZK_OK; i++) st = czk_backend_msm_reserve(be, l->m[i], i >= 2 ? l->chunk2 : l->chunk1);
     for (int i = 0; i < CZK__Q_B2; i++) l->cap1 += (b->nq[i] + l->chunk1 - 1) / l->chunk1;
     l->cap2 = (b->nq[CZK__Q_B2] + l->chunk2 - 1) / l->chunk2;
     l->part1 = calloc(l->cap1 + 1, sizeof *l->part1);
@@ -259,6 +265,68 @@ static void lane_put(czk__lanes *c, czk__lane *l) {
   l->next = c->head;
   c->head = l;
   pthread_mutex_unlock(&c->mu);
+}
+
+/* ------------------------------------------------------------------------------------------------ memory plan */
+/* Slack per lane for the allocator's rounding (CUDA rounds each allocation up to 2 MiB pages; a lane makes ~30) and the
+ * MSM handles' small buffers (window sums, counts). */
+#define LANE_SLACK ((uint64_t)96 << 20)
+
+static size_t streamed_chunk(const czk__bases *b, bool g2) {
+  size_t m = 1;
+  if (g2) m = b->nq[CZK__Q_B2] > 1 ? b->nq[CZK__Q_B2] : 1;
+  else
+    for (int i = 0; i < CZK__Q_B2; i++) m = b->nq[i] > m ? b->nq[i] : m;
+  size_t cap = g2 ? STREAM_CHUNK_G2 : STREAM_CHUNK_G1;
+  return m < cap ? m : cap;
+}
+
+/* The device bytes lane_new allocates for (b, n, nw) on a device backend. */
+static czk_status lane_bytes(czk_backend *be, const czk__bases *b, bool streamed, size_t n, size_t nw, uint64_t *out) {
+  uint64_t sum = LANE_SLACK + 3ull * n * sizeof(czk_fr) + (uint64_t)nw * sizeof(czk_fr) + 256;
+  sum += ((uint64_t)b->n_idx[0] + b->n_idx[1]) * sizeof(czk_fr);
+  uint64_t sh = 0;
+  if (!streamed) {
+    czk_backend_msm_need h = {CZK_BACKEND_G1, b->nq[CZK__Q_H], true}, w[4];
+    size_t k = 0;
+    for (int i = CZK__Q_L; i < CZK__NQ; i++)
+      if (b->nq[i]) w[k++] = (czk_backend_msm_need){i == CZK__Q_B2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, b->nq[i], false};
+    if (b->nq[CZK__Q_H]) CZK_TRY(czk_backend_msm_plan_bytes(be, &h, 1, &sh));
+    sum += sh;
+    CZK_TRY(czk_backend_msm_plan_bytes(be, w, k, &sh));
+    sum += sh;
+  } else {
+    const size_t c1 = streamed_chunk(b, false), c2 = streamed_chunk(b, true);
+    sum += ((uint64_t)b->n_idx[0] + b->n_idx[1]) * sizeof(uint32_t);
+    sum += 2ull * c1 * sizeof(czk_g1_affine) + 2ull * c2 * sizeof(czk_g2_affine);
+    czk_backend_msm_need w[2] = {{CZK_BACKEND_G1, c1, false}, {CZK_BACKEND_G2, c2, false}};
+    CZK_TRY(czk_backend_msm_plan_bytes(be, w, 2, &sh));
+    sum += sh;
+  }
+  *out = sum;
+  return CZK_OK;
+}
+
+czk_status czk_groth16_plan_prove(czk_groth16_prove_plan *out, czk_backend *be, const czk_groth16_key *key,
+                                  bool resident, bool witness_only) {
+  if (!out || !be || !key) return CZK_ERR_INVALID_ARG;
+  memset(out, 0, sizeof *out);
+  if (czk_backend_host_memory(be)) return CZK_OK;
+  const size_t n = (size_t)1 << key->log_n, nw = key->n_inputs + key->n_aux;
+  const czk__bases *b = czk__key_bases(key); /* a device copy holds the same queries and index lists */
+  CZK_TRY(lane_bytes(be, b, !resident, n, nw, &out->lane));
+  out->tables = czk_backend_h_plan_bytes(be, key->log_n, key->h_mode);
+  out->pinned = ((witness_only ? 0 : 3ull * n) + nw) * sizeof(czk_fr);
+  return CZK_OK;
+}
+
+size_t czk_groth16_lanes_trim(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be) {
+  if (!key || !be) return 0;
+  czk__lanes *c = dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key);
+  size_t before = czk__lanes_count(c);
+  lanes_drop_idle(c, be);
+  size_t after = czk__lanes_count(c);
+  return before > after ? before - after : 0;
 }
 
 /* ------------------------------------------------------------------------------------------------ host work */
@@ -604,6 +672,9 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
   czk_g1_set_infinity(&l->r1[3]);
   czk_g2_set_infinity(&l->r2);
   void *outs[CZK__NQ] = {NULL, &l->r1[1], &l->r1[2], &l->r1[3], &l->r2};
+  /* a dense witness (mostly Poseidon values: PoSt) gains nothing from the 0/1 split, which costs a host sync */
+  for (int q = CZK__Q_L; q < CZK__NQ; q++)
+    if (l->m[q]) czk_backend_msm_set_dense(be, l->m[q], as->wpack_dense);
   const int evs[CZK__NQ] = {0, EV_ML, EV_MA, EV_MB1, EV_MB2};
   for (int q = CZK__Q_L; q < CZK__NQ; q++) {
     tq = czk__now_s();
@@ -634,7 +705,9 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
   const czk__bases *b = dkey ? czk__dkey_bases(dkey) : czk__key_bases(key);
   job->owner = dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key);
   const size_t nw = (size_t)as->w.n_inputs + as->w.n_aux;
-  st = lane_get(job->owner, be, czk_backend_host_memory(be), !as->a, b, as->n_domain, nw, &job->l);
+  /* H's tables before the lane (the memory plan counts them apart: they stay with the backend) */
+  if (!czk_backend_host_memory(be)) st = czk_backend_h_prepare(be, key->log_n, key->h_mode);
+  if (st == CZK_OK) st = lane_get(job->owner, be, czk_backend_host_memory(be), !as->a, b, as->n_domain, nw, &job->l);
   if (st == CZK_OK) {
     job->l->bases = b;
     job->chain = dkey && !as->a && !czk_backend_host_memory(be) && as->n_domain >= CHAIN_DOMAIN_MIN &&

@@ -651,13 +651,11 @@ static czk_status k_key_upload(void *user, void *key, void *backend, void **dkey
   adkey *ad = calloc(1, sizeof *ad);
   if (!ad) return CZK_ERR_NOMEM;
   czk_status st = czk_groth16_key_upload(&ad->dk, k->gk, (czk_backend *)backend);
-  if (st == CZK_OK && u->cc) { /* without it each witness-only proof copies the circuit for itself */
-    czk_status cs = czk_groth16_compiled_upload(&ad->dcc, (czk_backend *)backend, u->cc);
-    if (cs != CZK_OK)
-      CZK_WARN("kinds", "%s: the compiled circuit's copy to the device failed (%s); each proof copies it", u->name,
-               czk_status_str(cs));
-  }
+  /* the compiled circuit goes with the copy (its bytes are counted in the copy's, k_key_device_size): a copy without
+   * it fails, and the key is proved from the host copy (each witness-only proof then copies the circuit itself) */
+  if (st == CZK_OK && u->device_mode && u->cc) st = czk_groth16_compiled_upload(&ad->dcc, (czk_backend *)backend, u->cc);
   if (st != CZK_OK) {
+    czk_backend_compiled_free((czk_backend *)backend, ad->dcc);
     czk_groth16_dkey_free(ad->dk);
     free(ad);
     return st;
@@ -670,6 +668,24 @@ static uint64_t k_key_device_size(void *user, void *key) {
   kuser *u = user;
   /* a device copy holds the host key's queries and indices (and the compiled circuit's arrays, at most its file) */
   return czk_groth16_key_bytes(((akey *)key)->gk) + (u->cc ? czk_cc_file_size(u->cc) : 0);
+}
+
+/* The device memory plan: one prove's lane (czk_groth16_plan_prove), plus, streaming in witness-only mode, the
+ * compiled circuit's per-proof copy. */
+static czk_status k_prove_plan(void *user, void *key, void *backend, bool resident, uint64_t *lane, uint64_t *tables) {
+  kuser *u = user;
+  akey *k = key;
+  czk_groth16_prove_plan pl;
+  CZK_TRY(czk_groth16_plan_prove(&pl, (czk_backend *)backend, k->gk, resident, u->device_mode));
+  *lane = pl.lane + (!resident && u->device_mode && u->cc ? czk_cc_file_size(u->cc) : 0);
+  *tables = pl.tables;
+  return CZK_OK;
+}
+
+static void k_lanes_trim(void *user, void *key, void *dkey, void *backend) {
+  (void)user;
+  const adkey *ad = dkey;
+  (void)czk_groth16_lanes_trim(((akey *)key)->gk, ad ? ad->dk : NULL, (czk_backend *)backend);
 }
 
 static void k_key_unload(void *user, void *backend, void *dkey) {
@@ -745,6 +761,8 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->key_upload = k_key_upload;
   out->key_device_size = k_key_device_size;
   out->key_unload = k_key_unload;
+  out->prove_plan = k_prove_plan;
+  out->lanes_trim = k_lanes_trim;
   out->destroy = k_destroy;
   return CZK_OK;
 }

@@ -274,6 +274,54 @@ static void test_msm_g1(size_t n, int kind, const char *window, unsigned flags) 
   free(bases), free(sc);
 }
 
+/* The MSM scratch plan: a handle reserved for n points holds exactly the planned bytes, and runs of up to n points
+ * (0/1-mixed or dense scalars, chunked or not, marked dense or not) grow nothing and give the right sums; two handles
+ * (G1 and G2) sharing one scratch hold the plan of both. */
+static void test_msm_plan(size_t n, int kind, int dense) {
+  czk_g1_affine *bases = g1_bases(n);
+  uint64_t *sc = malloc(n * 32);
+  make_scalars(sc, n, kind);
+  czk_g1 want, got;
+  ref_msm_g1(&want, bases, sc, n);
+  int g = 1;
+  uint64_t plan = 0;
+  CHECK(czk_cuda_msm_plan_bytes(&g, &n, &dense, 1, &plan) == CZK_OK);
+  void *st = NULL;
+  CHECK(czk_cuda_stream_create(&st) == CZK_OK);
+  czk_cuda_msm *m = NULL;
+  CHECK(czk_cuda_msm_g1_new(&m, bases, n, st) == CZK_OK);
+  czk_cuda_msm_set_dense(m, dense);
+  CHECK(czk_cuda_msm_reserve(m, n) == CZK_OK);
+  const uint64_t held = czk_cuda_msm_scratch_held(m);
+  CHECK_MSG(held == plan && plan > 0, "plan n=%zu kind=%d dense=%d: planned %llu, reserved %llu", n, kind, dense,
+            (unsigned long long)plan, (unsigned long long)held);
+  for (size_t len = n; len >= n / 3 && len > 0; len -= n / 3 + 1) { /* full and partial runs */
+    if (len != n) ref_msm_g1(&want, bases, sc, len);
+    memset(&got, 0x5a, sizeof got);
+    CHECK(czk_cuda_msm_g1_run(m, &got, sc, len, 0, st) == CZK_OK);
+    CHECK(czk_cuda_stream_sync(st) == CZK_OK);
+    CHECK_MSG(czk_g1_eq(&got, &want), "plan run n=%zu of %zu kind=%d dense=%d", len, n, kind, dense);
+    CHECK_MSG(czk_cuda_msm_scratch_held(m) == held, "a run of %zu points grew the scratch: %llu -> %llu", len,
+              (unsigned long long)held, (unsigned long long)czk_cuda_msm_scratch_held(m));
+  }
+  /* shared with a G2 handle: one scratch, the plan of both */
+  czk_g2_affine *b2 = g2_bases(n / 2 + 1);
+  czk_cuda_msm *m2 = NULL;
+  CHECK(czk_cuda_msm_g2_new(&m2, b2, n / 2 + 1, st) == CZK_OK);
+  CHECK(czk_cuda_msm_share_scratch(m2, m) == CZK_OK);
+  CHECK(czk_cuda_msm_reserve(m2, n / 2 + 1) == CZK_OK);
+  int gs[2] = {1, 2}, ds[2] = {dense, 0};
+  size_t ns[2] = {n, n / 2 + 1};
+  CHECK(czk_cuda_msm_plan_bytes(gs, ns, ds, 2, &plan) == CZK_OK);
+  CHECK_MSG(czk_cuda_msm_scratch_held(m) == plan && czk_cuda_msm_scratch_held(m2) == plan,
+            "shared plan n=%zu: planned %llu, held %llu", n, (unsigned long long)plan,
+            (unsigned long long)czk_cuda_msm_scratch_held(m));
+  czk_cuda_msm_free(m2);
+  czk_cuda_msm_free(m);
+  czk_cuda_stream_destroy(st);
+  free(bases), free(b2), free(sc);
+}
+
 static void test_msm_g2(size_t n, int kind, const char *window) {
   if (window) setenv("CZK_CUDA_MSM_WINDOW", window, 1);
   else unsetenv("CZK_CUDA_MSM_WINDOW");
@@ -526,7 +574,14 @@ int main(void) {
   test_msm_g2(400, 2, NULL);
   unsetenv("CZK_CUDA_MSM_SPARSE");
   test_msm_g1(150000, 2, NULL, 0);
+  /* the scratch plan: sparse and dense handles, natural size and chunked (2^16 chunks: several dense passes, the ones'
+   * passes of up to 2^19) */
+  test_msm_plan(150000, 2, 0);
+  test_msm_plan(150000, 0, 1);
   setenv("CZK_CUDA_MSM_MAX_CHUNK", "65536", 1);
+  test_msm_plan(300000, 2, 0);
+  test_msm_plan(300000, 0, 1);
+  test_msm_plan(300000, 0, 0);
   test_msm_g1(300000, 2, NULL, CZK_CUDA_SCALARS_MONT);
   test_msm_g1(600000, 4, NULL, 0); /* ones in 8-chunk passes */
   test_msm_g2(100000, 2, NULL);

@@ -71,8 +71,8 @@ static void check_idle(czk_engine *e, czk_fake *f, const char *where) {
 
 static czk_engine *make_engine(czk_fake *f, uint64_t limit, uint32_t synth, uint32_t ndev, uint32_t k,
                                const char *key_id, uint64_t key_bytes) {
-  static czk_engine_device_desc devs[4] = {{"fake0", NULL, 0, 0, 0}, {"fake1", NULL, 0, 0, 0}, {"fake2", NULL, 0, 0, 0},
-                                           {"fake3", NULL, 0, 0, 0}};
+  static czk_engine_device_desc devs[4] = {{"fake0", NULL, 0, 0, 0, 0, NULL}, {"fake1", NULL, 0, 0, 0, 0, NULL}, {"fake2", NULL, 0, 0, 0, 0, NULL},
+                                           {"fake3", NULL, 0, 0, 0, 0, NULL}};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = limit;
@@ -241,7 +241,7 @@ static bool prove_calls_at_least(czk_engine *e, void *ctx) {
 /* An engine on one fake device with one prove worker and one finalizer: budget `limit`, `synth` synthesis workers,
  * the urgent lane up to `urgent_max` bytes (0: off). */
 static czk_engine *one_device_engine(czk_fake *f, uint64_t limit, unsigned synth, uint64_t urgent_max) {
-  static czk_engine_device_desc dev = {"fake0", NULL, 0, 0, 0};
+  static czk_engine_device_desc dev = {"fake0", NULL, 0, 0, 0, 0, NULL};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = limit;
@@ -332,7 +332,7 @@ static void test_urgent_key_spared(void) {
   CHECK(czk_engine_register_kind(e, &kbig) == CZK_OK);
   CHECK(czk_engine_register_kind(e, &ksmall) == CZK_OK);
   czk_engine_result r;
-  uint64_t crit, low;
+  uint64_t crit = 0, low = 0;
   czk_fake_job cj = fjob(1, 1, 0, 100);
   CHECK(submit(e, &f, "small", CZK_PRIORITY_CRITICAL, NULL, &cj, &crit) == CZK_OK);
   CHECK(czk_engine_await(e, crit, 0, &r) == CZK_OK);
@@ -1151,7 +1151,7 @@ static void run_one(czk_engine *e, czk_fake *f, const char *kind, uint64_t tag, 
 static void test_device_oom_alone(void) {
   czk_fake f;
   czk__fake_init(&f, 64);
-  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 3, 0, 0};
+  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 3, 0, 0, 0, NULL};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = 100000;
@@ -1199,6 +1199,89 @@ static void test_device_oom_alone(void) {
   czk__fake_destroy(&f);
 }
 
+/* The device memory plan: two keys whose copies (30 B) and lanes (25 B each, cached with their keys after each prove)
+ * do not all fit a device of 100 B. With the plan (plan_bytes = the capacity) every prove finds its memory (idle lanes
+ * and the other key's unreferenced copy are freed for it, or it waits for a prove in flight): no allocation fails and
+ * the device never holds more than its capacity. Without it, the second key's first lane fails (the control that the
+ * emulation does run out). */
+static void plan_run(bool plan, long *nomem, uint64_t *peak, uint64_t *waits, bool *all_ok) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  f.dev_capacity = 100, f.copy_bytes = 30, f.lane_bytes = 25;
+  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 3, 0, 1000, 0, NULL};
+  dev.plan_bytes = plan ? 100 : 0;
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 100000;
+  cfg.synth_workers = 3;
+  cfg.workers_per_device = 3;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  czk_engine *e = NULL;
+  *all_ok = false;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) return;
+  f.engine = e;
+  czk_engine_kind ka, kb;
+  czk__fake_kind(&f, &ka, "ka", "key-a", 3000, k_shape);
+  czk__fake_kind(&f, &kb, "kb", "key-b", 3000, k_shape);
+  czk__fake_kind_device(&ka, 30);
+  czk__fake_kind_device(&kb, 30);
+  czk__fake_kind_plan(&ka);
+  czk__fake_kind_plan(&kb);
+  CHECK(czk_engine_register_kind(e, &ka) == CZK_OK && czk_engine_register_kind(e, &kb) == CZK_OK);
+  bool ok = true;
+  /* key-a's job first (its lanes stay cached), then both kinds at once */
+  const char *seq[5] = {"ka", "kb", "ka", "kb", "kb"};
+  uint64_t ids[5];
+  for (int i = 0; i < 5; i++) {
+    czk_fake_job j = fjob((uint64_t)i + 1, 6, 200, 4000);
+    CHECK(submit(e, &f, seq[i], CZK_PRIORITY_NORMAL, NULL, &j, &ids[i]) == CZK_OK);
+    if (i == 0) {
+      czk_engine_result r;
+      ok &= czk_engine_await(e, ids[0], 0, &r) == CZK_OK && r.status == CZK_OK;
+      czk_engine_result_free(&r);
+    }
+  }
+  for (int i = 1; i < 5; i++) {
+    czk_engine_result r;
+    ok &= czk_engine_await(e, ids[i], 0, &r) == CZK_OK && r.status == CZK_OK;
+    czk_engine_result_free(&r);
+  }
+  czk_engine_status *s;
+  *waits = 0;
+  if (czk_engine_status_get(e, &s) == CZK_OK) {
+    const czk_engine_device_status *d = &s->devices[0];
+    *waits = d->plan_waits;
+    if (plan) {
+      CHECK_MSG(d->plan_limit == 100 && d->key_mem_used + d->plan_lanes_bytes <= 100 && d->lanes_busy == 0,
+                "plan: limit %llu, copies %llu, lanes %llu, busy %u", (unsigned long long)d->plan_limit,
+                (unsigned long long)d->key_mem_used, (unsigned long long)d->plan_lanes_bytes, d->lanes_busy);
+      /* the plan's count matches the emulated device's */
+      CHECK_MSG(d->key_mem_used + d->plan_lanes_bytes == f.dev_used[0], "plan counts %llu, device holds %llu",
+                (unsigned long long)(d->key_mem_used + d->plan_lanes_bytes), (unsigned long long)f.dev_used[0]);
+    }
+    czk_engine_status_free(s);
+  }
+  czk_engine_destroy(e);
+  CHECK(atomic_load(&f.live_synth) == 0 && atomic_load(&f.live_pending) == 0 && atomic_load(&f.live_dkeys) == 0);
+  CHECK_MSG(f.dev_used[0] == 0, "device memory left after destroy: %llu", (unsigned long long)f.dev_used[0]);
+  *nomem = atomic_load(&f.nomem);
+  *peak = f.dev_peak[0];
+  *all_ok = ok;
+  czk__fake_destroy(&f);
+}
+static void test_device_memory_plan(void) {
+  long nomem;
+  uint64_t peak, waits;
+  bool ok;
+  plan_run(true, &nomem, &peak, &waits, &ok);
+  CHECK_MSG(ok && nomem == 0 && peak <= 100, "with the plan: jobs ok %d, %ld failed allocations, peak %llu of 100",
+            ok, nomem, (unsigned long long)peak);
+  plan_run(false, &nomem, &peak, &waits, &ok);
+  CHECK_MSG(nomem > 0, "without the plan the emulated device must run out (control): %ld failed allocations", nomem);
+}
+
 static const czk_engine_key_status *key_of(const czk_engine_status *s, const char *id) {
   for (uint32_t i = 0; i < s->nkeys; i++)
     if (strcmp(s->keys[i].key_id, id) == 0) return &s->keys[i];
@@ -1207,7 +1290,7 @@ static const czk_engine_key_status *key_of(const czk_engine_status *s, const cha
 static void test_device_keys(uint32_t ndev) {
   czk_fake f;
   czk__fake_init(&f, 64);
-  czk_engine_device_desc devs[2] = {{"dev0", &g_backend_token[0], 1, 0, 1000}, {"dev1", &g_backend_token[1], 1, 0, 1000}};
+  czk_engine_device_desc devs[2] = {{"dev0", &g_backend_token[0], 1, 0, 1000, 0, NULL}, {"dev1", &g_backend_token[1], 1, 0, 1000, 0, NULL}};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = 100000;
@@ -1334,6 +1417,7 @@ int main(int argc, char **argv) {
   test_device_keys(1);
   test_device_keys(2);
   test_device_oom_alone();
+  test_device_memory_plan();
   test_shutdown(false);
   test_shutdown(true);
   test_stress(seed);

@@ -80,6 +80,24 @@ static void test_prover(czk_backend *be, unsigned k) {
     size_t cached = czk__lanes_count(czk__key_lanes(key));
     if (czk_backend_host_memory(be)) CHECK_EQ_INT(cached, 0);
     else CHECK_MSG(cached >= 1, "%s: no lane cached after proofs of a host key", czk_backend_name(be));
+    /* the memory plan: nothing on a host-memory backend; on a device, idle lanes are trimmed on request, and a lane
+     * made again takes no more device memory than planned */
+    czk_groth16_prove_plan pl;
+    CHECK(czk_groth16_plan_prove(&pl, be, key, false, false) == CZK_OK);
+    CHECK_EQ_INT(czk_groth16_lanes_trim(key, NULL, be), cached);
+    CHECK_EQ_INT(czk__lanes_count(czk__key_lanes(key)), 0);
+    if (czk_backend_host_memory(be)) {
+      CHECK(pl.lane == 0 && pl.tables == 0 && pl.pinned == 0);
+    } else {
+      CHECK(pl.lane > 0 && pl.tables == 0 && pl.pinned > 0); /* H's tables exist after the proofs above */
+      czk_backend_props p0, p1;
+      CHECK(czk_backend_get_props(be, &p0) == CZK_OK);
+      CHECK(prove_on(be, key, NULL, sh, k, 7, false, &p, pub, &np) == CZK_OK);
+      CHECK(czk_backend_get_props(be, &p1) == CZK_OK);
+      uint64_t took = p0.mem_free > p1.mem_free ? p0.mem_free - p1.mem_free : 0;
+      CHECK_MSG(took <= pl.lane, "%s: a lane took %llu bytes of device memory, planned %llu", czk_backend_name(be),
+                (unsigned long long)took, (unsigned long long)pl.lane);
+    }
   }
   /* device copy */
   czk_groth16_dkey *dk = NULL;
