@@ -194,8 +194,12 @@ typedef struct czk_engine_kind {
    * and the bytes of tables the backend would make for them (kept by the backend; 0 once made). Runs outside every
    * lock. A lane stays cached with the key (its copy when resident) after its prove and is reused by the next prove
    * of that key and device; lanes_trim frees the idle ones of `key` on `backend` (of its copy `dkey` when given,
-   * else the streaming ones). Unloading a copy frees its lanes; freeing a key frees its streaming lanes. */
-  czk_status (*prove_plan)(void *user, void *key, void *backend, bool resident, uint64_t *lane, uint64_t *tables);
+   * else the streaming ones). Unloading a copy frees its lanes; freeing a key frees its streaming lanes. pinned: the
+   * host bytes one lane pins (staging). While a prove holds its lane, the partition's reservation covers that staging
+   * (a device prove does not use the host prover's scratch it reserves); an idle cached lane's staging is counted in
+   * the budget (category KEY) or, when the budget cannot take it, the lane is freed. */
+  czk_status (*prove_plan)(void *user, void *key, void *backend, bool resident, uint64_t *lane, uint64_t *tables,
+                           uint64_t *pinned);
   void (*lanes_trim)(void *user, void *key, void *dkey, void *backend);
   /* Optional: after prove_start or prove_finish failed on `dev`, whether that device is lost for good (a sticky error:
    * its backend is quarantined). The engine then quarantines the device (its workers stop taking work) and proves the

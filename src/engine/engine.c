@@ -1039,6 +1039,7 @@ static void engine_free(czk_engine *e) {
   pthread_mutex_destroy(&e->gq_mu);
   pthread_mutex_destroy(&e->fq_mu);
   pthread_mutex_destroy(&e->kc_mu);
+  pthread_mutex_destroy(&e->pin_mu);
   pthread_mutex_destroy(&e->sd_mu);
   czk_trace_free(e->trace);
   czk_budget_free(e->budget);
@@ -1078,6 +1079,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
   pthread_mutex_init(&e->gq_mu, NULL);
   pthread_mutex_init(&e->fq_mu, NULL);
   pthread_mutex_init(&e->kc_mu, NULL);
+  pthread_mutex_init(&e->pin_mu, NULL);
   pthread_mutex_init(&e->sd_mu, NULL);
   czk__cond_init_mono(&e->disp_cv);
   czk__cond_init_mono(&e->synth_cv);

@@ -8,6 +8,8 @@
  *   e->kc_mu  key cache entries
  *   dev->mu, worker->mu   per-device / per-worker statistics (leaf locks)
  *   budget and trace have their own internal leaf locks.
+ * e->pin_mu guards the idle lanes' pinned reservations; it is taken with no engine lock held, and the budget's notify
+ * (e->mu) may run under it: pin_mu -> e->mu.
  * Order: e->mu -> e->gq_mu -> e->kc_mu -> (leaf locks). czk_budget_release is never called with an engine lock held
  * (its notify hook takes e->mu). */
 #ifndef CZK_ENGINE_INTERNAL_H
@@ -111,6 +113,10 @@ typedef struct ekey_dev {
    * the host copy: how many exist (idle ones are cached by the kind), how many a prove holds, and one lane's bytes */
   uint32_t lanes[2], busy[2];
   uint64_t lane_bytes[2];
+  /* the idle lanes' pinned host staging in the budget (category KEY; e->pin_mu): one lane's bytes, and the
+   * reservation of (lanes - busy) of them */
+  uint64_t lane_pinned[2];
+  czk_reservation pin_res[2];
 } ekey_dev;
 
 struct ekey {
@@ -237,6 +243,8 @@ struct czk_engine {
   bool fq_stop;
 
   pthread_mutex_t kc_mu;
+  pthread_mutex_t pin_mu; /* the idle lanes' pinned reservations (keys.c): taken without engine locks (the budget's
+                             notify, which takes e->mu, may run under it) */
   pthread_cond_t kc_cv;
   ekey *keys;
 

@@ -279,11 +279,12 @@ void czk__fake_kind_device(czk_engine_kind *k, uint64_t device_bytes) {
 }
 
 static czk_status fake_prove_plan(void *user, void *key, void *backend, bool resident, uint64_t *lane,
-                                  uint64_t *tables) {
+                                  uint64_t *tables, uint64_t *pinned) {
   (void)key, (void)backend, (void)resident;
   czk_fake *f = user;
   *lane = f->lane_bytes;
   *tables = 0;
+  *pinned = f->lane_pinned;
   return CZK_OK;
 }
 static void fake_lanes_trim(void *user, void *key, void *dkey, void *backend) {

@@ -77,6 +77,7 @@ typedef struct czk_fake {
    * its owner (the copy, else the host key) and reused like the prover's; an allocation past the capacity fails with
    * CZK_ERR_NOMEM (counted in nomem). dev_peak: the most a device held. */
   uint64_t dev_capacity, lane_bytes, copy_bytes;
+  uint64_t lane_pinned; /* host bytes a lane pins (prove_plan's pinned) */
   const void *dev_be[CZK_FAKE_MAX_DEVICES];
   uint64_t dev_used[CZK_FAKE_MAX_DEVICES], dev_peak[CZK_FAKE_MAX_DEVICES];
   struct czk_fake_lanes *lanes;

@@ -264,20 +264,63 @@ typedef struct lane_victim {
 } lane_victim;
 #define LANE_VICTIMS 32
 
+/* Without engine locks: the budget's reservation of key's idle lanes' pinned staging on d (tier t) is set to what
+ * they pin now ((lanes - busy) x one lane's bytes, read under kc_mu inside pin_mu, so concurrent syncs end on the
+ * latest count). false: a growth the budget refused (the caller frees those idle lanes and syncs again). */
+static bool pin_sync(czk_engine *e, ekey *key, const edevice *d, int t) {
+  ekey_dev *s = &key->dev[d->ordinal];
+  pthread_mutex_lock(&e->pin_mu);
+  pthread_mutex_lock(&e->kc_mu);
+  const uint64_t target = (uint64_t)(s->lanes[t] - s->busy[t]) * s->lane_pinned[t];
+  pthread_mutex_unlock(&e->kc_mu);
+  czk_reservation *r = &s->pin_res[t];
+  const bool live = (r->held & (1u << CZK_MEM_KEY)) != 0;
+  bool ok = true;
+  if (!live && target) {
+    const uint64_t b[1] = {target};
+    ok = czk_budget_try_reserve(e->budget, r, b, 1) == CZK_OK;
+  } else if (live && !target) {
+    uint64_t f;
+    (void)czk_budget_release(e->budget, r, CZK_MEM_KEY, &f);
+  } else if (live) {
+    ok = czk_budget_resize(e->budget, r, CZK_MEM_KEY, target) == CZK_OK;
+  }
+  pthread_mutex_unlock(&e->pin_mu);
+  return ok;
+}
+
+static void trim_lanes(czk_engine *e, edevice *d, lane_victim *lv, uint32_t n);
+
+/* Under kc_mu: marks key's idle lanes on d (tier t) as freed (for trim_lanes); false when there are none. */
+static bool mark_idle_locked(edevice *d, ekey *key, int t, lane_victim *out) {
+  ekey_dev *c = &key->dev[d->ordinal];
+  if (c->lanes[t] <= c->busy[t] || (t == 0 && c->state != KD_RESIDENT) || !key->obj) return false;
+  d->lane_used -= (uint64_t)(c->lanes[t] - c->busy[t]) * c->lane_bytes[t];
+  c->lanes[t] = c->busy[t];
+  key->refs++;
+  if (t == 0) c->refs++;
+  *out = (lane_victim){key, t, t == 0 ? c->dkey : NULL};
+  return true;
+}
+
+/* Without engine locks: after key's lanes on d changed, their staging's reservation follows; when the budget cannot
+ * take the idle ones' staging, they are freed instead. */
+static void pin_follow(czk_engine *e, ekey *key, edevice *d, int t) {
+  if (pin_sync(e, key, d, t)) return;
+  lane_victim lv;
+  pthread_mutex_lock(&e->kc_mu);
+  bool any = mark_idle_locked(d, key, t, &lv);
+  pthread_cond_broadcast(&e->kc_cv);
+  pthread_mutex_unlock(&e->kc_mu);
+  if (any) trim_lanes(e, d, &lv, 1); /* syncs again (to what the busy ones leave: nothing) */
+  else (void)pin_sync(e, key, d, t);
+}
+
 /* Under kc_mu: marks idle lanes on d (any key) as freed until `more` fits; returns how many entries were marked. */
 static uint32_t idle_lanes_locked(czk_engine *e, edevice *d, uint64_t more, lane_victim *lv) {
   uint32_t n = 0;
-  for (ekey *o = e->keys; o && n < LANE_VICTIMS && !plan_fits_locked(d, more); o = o->next) {
-    ekey_dev *c = &o->dev[d->ordinal];
-    for (int t = 0; t < 2 && n < LANE_VICTIMS; t++) {
-      if (c->lanes[t] <= c->busy[t] || (t == 0 && c->state != KD_RESIDENT) || !o->obj) continue;
-      d->lane_used -= (uint64_t)(c->lanes[t] - c->busy[t]) * c->lane_bytes[t];
-      c->lanes[t] = c->busy[t];
-      o->refs++;
-      if (t == 0) c->refs++;
-      lv[n++] = (lane_victim){o, t, t == 0 ? c->dkey : NULL};
-    }
-  }
+  for (ekey *o = e->keys; o && n < LANE_VICTIMS && !plan_fits_locked(d, more); o = o->next)
+    for (int t = 0; t < 2 && n < LANE_VICTIMS; t++) n += mark_idle_locked(d, o, t, &lv[n]);
   return n;
 }
 
@@ -286,6 +329,7 @@ static void trim_lanes(czk_engine *e, edevice *d, lane_victim *lv, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     ekind *k = lv[i].key->kind;
     if (k->k.lanes_trim) k->k.lanes_trim(k->k.user, lv[i].key->obj, lv[i].dkey, d->backend);
+    (void)pin_sync(e, lv[i].key, d, lv[i].tier); /* their staging leaves the budget */
     if (lv[i].tier == 0) czk__key_device_release(e, lv[i].key, d);
     czk__key_unref(e, lv[i].key);
   }
@@ -330,21 +374,26 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
   bool reuse = s->lanes[t] > s->busy[t];
   if (reuse) s->busy[t]++, d->lanes_busy++;
   pthread_mutex_unlock(&e->kc_mu);
-  if (reuse) return CZK_OK;
-  uint64_t lane = 0, tables = 0;
-  czk_status st = k->k.prove_plan(k->k.user, key->obj, d->backend, resident, &lane, &tables);
+  if (reuse) { /* its staging is covered by the partition's reservation now */
+    (void)pin_sync(e, key, d, t);
+    return CZK_OK;
+  }
+  uint64_t lane = 0, tables = 0, pinned = 0;
+  czk_status st = k->k.prove_plan(k->k.user, key->obj, d->backend, resident, &lane, &tables, &pinned);
   if (st != CZK_OK) return st;
   bool waited = false;
   pthread_mutex_lock(&e->kc_mu);
   for (;;) {
     if (s->lanes[t] > s->busy[t]) { /* one came back meanwhile */
       s->busy[t]++, d->lanes_busy++;
+      reuse = true;
       break;
     }
     const uint64_t more = lane + tables;
     if (plan_fits_locked(d, more)) {
       s->lanes[t]++, s->busy[t]++, d->lanes_busy++;
       s->lane_bytes[t] = lane;
+      s->lane_pinned[t] = pinned;
       d->lane_used += lane;
       d->tables_pending += tables;
       *pending = tables;
@@ -357,7 +406,10 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
     if (nl || nc) {
       pthread_mutex_unlock(&e->kc_mu);
       trim_lanes(e, d, lv, nl);
-      for (uint32_t i = 0; i < nc; i++) cv[i].key->kind->k.key_unload(cv[i].key->kind->k.user, d->backend, cv[i].dkey);
+      for (uint32_t i = 0; i < nc; i++) {
+        cv[i].key->kind->k.key_unload(cv[i].key->kind->k.user, d->backend, cv[i].dkey);
+        (void)pin_sync(e, cv[i].key, d, 0); /* its lanes went with it */
+      }
       pthread_mutex_lock(&e->kc_mu);
       continue;
     }
@@ -376,6 +428,7 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
     return CZK_ERR_NOMEM;
   }
   pthread_mutex_unlock(&e->kc_mu);
+  if (reuse) (void)pin_sync(e, key, d, t);
   return CZK_OK;
 }
 
@@ -397,16 +450,11 @@ void czk__lane_release(czk_engine *e, ekey *key, edevice *d, bool resident, bool
   if (s->busy[t]) s->busy[t]--, d->lanes_busy--;
   /* after a failure the kind may have freed the lane (or others of the key): free the key's idle ones here, so that
    * the count is exact again */
-  if (!ok && s->lanes[t] > s->busy[t] && (t == 1 || s->state == KD_RESIDENT)) {
-    d->lane_used -= (uint64_t)(s->lanes[t] - s->busy[t]) * s->lane_bytes[t];
-    s->lanes[t] = s->busy[t];
-    key->refs++;
-    if (t == 0) s->refs++;
-    lv[nl++] = (lane_victim){key, t, t == 0 ? s->dkey : NULL};
-  }
+  if (!ok) nl = mark_idle_locked(d, key, t, &lv[0]);
   pthread_cond_broadcast(&e->kc_cv);
   pthread_mutex_unlock(&e->kc_mu);
-  trim_lanes(e, d, lv, nl);
+  if (nl) trim_lanes(e, d, lv, nl);
+  else pin_follow(e, key, d, t); /* the idle lane's staging into the budget, or the lane goes */
 }
 
 void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track) {
@@ -454,7 +502,10 @@ void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t tra
   }
   pthread_mutex_unlock(&e->kc_mu);
   trim_lanes(e, d, lv, nl);
-  for (uint32_t i = 0; i < nv; i++) vs[i].key->kind->k.key_unload(vs[i].key->kind->k.user, d->backend, vs[i].dkey);
+  for (uint32_t i = 0; i < nv; i++) {
+    vs[i].key->kind->k.key_unload(vs[i].key->kind->k.user, d->backend, vs[i].dkey);
+    (void)pin_sync(e, vs[i].key, d, 0);
+  }
   if (!claim) return NULL;
   uint64_t t0 = czk__clock_now_ns();
   czk_status st = k->k.key_upload(k->k.user, key->obj, d->backend, &dk);
@@ -510,6 +561,7 @@ static void unload_all(czk_engine *e, ekey *key) {
     s->lanes[1] = s->busy[1] = 0;
     pthread_mutex_unlock(&e->kc_mu);
     if (dk) k->k.key_unload(k->k.user, e->devices[d].backend, dk);
+    for (int t = 0; t < 2; t++) (void)pin_sync(e, key, &e->devices[d], t); /* nothing pinned is left */
   }
 }
 
@@ -525,6 +577,25 @@ static uint64_t drop_key(czk_engine *e, ekey *key) {
     }
   key_struct_free(key);
   return freed;
+}
+
+/* Without locks: frees every idle lane whose pinned staging the budget counts (the budget needs room and no key can
+ * go); true if there was one. */
+static bool trim_pinned_idle(czk_engine *e) {
+  bool any = false;
+  for (uint32_t di = 0; di < e->ndevices; di++) {
+    edevice *d = &e->devices[di];
+    lane_victim lv[LANE_VICTIMS];
+    uint32_t n = 0;
+    pthread_mutex_lock(&e->kc_mu);
+    for (ekey *o = e->keys; o && n < LANE_VICTIMS; o = o->next)
+      for (int t = 0; t < 2 && n < LANE_VICTIMS; t++)
+        if (o->dev[di].lane_pinned[t]) n += mark_idle_locked(d, o, t, &lv[n]);
+    pthread_mutex_unlock(&e->kc_mu);
+    trim_lanes(e, d, lv, n);
+    any |= n > 0;
+  }
+  return any;
 }
 
 bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need, uint64_t spare_max) {
@@ -547,7 +618,7 @@ bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need, uint6
   if (victim && need && bs.used - idle + need > bs.limit) victim = NULL; /* would not fit even without them */
   if (victim) unlink_key_locked(e, victim);
   pthread_mutex_unlock(&e->kc_mu);
-  if (!victim) return false;
+  if (!victim) return trim_pinned_idle(e); /* else the idle lanes' pinned staging goes, if any is counted */
   char id[sizeof victim->id];
   snprintf(id, sizeof id, "%s", victim->id);
   uint64_t freed = drop_key(e, victim);

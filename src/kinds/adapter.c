@@ -672,13 +672,15 @@ static uint64_t k_key_device_size(void *user, void *key) {
 
 /* The device memory plan: one prove's lane (czk_groth16_plan_prove), plus, streaming in witness-only mode, the
  * compiled circuit's per-proof copy. */
-static czk_status k_prove_plan(void *user, void *key, void *backend, bool resident, uint64_t *lane, uint64_t *tables) {
+static czk_status k_prove_plan(void *user, void *key, void *backend, bool resident, uint64_t *lane, uint64_t *tables,
+                               uint64_t *pinned) {
   kuser *u = user;
   akey *k = key;
   czk_groth16_prove_plan pl;
   CZK_TRY(czk_groth16_plan_prove(&pl, (czk_backend *)backend, k->gk, resident, u->device_mode));
   *lane = pl.lane + (!resident && u->device_mode && u->cc ? czk_cc_file_size(u->cc) : 0);
   *tables = pl.tables;
+  *pinned = pl.pinned;
   return CZK_OK;
 }
 

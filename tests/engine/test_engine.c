@@ -1204,10 +1204,10 @@ static void test_device_oom_alone(void) {
  * and the other key's unreferenced copy are freed for it, or it waits for a prove in flight): no allocation fails and
  * the device never holds more than its capacity. Without it, the second key's first lane fails (the control that the
  * emulation does run out). */
-static void plan_run(bool plan, long *nomem, uint64_t *peak, uint64_t *waits, bool *all_ok) {
+static void plan_run(bool plan, uint64_t pinned, long *nomem, uint64_t *peak, uint64_t *waits, bool *all_ok) {
   czk_fake f;
   czk__fake_init(&f, 64);
-  f.dev_capacity = 100, f.copy_bytes = 30, f.lane_bytes = 25;
+  f.dev_capacity = 100, f.copy_bytes = 30, f.lane_bytes = 25, f.lane_pinned = pinned;
   czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 3, 0, 1000, 0, NULL};
   dev.plan_bytes = plan ? 100 : 0;
   czk_engine_config cfg;
@@ -1260,6 +1260,16 @@ static void plan_run(bool plan, long *nomem, uint64_t *peak, uint64_t *waits, bo
       /* the plan's count matches the emulated device's */
       CHECK_MSG(d->key_mem_used + d->plan_lanes_bytes == f.dev_used[0], "plan counts %llu, device holds %llu",
                 (unsigned long long)(d->key_mem_used + d->plan_lanes_bytes), (unsigned long long)f.dev_used[0]);
+      /* idle lanes' pinned staging is in the budget (category KEY, beside the keys' host bytes); a lane whose staging
+       * the budget cannot take is not kept */
+      uint64_t keys = 0;
+      for (uint32_t i = 0; i < s->nkeys; i++) keys += s->keys[i].bytes;
+      CHECK_MSG(s->mem_used_by_cat[CZK_MEM_KEY] == keys + (uint64_t)d->lanes_idle * pinned,
+                "budget KEY %llu = keys %llu + %u idle lanes x %llu pinned", (unsigned long long)s->mem_used_by_cat[0],
+                (unsigned long long)keys, d->lanes_idle, (unsigned long long)pinned);
+      if (pinned > cfg.mem_limit_bytes) CHECK_MSG(d->lanes_idle == 0 && d->plan_lanes_bytes == 0, "%u lanes kept",
+                                                  d->lanes_idle);
+      else CHECK_MSG(d->lanes_idle > 0, "no idle lane cached");
     }
     czk_engine_status_free(s);
   }
@@ -1275,10 +1285,14 @@ static void test_device_memory_plan(void) {
   long nomem;
   uint64_t peak, waits;
   bool ok;
-  plan_run(true, &nomem, &peak, &waits, &ok);
+  plan_run(true, 7, &nomem, &peak, &waits, &ok);
   CHECK_MSG(ok && nomem == 0 && peak <= 100, "with the plan: jobs ok %d, %ld failed allocations, peak %llu of 100",
             ok, nomem, (unsigned long long)peak);
-  plan_run(false, &nomem, &peak, &waits, &ok);
+  /* lanes pinning more than the budget holds: none is kept idle, every prove still finds its memory */
+  plan_run(true, 1000000, &nomem, &peak, &waits, &ok);
+  CHECK_MSG(ok && nomem == 0 && peak <= 100, "pinned past the budget: jobs ok %d, %ld failed allocations, peak %llu",
+            ok, nomem, (unsigned long long)peak);
+  plan_run(false, 0, &nomem, &peak, &waits, &ok);
   CHECK_MSG(nomem > 0, "without the plan the emulated device must run out (control): %ld failed allocations", nomem);
 }
 
