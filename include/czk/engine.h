@@ -201,6 +201,10 @@ typedef struct czk_engine_kind {
   czk_status (*prove_plan)(void *user, void *key, void *backend, bool resident, uint64_t *lane, uint64_t *tables,
                            uint64_t *pinned);
   void (*lanes_trim)(void *user, void *key, void *dkey, void *backend);
+  /* Optional: makes one lane of `key` on `backend` now (of its copy `dkey`) and leaves it idle in the kind's cache;
+   * the engine calls it when it preloads a key onto a device, for as many lanes as the device has workers and the
+   * plan and budget hold, so that the first proves allocate nothing (runs outside every lock). */
+  czk_status (*lane_warm)(void *user, void *key, void *dkey, void *backend);
   /* Optional: after prove_start or prove_finish failed on `dev`, whether that device is lost for good (a sticky error:
    * its backend is quarantined). The engine then quarantines the device (its workers stop taking work) and proves the
    * partition again elsewhere; NULL = devices are never lost. A failure with CZK_ERR_DEVICE on a device that is not
@@ -355,7 +359,8 @@ typedef struct czk_engine_device_status {
    * the backend's tables; key copies + lanes + tables never exceed the limit */
   uint64_t plan_limit, plan_lanes_bytes, plan_tables_bytes;
   uint32_t lanes_busy, lanes_idle;
-  uint64_t plan_waits; /* proves that waited for device memory (lanes of proves in flight) */
+  uint64_t plan_waits;  /* proves that waited for device memory (lanes of proves in flight) */
+  uint64_t lanes_warmed; /* lanes made ahead of their proves when keys were preloaded */
   bool quarantined;           /* lost after a sticky error (kind->device_lost): takes no more work */
   uint64_t prove_errors;      /* proves that failed on this device */
 } czk_engine_device_status;

@@ -228,6 +228,12 @@ CZK_API czk_status czk_groth16_plan_prove(czk_groth16_prove_plan *out, czk_backe
 /* Frees the idle lanes (those no prove holds) of `key`'s streamed proves on `be`, or of the device copy `dkey` when
  * given; returns how many. The engine's key cache calls it when it needs their device memory. */
 CZK_API size_t czk_groth16_lanes_trim(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be);
+/* Makes one lane for proves of `key` on `be` now (from the device copy `dkey` when given, else streaming), with H's
+ * tables, and leaves it idle in the cache, so that a later prove allocates nothing: the engine warms a key's lanes when
+ * it preloads the key onto a device. witness_only as in czk_groth16_plan_prove. A host-memory backend caches no lanes
+ * (CZK_ERR_UNSUPPORTED). */
+CZK_API czk_status czk_groth16_lane_warm(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be,
+                                         bool witness_only);
 
 /* Per-stage times of one proof (seconds), filled by finish: device-event spans on a device (they overlap: H and the
  * h MSM run on one stream, the witness MSMs on another; a streamed key reports all its MSMs in msm_h), wall times on

@@ -135,12 +135,14 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const
     czk__sb_printf(sb,
                   "}, \"key_memory_bytes\": {\"limit\": %llu, \"used\": %llu}, \"keys_resident\": %u, "
                   "\"memory_plan\": {\"limit_bytes\": %llu, \"keys_bytes\": %llu, \"lanes_bytes\": %llu, "
-                  "\"tables_bytes\": %llu, \"lanes_busy\": %u, \"lanes_idle\": %u, \"waits\": %llu}, "
+                  "\"tables_bytes\": %llu, \"lanes_busy\": %u, \"lanes_idle\": %u, \"waits\": %llu, "
+                  "\"lanes_warmed\": %llu}, "
                   "\"quarantined\": %s, \"prove_errors\": %llu}",
                   (unsigned long long)d->key_mem_limit, (unsigned long long)d->key_mem_used, d->keys_resident,
                   (unsigned long long)d->plan_limit, (unsigned long long)d->key_mem_used,
                   (unsigned long long)d->plan_lanes_bytes, (unsigned long long)d->plan_tables_bytes, d->lanes_busy,
-                  d->lanes_idle, (unsigned long long)d->plan_waits, d->quarantined ? "true" : "false",
+                  d->lanes_idle, (unsigned long long)d->plan_waits, (unsigned long long)d->lanes_warmed,
+                  d->quarantined ? "true" : "false",
                   (unsigned long long)d->prove_errors);
   }
   czk__sb_puts(sb, "\n ],\n \"workers\": [");

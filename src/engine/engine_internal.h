@@ -173,7 +173,7 @@ typedef struct edevice {
    * by proves that started (counted until their prove_start returns, then in tables_bytes) */
   uint64_t plan_limit, lane_used, tables_pending;
   uint32_t lanes_busy;
-  uint64_t plan_waits;
+  uint64_t plan_waits, lanes_warmed;
   uint64_t (*tables_bytes)(void *backend);
   uint64_t idle_ns[CZK_IDLE_COUNT];
   atomic_bool quarantined; /* lost (kind->device_lost after a failed prove); set once, under e->gq_mu */

@@ -293,9 +293,19 @@ static void fake_lanes_trim(void *user, void *key, void *dkey, void *backend) {
   lanes_free_locked(f, dkey ? dkey : key, backend);
   pthread_mutex_unlock(&f->mu);
 }
+static czk_status fake_lane_warm(void *user, void *key, void *dkey, void *backend) {
+  czk_fake *f = user;
+  pthread_mutex_lock(&f->mu);
+  czk_fake_lanes *l = lanes_of_locked(f, dkey ? dkey : key, backend);
+  bool ok = l && dev_alloc_locked(f, backend, f->lane_bytes);
+  if (ok) l->idle++, f->lane_allocs++;
+  pthread_mutex_unlock(&f->mu);
+  return ok ? CZK_OK : CZK_ERR_NOMEM;
+}
 void czk__fake_kind_plan(czk_engine_kind *k) {
   k->prove_plan = fake_prove_plan;
   k->lanes_trim = fake_lanes_trim;
+  k->lane_warm = fake_lane_warm;
 }
 
 static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev, void *key, void *synth,
@@ -334,7 +344,9 @@ static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev,
   if (f->dev_capacity && dev->backend) { /* a lane: an idle one of this owner, else a new one */
     const void *owner = dev->dkey ? dev->dkey : key;
     czk_fake_lanes *l = lanes_of_locked(f, owner, dev->backend);
-    bool ok = l && (l->idle > 0 || dev_alloc_locked(f, dev->backend, f->lane_bytes));
+    bool fresh = l && l->idle == 0;
+    bool ok = l && (!fresh || dev_alloc_locked(f, dev->backend, f->lane_bytes));
+    if (ok && fresh) f->lane_allocs++;
     if (!ok) {
       pthread_mutex_unlock(&f->mu);
       free(p);

@@ -78,6 +78,7 @@ typedef struct czk_fake {
    * CZK_ERR_NOMEM (counted in nomem). dev_peak: the most a device held. */
   uint64_t dev_capacity, lane_bytes, copy_bytes;
   uint64_t lane_pinned; /* host bytes a lane pins (prove_plan's pinned) */
+  uint64_t lane_allocs; /* lanes made (by proves and by lane_warm) */
   const void *dev_be[CZK_FAKE_MAX_DEVICES];
   uint64_t dev_used[CZK_FAKE_MAX_DEVICES], dev_peak[CZK_FAKE_MAX_DEVICES];
   struct czk_fake_lanes *lanes;

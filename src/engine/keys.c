@@ -538,10 +538,54 @@ void czk__key_device_release(czk_engine *e, ekey *key, edevice *d) {
   pthread_mutex_unlock(&e->kc_mu);
 }
 
-/* Preload: a copy on every device where it fits (the caller holds a key reference). */
+/* Without locks, holding a reference to key's copy on d: lanes made ahead of their proves, one per worker of d, as far
+ * as they fit the plan beside what is there (nothing is evicted for them) and the budget takes their pinned staging.
+ * A lane being made counts as in use, so that no prove counts on it before it exists. */
+static void lanes_warm(czk_engine *e, ekey *key, edevice *d) {
+  ekind *k = key->kind;
+  if (!planned(d, key) || !k->k.lane_warm) return;
+  ekey_dev *s = &key->dev[d->ordinal];
+  for (uint32_t i = 0; i < d->nworkers; i++) {
+    uint64_t lane = 0, tables = 0, pinned = 0;
+    if (k->k.prove_plan(k->k.user, key->obj, d->backend, true, &lane, &tables, &pinned) != CZK_OK) return;
+    pthread_mutex_lock(&e->kc_mu);
+    const bool go = s->state == KD_RESIDENT && s->lanes[0] <= i && plan_fits_locked(d, lane + tables);
+    void *dk = s->dkey;
+    if (go) {
+      s->lanes[0]++, s->busy[0]++, d->lanes_busy++;
+      s->lane_bytes[0] = lane, s->lane_pinned[0] = pinned;
+      d->lane_used += lane, d->tables_pending += tables;
+    }
+    pthread_mutex_unlock(&e->kc_mu);
+    if (!go) return;
+    czk_status st = k->k.lane_warm(k->k.user, key->obj, dk, d->backend);
+    pthread_mutex_lock(&e->kc_mu);
+    s->busy[0]--, d->lanes_busy--;
+    d->tables_pending -= tables;
+    if (st != CZK_OK) s->lanes[0]--, d->lane_used -= lane;
+    else d->lanes_warmed++;
+    pthread_cond_broadcast(&e->kc_cv);
+    pthread_mutex_unlock(&e->kc_mu);
+    if (st != CZK_OK) {
+      CZK_WARN("engine", "%s: warming a lane on %s failed (%s); proves make their own", key->id, d->name,
+               czk_status_str(st));
+      return;
+    }
+    pin_follow(e, key, d, 0); /* its staging into the budget, or it goes */
+    pthread_mutex_lock(&e->kc_mu);
+    const bool kept = s->lanes[0] > i;
+    pthread_mutex_unlock(&e->kc_mu);
+    if (!kept) return;
+  }
+}
+
+/* Preload: a copy on every device where it fits, and its lanes (the caller holds a key reference). */
 static void preload_devices(czk_engine *e, ekey *key) {
   for (uint32_t d = 0; d < e->ndevices; d++)
-    if (czk__key_device_acquire(e, key, &e->devices[d], 0)) czk__key_device_release(e, key, &e->devices[d]);
+    if (czk__key_device_acquire(e, key, &e->devices[d], 0)) {
+      lanes_warm(e, key, &e->devices[d]);
+      czk__key_device_release(e, key, &e->devices[d]);
+    }
 }
 
 /* Without locks: free every device copy of an unreferenced key (its copies are unreferenced too). */

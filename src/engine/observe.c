@@ -290,6 +290,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     s->devices[d].plan_tables_bytes = dv->tables_bytes ? dv->tables_bytes(dv->backend) : 0;
     s->devices[d].lanes_busy = dv->lanes_busy;
     s->devices[d].plan_waits = dv->plan_waits;
+    s->devices[d].lanes_warmed = dv->lanes_warmed;
     for (ekey *k = e->keys; k; k = k->next) {
       s->devices[d].keys_resident += k->dev[d].state == KD_RESIDENT;
       for (int t = 0; t < 2; t++) s->devices[d].lanes_idle += k->dev[d].lanes[t] - k->dev[d].busy[t];

@@ -329,6 +329,18 @@ size_t czk_groth16_lanes_trim(const czk_groth16_key *key, const czk_groth16_dkey
   return before > after ? before - after : 0;
 }
 
+czk_status czk_groth16_lane_warm(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be,
+                                 bool witness_only) {
+  if (!key || !be || (dkey && czk__dkey_backend(dkey) != be)) return CZK_ERR_INVALID_ARG;
+  if (czk_backend_host_memory(be)) return CZK_ERR_UNSUPPORTED;
+  CZK_TRY(czk_backend_h_prepare(be, key->log_n, key->h_mode));
+  const czk__bases *b = dkey ? czk__dkey_bases(dkey) : czk__key_bases(key);
+  czk__lane *l = NULL;
+  CZK_TRY(lane_new(be, false, witness_only, b, (size_t)1 << key->log_n, key->n_inputs + key->n_aux, &l));
+  lane_put(dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key), l);
+  return CZK_OK;
+}
+
 /* ------------------------------------------------------------------------------------------------ host work */
 typedef struct stage_ctx {
   const czk_fr *a, *b, *c;

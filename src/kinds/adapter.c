@@ -690,6 +690,12 @@ static void k_lanes_trim(void *user, void *key, void *dkey, void *backend) {
   (void)czk_groth16_lanes_trim(((akey *)key)->gk, ad ? ad->dk : NULL, (czk_backend *)backend);
 }
 
+static czk_status k_lane_warm(void *user, void *key, void *dkey, void *backend) {
+  kuser *u = user;
+  const adkey *ad = dkey;
+  return czk_groth16_lane_warm(((akey *)key)->gk, ad ? ad->dk : NULL, (czk_backend *)backend, u->device_mode);
+}
+
 static void k_key_unload(void *user, void *backend, void *dkey) {
   (void)user;
   adkey *ad = dkey;
@@ -765,6 +771,7 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->key_unload = k_key_unload;
   out->prove_plan = k_prove_plan;
   out->lanes_trim = k_lanes_trim;
+  out->lane_warm = k_lane_warm;
   out->destroy = k_destroy;
   return CZK_OK;
 }

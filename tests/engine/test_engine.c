@@ -1281,6 +1281,67 @@ static void plan_run(bool plan, uint64_t pinned, long *nomem, uint64_t *peak, ui
   *all_ok = ok;
   czk__fake_destroy(&f);
 }
+/* Lanes warmed at preload: preloading a key onto a planned device makes one lane per worker there (as far as they fit),
+ * so the job that follows allocates none; a device too small for more than one lane beside the copy gets one. */
+static void warm_run(uint64_t capacity, uint32_t *warmed, uint64_t *allocs_after_preload, uint64_t *allocs_after_job,
+                     bool *ok) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  f.dev_capacity = capacity, f.copy_bytes = 30, f.lane_bytes = 25, f.lane_pinned = 5;
+  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 2, 0, 1000, 0, NULL};
+  dev.plan_bytes = capacity;
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 100000;
+  cfg.synth_workers = 2;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  czk_engine *e = NULL;
+  *ok = false;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) return;
+  f.engine = e;
+  czk_engine_kind ka;
+  czk__fake_kind(&f, &ka, "ka", "key-a", 3000, k_shape);
+  czk__fake_kind_device(&ka, 30);
+  czk__fake_kind_plan(&ka);
+  CHECK(czk_engine_register_kind(e, &ka) == CZK_OK);
+  bool already = true;
+  uint64_t ms = 0;
+  CHECK(czk_engine_key_preload(e, "key-a", &already, &ms) == CZK_OK && !already);
+  *allocs_after_preload = f.lane_allocs;
+  czk_engine_status *s;
+  *warmed = 0;
+  if (czk_engine_status_get(e, &s) == CZK_OK) {
+    *warmed = (uint32_t)s->devices[0].lanes_warmed;
+    CHECK_MSG(s->devices[0].lanes_idle == *warmed && s->devices[0].plan_lanes_bytes == 25ull * *warmed,
+              "warmed %u: idle %u, lanes %llu B", *warmed, s->devices[0].lanes_idle,
+              (unsigned long long)s->devices[0].plan_lanes_bytes);
+    czk_engine_status_free(s);
+  }
+  uint64_t id = 0;
+  czk_fake_job j = fjob(1, 6, 100, 3000);
+  CHECK(submit(e, &f, "ka", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+  czk_engine_result r;
+  *ok = czk_engine_await(e, id, 0, &r) == CZK_OK && r.status == CZK_OK;
+  czk_engine_result_free(&r);
+  *allocs_after_job = f.lane_allocs;
+  czk_engine_destroy(e);
+  CHECK(f.dev_used[0] == 0 && atomic_load(&f.nomem) == 0);
+  czk__fake_destroy(&f);
+}
+static void test_lanes_warm(void) {
+  uint32_t warmed;
+  uint64_t pre, post;
+  bool ok;
+  warm_run(1000, &warmed, &pre, &post, &ok); /* room for both workers' lanes */
+  CHECK_MSG(ok && warmed == 2 && pre == 2 && post == 2, "warm: ok %d, %u warmed, %llu lanes made, %llu after the job",
+            ok, warmed, (unsigned long long)pre, (unsigned long long)post);
+  warm_run(60, &warmed, &pre, &post, &ok); /* the copy and one lane */
+  CHECK_MSG(ok && warmed == 1 && pre == 1 && post == 1, "small device: ok %d, %u warmed, %llu made, %llu after", ok,
+            warmed, (unsigned long long)pre, (unsigned long long)post);
+}
+
 static void test_device_memory_plan(void) {
   long nomem;
   uint64_t peak, waits;
@@ -1432,6 +1493,7 @@ int main(int argc, char **argv) {
   test_device_keys(2);
   test_device_oom_alone();
   test_device_memory_plan();
+  test_lanes_warm();
   test_shutdown(false);
   test_shutdown(true);
   test_stress(seed);

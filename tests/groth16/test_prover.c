@@ -88,6 +88,7 @@ static void test_prover(czk_backend *be, unsigned k) {
     CHECK_EQ_INT(czk__lanes_count(czk__key_lanes(key)), 0);
     if (czk_backend_host_memory(be)) {
       CHECK(pl.lane == 0 && pl.tables == 0 && pl.pinned == 0);
+      CHECK(czk_groth16_lane_warm(key, NULL, be, false) == CZK_ERR_UNSUPPORTED);
     } else {
       CHECK(pl.lane > 0 && pl.tables == 0 && pl.pinned > 0); /* H's tables exist after the proofs above */
       czk_backend_props p0, p1;
@@ -97,6 +98,17 @@ static void test_prover(czk_backend *be, unsigned k) {
       uint64_t took = p0.mem_free > p1.mem_free ? p0.mem_free - p1.mem_free : 0;
       CHECK_MSG(took <= pl.lane, "%s: a lane took %llu bytes of device memory, planned %llu", czk_backend_name(be),
                 (unsigned long long)took, (unsigned long long)pl.lane);
+      /* a warmed lane: the next prove allocates nothing */
+      CHECK(czk_groth16_lanes_trim(key, NULL, be) == 1);
+      CHECK(czk_groth16_lane_warm(key, NULL, be, false) == CZK_OK);
+      CHECK_EQ_INT(czk__lanes_count(czk__key_lanes(key)), 1);
+      CHECK(czk_backend_get_props(be, &p0) == CZK_OK);
+      CHECK(prove_on(be, key, NULL, sh, k, 8, false, &p, pub, &np) == CZK_OK);
+      CHECK(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK);
+      CHECK(czk_backend_get_props(be, &p1) == CZK_OK);
+      CHECK_MSG(p1.mem_free + (8u << 20) >= p0.mem_free, "%s: a prove on a warmed lane took %lld bytes",
+                czk_backend_name(be), (long long)(p0.mem_free - p1.mem_free));
+      CHECK_EQ_INT(czk__lanes_count(czk__key_lanes(key)), 1);
     }
   }
   /* device copy */
