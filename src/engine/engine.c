@@ -856,16 +856,17 @@ static void *prove_main(void *arg) {
     void *pending = NULL;
     uint8_t *proof = j->proof + (size_t)p->index * k->k.proof_bytes;
     /* the key's copy on this device (uploaded now when it fits), else the host copy */
-    ctx.dkey = p->key ? czk__key_device_acquire(e, p->key, d, w->index) : NULL;
+    const bool urgent = part_urgent(e, p); /* its host staging's pool chunks go ahead of the backlog's */
+    const bool spare = !urgent && !p->alone; /* a regular prove leaves urgent kinds' device memory alone */
+    ctx.dkey = p->key ? czk__key_device_acquire(e, p->key, d, w->index, spare) : NULL;
     const bool resident = ctx.dkey != NULL;
     /* its lane in the device's memory plan (may wait for proves in flight to give memory back) */
     uint64_t tables = 0, tl0 = czk__clock_now_ns();
-    czk_status st = czk__lane_acquire(e, p->key, d, resident, &tables);
+    czk_status st = czk__lane_acquire(e, p->key, d, resident, spare, &tables);
     const bool laned = st == CZK_OK;
     uint64_t tl = czk__clock_now_ns();
     if (tl - tl0 > 1000000) /* it waited for device memory */
       czk__span(e, "device memory", TRACK_PID_DEVICE0 + d->ordinal, w->index, tl0, tl, j->id, (int32_t)p->index);
-    const bool urgent = part_urgent(e, p); /* its host staging's pool chunks go ahead of the backlog's */
     if (urgent) czk_pool_set_urgent(true);
     if (st == CZK_OK) st = k->k.prove_start(k->k.user, &ctx, p->key ? p->key->obj : NULL, p->synth, &pending, &r1);
     if (urgent) czk_pool_set_urgent(false);

@@ -277,13 +277,14 @@ void czk__key_mark_stale(czk_engine *e, ekey *key);
 /* The key's copy on device d for one prove (keys.c): resident -> referenced; absent -> uploaded when the device's key
  * memory allows (evicting least recently used unreferenced copies there), else NULL: prove from the host copy.
  * Every non-NULL result is released once with czk__key_device_release after prove_finish. */
-void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track);
+void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track, bool spare);
 void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
 /* The device memory plan (keys.c): a lane for a prove of key on d (resident: with its copy), reused or made room for
  * (idle lanes and unreferenced copies freed, or waiting for proves in flight); CZK_ERR_NOMEM when it cannot fit and
- * nothing is in flight. *pending: table bytes counted until czk__lane_tables_made (after prove_start). Released once
+ * nothing is in flight; spare: the copies and idle lanes of urgent kinds are not freed for it (a regular prove).
+ * *pending: table bytes counted until czk__lane_tables_made (after prove_start). Released once
  * after prove_finish (ok false: the prove failed, the key's idle lanes there are freed). No-ops without a plan. */
-czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, uint64_t *pending);
+czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending);
 void czk__lane_tables_made(czk_engine *e, edevice *d, uint64_t pending);
 void czk__lane_release(czk_engine *e, ekey *key, edevice *d, bool resident, bool ok);
 /* Without locks: evict the least recently used unreferenced resident key other than keep_id (NULL: any); false when

@@ -256,6 +256,15 @@ static bool planned(const edevice *d, const ekey *key) {
   return key && d->plan_limit && d->backend && key->kind->k.prove_plan;
 }
 
+/* Whether key's kind proves on the urgent lane (its partitions fit urgent_max_bytes): its device copy and lanes are
+ * spared by the room-making of regular proves and preloads, so that a WinningPoSt beside a backlog does not wait for
+ * device memory or for its copy to be made again. */
+static bool urgent_kind(const czk_engine *e, const ekey *key) {
+  const czk_engine_shape *sh = &key->kind->k.shape;
+  const uint64_t t = sh->abc_bytes + sh->witness_bytes + sh->scratch_bytes;
+  return e->cfg.urgent_max_bytes && t <= e->cfg.urgent_max_bytes;
+}
+
 /* Idle lanes marked for freeing (lanes_trim after the lock): the key and copy are referenced until then. */
 typedef struct lane_victim {
   ekey *key;
@@ -316,11 +325,13 @@ static void pin_follow(czk_engine *e, ekey *key, edevice *d, int t) {
   else (void)pin_sync(e, key, d, t);
 }
 
-/* Under kc_mu: marks idle lanes on d (any key) as freed until `more` fits; returns how many entries were marked. */
-static uint32_t idle_lanes_locked(czk_engine *e, edevice *d, uint64_t more, lane_victim *lv) {
+/* Under kc_mu: marks idle lanes on d (any key; spare: not of urgent kinds) as freed until `more` fits; returns how
+ * many entries were marked. */
+static uint32_t idle_lanes_locked(czk_engine *e, edevice *d, uint64_t more, bool spare, lane_victim *lv) {
   uint32_t n = 0;
   for (ekey *o = e->keys; o && n < LANE_VICTIMS && !plan_fits_locked(d, more); o = o->next)
-    for (int t = 0; t < 2 && n < LANE_VICTIMS; t++) n += mark_idle_locked(d, o, t, &lv[n]);
+    for (int t = 0; t < 2 && n < LANE_VICTIMS && !(spare && urgent_kind(e, o)); t++)
+      n += mark_idle_locked(d, o, t, &lv[n]);
   return n;
 }
 
@@ -341,13 +352,14 @@ static void copy_lanes_gone_locked(edevice *d, ekey_dev *c) {
   c->lanes[0] = c->busy[0] = 0;
 }
 
-/* Under kc_mu: marks the least recently used unreferenced copy on d (not of `keep`) for unloading; false if none. */
-static bool lru_copy_locked(czk_engine *e, edevice *d, const ekey *keep, victim *out) {
+/* Under kc_mu: marks the least recently used unreferenced copy on d (not of `keep`; spare: not of urgent kinds) for
+ * unloading; false if none. */
+static bool lru_copy_locked(czk_engine *e, edevice *d, const ekey *keep, bool spare, victim *out) {
   ekey_dev *best = NULL;
   ekey *bk = NULL;
   for (ekey *o = e->keys; o; o = o->next) {
     ekey_dev *c = &o->dev[d->ordinal];
-    if (o != keep && c->state == KD_RESIDENT && c->refs == 0 && (!best || c->last_use_ns < best->last_use_ns))
+    if (o != keep && !(spare && urgent_kind(e, o)) && c->state == KD_RESIDENT && c->refs == 0 && (!best || c->last_use_ns < best->last_use_ns))
       best = c, bk = o;
   }
   if (!best) return false;
@@ -364,7 +376,7 @@ static bool uploading_locked(czk_engine *e, const edevice *d) {
   return false;
 }
 
-czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, uint64_t *pending) {
+czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending) {
   *pending = 0;
   if (!planned(d, key)) return CZK_OK;
   ekind *k = key->kind;
@@ -401,8 +413,8 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
     }
     lane_victim lv[LANE_VICTIMS];
     victim cv[16];
-    uint32_t nl = idle_lanes_locked(e, d, more, lv), nc = 0;
-    while (nc < 16 && !plan_fits_locked(d, more) && lru_copy_locked(e, d, key, &cv[nc])) nc++;
+    uint32_t nl = idle_lanes_locked(e, d, more, spare, lv), nc = 0;
+    while (nc < 16 && !plan_fits_locked(d, more) && lru_copy_locked(e, d, key, spare, &cv[nc])) nc++;
     if (nl || nc) {
       pthread_mutex_unlock(&e->kc_mu);
       trim_lanes(e, d, lv, nl);
@@ -457,7 +469,7 @@ void czk__lane_release(czk_engine *e, ekey *key, edevice *d, bool resident, bool
   else pin_follow(e, key, d, t); /* the idle lane's staging into the budget, or the lane goes */
 }
 
-void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track) {
+void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track, bool spare) {
   ekind *k = key->kind;
   if (!k->k.key_upload || !k->k.key_unload || !k->k.key_device_bytes || !d->backend ||
       e->cfg.key_tier != CZK_KEY_TIER_DEVICE)
@@ -488,10 +500,10 @@ void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t tra
     const bool mem_ok = d->key_mem_used + need <= d->key_mem_limit;
     if (mem_ok && plan_fits_locked(d, need)) break;
     if (mem_ok && nl == 0) {
-      nl = idle_lanes_locked(e, d, need, lv);
+      nl = idle_lanes_locked(e, d, need, spare, lv);
       if (plan_fits_locked(d, need)) break;
     }
-    if (nv >= 16 || !lru_copy_locked(e, d, key, &vs[nv])) break;
+    if (nv >= 16 || !lru_copy_locked(e, d, key, spare, &vs[nv])) break;
     nv++;
   }
   if (d->key_mem_used + need <= d->key_mem_limit && plan_fits_locked(d, need)) {
@@ -582,7 +594,7 @@ static void lanes_warm(czk_engine *e, ekey *key, edevice *d) {
 /* Preload: a copy on every device where it fits, and its lanes (the caller holds a key reference). */
 static void preload_devices(czk_engine *e, ekey *key) {
   for (uint32_t d = 0; d < e->ndevices; d++)
-    if (czk__key_device_acquire(e, key, &e->devices[d], 0)) {
+    if (czk__key_device_acquire(e, key, &e->devices[d], 0, true)) {
       lanes_warm(e, key, &e->devices[d]);
       czk__key_device_release(e, key, &e->devices[d]);
     }
@@ -625,7 +637,7 @@ static uint64_t drop_key(czk_engine *e, ekey *key) {
 
 /* Without locks: frees every idle lane whose pinned staging the budget counts (the budget needs room and no key can
  * go); true if there was one. */
-static bool trim_pinned_idle(czk_engine *e) {
+static bool trim_pinned_idle(czk_engine *e, bool spare) {
   bool any = false;
   for (uint32_t di = 0; di < e->ndevices; di++) {
     edevice *d = &e->devices[di];
@@ -634,7 +646,7 @@ static bool trim_pinned_idle(czk_engine *e) {
     pthread_mutex_lock(&e->kc_mu);
     for (ekey *o = e->keys; o && n < LANE_VICTIMS; o = o->next)
       for (int t = 0; t < 2 && n < LANE_VICTIMS; t++)
-        if (o->dev[di].lane_pinned[t]) n += mark_idle_locked(d, o, t, &lv[n]);
+        if (o->dev[di].lane_pinned[t] && !(spare && urgent_kind(e, o))) n += mark_idle_locked(d, o, t, &lv[n]);
     pthread_mutex_unlock(&e->kc_mu);
     trim_lanes(e, d, lv, n);
     any |= n > 0;
@@ -662,7 +674,7 @@ bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need, uint6
   if (victim && need && bs.used - idle + need > bs.limit) victim = NULL; /* would not fit even without them */
   if (victim) unlink_key_locked(e, victim);
   pthread_mutex_unlock(&e->kc_mu);
-  if (!victim) return trim_pinned_idle(e); /* else the idle lanes' pinned staging goes, if any is counted */
+  if (!victim) return trim_pinned_idle(e, spare_max != 0); /* else idle lanes' counted pinned staging goes */
   char id[sizeof victim->id];
   snprintf(id, sizeof id, "%s", victim->id);
   uint64_t freed = drop_key(e, victim);

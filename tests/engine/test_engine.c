@@ -1342,6 +1342,59 @@ static void test_lanes_warm(void) {
             warmed, (unsigned long long)pre, (unsigned long long)post);
 }
 
+/* Urgent kinds' device memory is spared by regular proves: a small CRITICAL kind's copy and idle lane stay on a
+ * planned device while a backlog's prove waits for memory instead of taking them, so the next urgent prove makes no
+ * lane and uploads no copy. */
+static void test_device_urgent_spared(void) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  f.dev_capacity = 100, f.copy_bytes = 30, f.lane_bytes = 20;
+  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 2, 0, 1000, 100, NULL};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 100000;
+  cfg.synth_workers = 2;
+  cfg.urgent_max_bytes = 200;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) return;
+  f.engine = e;
+  czk_engine_kind kbig, ksmall;
+  czk__fake_kind(&f, &kbig, "big", "key-big", 1000,
+                 (czk_engine_shape){.abc_bytes = 400, .witness_bytes = 200, .scratch_bytes = 100});
+  czk__fake_kind(&f, &ksmall, "small", "key-small", 300,
+                 (czk_engine_shape){.abc_bytes = 50, .witness_bytes = 25, .scratch_bytes = 25});
+  czk__fake_kind_device(&kbig, 30);
+  czk__fake_kind_device(&ksmall, 30);
+  czk__fake_kind_plan(&kbig);
+  czk__fake_kind_plan(&ksmall);
+  CHECK(czk_engine_register_kind(e, &kbig) == CZK_OK && czk_engine_register_kind(e, &ksmall) == CZK_OK);
+  czk_engine_result r;
+  uint64_t id = 0;
+  czk_fake_job cj = fjob(1, 1, 0, 500);
+  CHECK(submit(e, &f, "small", CZK_PRIORITY_CRITICAL, NULL, &cj, &id) == CZK_OK);
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK && r.status == CZK_OK);
+  czk_engine_result_free(&r);
+  czk_fake_job bj = fjob(2, 8, 100, 3000);
+  CHECK(submit(e, &f, "big", CZK_PRIORITY_NORMAL, NULL, &bj, &id) == CZK_OK);
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK && r.status == CZK_OK);
+  czk_engine_result_free(&r);
+  const long uploads = atomic_load(&f.uploads);
+  cj.tag = 3;
+  CHECK(submit(e, &f, "small", CZK_PRIORITY_CRITICAL, NULL, &cj, &id) == CZK_OK);
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK && r.status == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK_MSG(f.lane_allocs == 2 && atomic_load(&f.uploads) == uploads && uploads == 2,
+            "lanes made %llu (want 2: one per kind), copies uploaded %ld then %ld (want 2, then none)",
+            (unsigned long long)f.lane_allocs, uploads, atomic_load(&f.uploads));
+  CHECK(atomic_load(&f.nomem) == 0 && f.dev_peak[0] <= 100);
+  czk_engine_destroy(e);
+  CHECK(f.dev_used[0] == 0);
+  czk__fake_destroy(&f);
+}
+
 static void test_device_memory_plan(void) {
   long nomem;
   uint64_t peak, waits;
@@ -1494,6 +1547,7 @@ int main(int argc, char **argv) {
   test_device_oom_alone();
   test_device_memory_plan();
   test_lanes_warm();
+  test_device_urgent_spared();
   test_shutdown(false);
   test_shutdown(true);
   test_stress(seed);
