@@ -94,6 +94,7 @@ typedef struct czk_engine_device_desc {
    * else it waits for proves in flight to end), so device memory is never found short by a failing allocation. */
   uint64_t plan_bytes;
   uint64_t (*tables_bytes)(void *backend); /* optional: device bytes the backend holds itself (NTT tables) */
+  uint64_t (*mem_free)(void *backend);     /* optional, for status: the device's free memory now (0 = unknown) */
 } czk_engine_device_desc;
 
 /* Timings a kind reports from prove_start/prove_finish (all optional, ns). kernel_ns is the device's kernel-busy time
@@ -347,6 +348,7 @@ typedef struct czk_engine_device_status {
   uint32_t ordinal;
   uint32_t workers;
   uint64_t mem_total_bytes;
+  uint64_t mem_free_bytes;    /* free device memory when the status was taken (0 = unknown) */
   uint64_t proofs;            /* partitions proved */
   uint64_t wall_ns;           /* since engine start */
   uint64_t kernel_busy_ns;    /* sum of reported kernel time */

@@ -126,9 +126,11 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const
     czk__sb_printf(sb, "%s\n  {\"ordinal\": %u, \"name\": ", i ? "," : "", d->ordinal);
     czk__sb_json_str(sb, d->name);
     czk__sb_printf(sb,
-                  ", \"workers\": %u, \"mem_total_bytes\": %llu, \"proofs\": %llu, \"wall_seconds\": %.3f, "
+                  ", \"workers\": %u, \"mem_total_bytes\": %llu, \"mem_free_bytes\": %llu, \"proofs\": %llu, "
+                  "\"wall_seconds\": %.3f, "
                   "\"kernel_busy_seconds\": %.3f, \"occupied_seconds\": %.3f, \"busy_percent\": %.2f, \"idle_seconds\": {",
-                  d->workers, (unsigned long long)d->mem_total_bytes, (unsigned long long)d->proofs, wall,
+                  d->workers, (unsigned long long)d->mem_total_bytes, (unsigned long long)d->mem_free_bytes,
+                  (unsigned long long)d->proofs, wall,
                   sec(d->kernel_busy_ns), sec(d->occupied_ns), wall > 0 ? 100.0 * sec(d->kernel_busy_ns) / wall : 0.0);
     for (int c = 0; c < CZK_IDLE_COUNT; c++)
       czk__sb_printf(sb, "%s\"%s\": %.3f", c ? ", " : "", czk_idle_cause_str((czk_idle_cause)c), sec(d->idle_ns[c]));
@@ -237,7 +239,8 @@ void czk__render_status_html(czk__strbuf *sb, const czk_engine_status *st, const
     html_text(sb, info->cpu_fallback_reason);
     czk__sb_puts(sb, "</p>\n");
   }
-  czk__sb_puts(sb, "<h2>Devices</h2>\n<table><tr><th>#</th><th>name</th><th>proofs</th><th>busy %</th>");
+  czk__sb_puts(sb, "<h2>Devices</h2>\n<table><tr><th>#</th><th>name</th><th>proofs</th><th>busy %</th>"
+                   "<th>memory free / total</th><th>plan: key copies + lanes + tables / limit</th>");
   for (int c = 0; c < CZK_IDLE_COUNT; c++) czk__sb_printf(sb, "<th>idle %s s</th>", czk_idle_cause_str((czk_idle_cause)c));
   czk__sb_puts(sb, "</tr>\n");
   for (uint32_t i = 0; i < st->ndevices; i++) {
@@ -247,6 +250,22 @@ void czk__render_status_html(czk__strbuf *sb, const czk_engine_status *st, const
     html_text(sb, d->name);
     czk__sb_printf(sb, "</td><td>%llu</td><td>%.1f</td>", (unsigned long long)d->proofs,
                    wall > 0 ? 100.0 * sec(d->kernel_busy_ns) / wall : 0.0);
+    czk__sb_puts(sb, "<td>");
+    if (d->mem_free_bytes) html_bytes(sb, d->mem_free_bytes), czk__sb_puts(sb, " / ");
+    html_bytes(sb, d->mem_total_bytes);
+    czk__sb_puts(sb, "</td><td>");
+    if (d->plan_limit) {
+      html_bytes(sb, d->key_mem_used);
+      czk__sb_puts(sb, " + ");
+      html_bytes(sb, d->plan_lanes_bytes);
+      czk__sb_printf(sb, " (%u busy, %u idle) + ", d->lanes_busy, d->lanes_idle);
+      html_bytes(sb, d->plan_tables_bytes);
+      czk__sb_puts(sb, " / ");
+      html_bytes(sb, d->plan_limit);
+    } else {
+      czk__sb_puts(sb, "none");
+    }
+    czk__sb_puts(sb, "</td>");
     for (int c = 0; c < CZK_IDLE_COUNT; c++) czk__sb_printf(sb, "<td>%.1f</td>", sec(d->idle_ns[c]));
     czk__sb_puts(sb, "</tr>\n");
   }

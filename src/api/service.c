@@ -568,6 +568,7 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
         gpus[i].ordinal = st->devices[i].ordinal;
         gpus[i].name = st->devices[i].name;
         gpus[i].vram_total_bytes = st->devices[i].mem_total_bytes;
+        gpus[i].vram_free_bytes = st->devices[i].mem_free_bytes;
         gpus[i].current_job_id = "";
         gpus[i].current_proof_kind = "";
         for (uint32_t w = 0; w < st->nworkers; w++) {

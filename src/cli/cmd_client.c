@@ -603,7 +603,8 @@ int czk_cmd_status(int argc, char **argv) {
     for (size_t i = 0; i < s->n_gpus; i++) {
       printf("%s{\"ordinal\": %u, \"name\": ", i ? ", " : "", s->gpus[i]->ordinal);
       json_str(s->gpus[i]->name);
-      printf(", \"vram_total_bytes\": %llu, \"current_job_id\": ", (unsigned long long)s->gpus[i]->vram_total_bytes);
+      printf(", \"vram_total_bytes\": %llu, \"vram_free_bytes\": %llu, \"current_job_id\": ",
+             (unsigned long long)s->gpus[i]->vram_total_bytes, (unsigned long long)s->gpus[i]->vram_free_bytes);
       json_str(s->gpus[i]->current_job_id);
       printf(", \"current_proof_kind\": ");
       json_str(s->gpus[i]->current_proof_kind);
@@ -637,11 +638,18 @@ int czk_cmd_status(int argc, char **argv) {
            (double)s->pinned_memory_limit_bytes / (1 << 30));
     if (s->czk_cpu_fallback)
       printf("*** CPU FALLBACK: proving on the CPU although %s ***\n", s->czk_cpu_fallback_reason);
-    printf("\n%-4s %-28s %-12s %-18s %s\n", "DEV", "NAME", "MEMORY GiB", "JOB", "KIND");
-    for (size_t i = 0; i < s->n_gpus; i++)
-      printf("%-4u %-28s %-12.1f %-18s %s\n", s->gpus[i]->ordinal, s->gpus[i]->name,
-             (double)s->gpus[i]->vram_total_bytes / (1 << 30), *s->gpus[i]->current_job_id ? s->gpus[i]->current_job_id : "-",
+    printf("\n%-4s %-28s %-18s %-18s %s\n", "DEV", "NAME", "FREE / TOTAL GiB", "JOB", "KIND");
+    for (size_t i = 0; i < s->n_gpus; i++) {
+      char mem[32];
+      if (s->gpus[i]->vram_free_bytes)
+        snprintf(mem, sizeof mem, "%.1f / %.1f", (double)s->gpus[i]->vram_free_bytes / (1 << 30),
+                 (double)s->gpus[i]->vram_total_bytes / (1 << 30));
+      else
+        snprintf(mem, sizeof mem, "- / %.1f", (double)s->gpus[i]->vram_total_bytes / (1 << 30));
+      printf("%-4u %-28s %-18s %-18s %s\n", s->gpus[i]->ordinal, s->gpus[i]->name, mem,
+             *s->gpus[i]->current_job_id ? s->gpus[i]->current_job_id : "-",
              *s->gpus[i]->current_proof_kind ? s->gpus[i]->current_proof_kind : "-");
+    }
     printf("\n%-20s %-7s %-14s %-5s %s\n", "KEY", "TIER", "BYTES", "REFS", "FILES");
     size_t hidden = 0;
     for (size_t i = 0; i < nkeys; i++) {

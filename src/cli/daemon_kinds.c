@@ -116,6 +116,10 @@ void czk__daemon_kinds_free(void) {
 
 
 static uint64_t backend_tables_bytes(void *backend) { return czk_backend_tables_bytes((czk_backend *)backend); }
+static uint64_t backend_mem_free(void *backend) {
+  czk_backend_props p;
+  return czk_backend_get_props((czk_backend *)backend, &p) == CZK_OK ? p.mem_free : 0;
+}
 
 static bool listed(const char *list, int ordinal) {
   for (const char *p = list; p && *p;) {
@@ -197,6 +201,7 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
     (*devs)[*n].key_mem_bytes = km;
     (*devs)[*n].plan_bytes = plan;
     (*devs)[*n].tables_bytes = backend_tables_bytes;
+    (*devs)[*n].mem_free = backend_mem_free;
     g_backends[g_nbackends++] = all[i];
     (*n)++;
   }

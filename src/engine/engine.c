@@ -862,8 +862,8 @@ static void *prove_main(void *arg) {
     const bool resident = ctx.dkey != NULL;
     /* its lane in the device's memory plan (may wait for proves in flight to give memory back) */
     uint64_t tables = 0, tl0 = czk__clock_now_ns();
-    czk_status st = czk__lane_acquire(e, p->key, d, resident, spare, &tables);
-    const bool laned = st == CZK_OK;
+    bool laned = false;
+    czk_status st = czk__lane_acquire(e, p->key, d, resident, spare, &tables, &laned);
     uint64_t tl = czk__clock_now_ns();
     if (tl - tl0 > 1000000) /* it waited for device memory */
       czk__span(e, "device memory", TRACK_PID_DEVICE0 + d->ordinal, w->index, tl0, tl, j->id, (int32_t)p->index);
@@ -1127,6 +1127,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
     dv->key_mem_limit = devs[d].backend ? devs[d].key_mem_bytes : 0;
     dv->plan_limit = devs[d].backend ? devs[d].plan_bytes : 0;
     dv->tables_bytes = devs[d].tables_bytes;
+    dv->mem_free = devs[d].mem_free;
     dv->t_mark = now;
     dv->cause = CZK_IDLE_NO_WORK;
     char tn[96];

@@ -175,6 +175,7 @@ typedef struct edevice {
   uint32_t lanes_busy;
   uint64_t plan_waits, lanes_warmed;
   uint64_t (*tables_bytes)(void *backend);
+  uint64_t (*mem_free)(void *backend);
   uint64_t idle_ns[CZK_IDLE_COUNT];
   atomic_bool quarantined; /* lost (kind->device_lost after a failed prove); set once, under e->gq_mu */
   uint32_t gq_proving;     /* partitions its workers took and are proving (e->gq_mu) */
@@ -282,9 +283,11 @@ void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
 /* The device memory plan (keys.c): a lane for a prove of key on d (resident: with its copy), reused or made room for
  * (idle lanes and unreferenced copies freed, or waiting for proves in flight); CZK_ERR_NOMEM when it cannot fit and
  * nothing is in flight; spare: the copies and idle lanes of urgent kinds are not freed for it (a regular prove).
- * *pending: table bytes counted until czk__lane_tables_made (after prove_start). Released once
- * after prove_finish (ok false: the prove failed, the key's idle lanes there are freed). No-ops without a plan. */
-czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending);
+ * *held: a lane was counted for it, released once after prove_finish (ok false: the prove failed, the key's idle
+ * lanes there are freed); *pending: table bytes counted until czk__lane_tables_made (after prove_start). No-ops
+ * without a plan. */
+czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending,
+                             bool *held);
 void czk__lane_tables_made(czk_engine *e, edevice *d, uint64_t pending);
 void czk__lane_release(czk_engine *e, ekey *key, edevice *d, bool resident, bool ok);
 /* Without locks: evict the least recently used unreferenced resident key other than keep_id (NULL: any); false when

@@ -376,8 +376,10 @@ static bool uploading_locked(czk_engine *e, const edevice *d) {
   return false;
 }
 
-czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending) {
+czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending,
+                             bool *held) {
   *pending = 0;
+  *held = false;
   if (!planned(d, key)) return CZK_OK;
   ekind *k = key->kind;
   const int t = resident ? 0 : 1;
@@ -387,12 +389,15 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
   if (reuse) s->busy[t]++, d->lanes_busy++;
   pthread_mutex_unlock(&e->kc_mu);
   if (reuse) { /* its staging is covered by the partition's reservation now */
+    *held = true;
     (void)pin_sync(e, key, d, t);
     return CZK_OK;
   }
   uint64_t lane = 0, tables = 0, pinned = 0;
   czk_status st = k->k.prove_plan(k->k.user, key->obj, d->backend, resident, &lane, &tables, &pinned);
   if (st != CZK_OK) return st;
+  if (!lane && !tables) return CZK_OK; /* nothing on the device (a host-memory backend keeps no lanes) */
+  *held = true;
   bool waited = false;
   pthread_mutex_lock(&e->kc_mu);
   for (;;) {
@@ -559,7 +564,7 @@ static void lanes_warm(czk_engine *e, ekey *key, edevice *d) {
   ekey_dev *s = &key->dev[d->ordinal];
   for (uint32_t i = 0; i < d->nworkers; i++) {
     uint64_t lane = 0, tables = 0, pinned = 0;
-    if (k->k.prove_plan(k->k.user, key->obj, d->backend, true, &lane, &tables, &pinned) != CZK_OK) return;
+    if (k->k.prove_plan(k->k.user, key->obj, d->backend, true, &lane, &tables, &pinned) != CZK_OK || !lane) return;
     pthread_mutex_lock(&e->kc_mu);
     const bool go = s->state == KD_RESIDENT && s->lanes[0] <= i && plan_fits_locked(d, lane + tables);
     void *dk = s->dkey;

@@ -341,6 +341,8 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     d->transfer_hw_ns = tr;
     ds->idle_ns[CZK_IDLE_TRANSFER] += tr;
     pthread_mutex_unlock(&d->mu);
+    /* free device memory (the backend asks the driver; no lock held), not from a lost device */
+    if (d->mem_free && d->backend && !ds->quarantined) ds->mem_free_bytes = d->mem_free(d->backend);
   }
   /* which file backs which key (stat calls: no lock held), and where the cache holds it */
   for (uint32_t i = 0; i < s->nsources; i++) {

@@ -276,6 +276,10 @@ test('item 6: the client says when the daemon generates the key; key-load time; 
     assert.ok(idle > 0.5, `key_load idle ${idle}`);
     const st = await status(d);
     assert.ok(st.devices[0].idle_seconds.key_load > 0.5);
+    // the device memory plan's fields (a CPU device has none: limit 0, nothing counted)
+    const plan = st.devices[0].memory_plan;
+    assert.ok(plan && plan.limit_bytes === 0 && plan.lanes_bytes === 0 && plan.lanes_busy === 0, JSON.stringify(plan));
+    assert.equal(typeof st.devices[0].mem_free_bytes, 'number');
     // and in the trace: an "idle key_load" span on the device's idle lane, next to the "key load" span itself
     const t = JSON.parse((await call(d.admin, 'GetTrace', {})).chrome_trace_json);
     const ev = t.traceEvents || t;

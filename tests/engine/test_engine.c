@@ -71,8 +71,8 @@ static void check_idle(czk_engine *e, czk_fake *f, const char *where) {
 
 static czk_engine *make_engine(czk_fake *f, uint64_t limit, uint32_t synth, uint32_t ndev, uint32_t k,
                                const char *key_id, uint64_t key_bytes) {
-  static czk_engine_device_desc devs[4] = {{"fake0", NULL, 0, 0, 0, 0, NULL}, {"fake1", NULL, 0, 0, 0, 0, NULL}, {"fake2", NULL, 0, 0, 0, 0, NULL},
-                                           {"fake3", NULL, 0, 0, 0, 0, NULL}};
+  static czk_engine_device_desc devs[4] = {{.name = "fake0", .backend = NULL, .workers = 0, .key_mem_bytes = 0, .plan_bytes = 0}, {.name = "fake1", .backend = NULL, .workers = 0, .key_mem_bytes = 0, .plan_bytes = 0}, {.name = "fake2", .backend = NULL, .workers = 0, .key_mem_bytes = 0, .plan_bytes = 0},
+                                           {.name = "fake3", .backend = NULL, .workers = 0, .key_mem_bytes = 0, .plan_bytes = 0}};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = limit;
@@ -241,7 +241,7 @@ static bool prove_calls_at_least(czk_engine *e, void *ctx) {
 /* An engine on one fake device with one prove worker and one finalizer: budget `limit`, `synth` synthesis workers,
  * the urgent lane up to `urgent_max` bytes (0: off). */
 static czk_engine *one_device_engine(czk_fake *f, uint64_t limit, unsigned synth, uint64_t urgent_max) {
-  static czk_engine_device_desc dev = {"fake0", NULL, 0, 0, 0, 0, NULL};
+  static czk_engine_device_desc dev = {.name = "fake0", .backend = NULL, .workers = 0, .key_mem_bytes = 0, .plan_bytes = 0};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = limit;
@@ -1151,7 +1151,7 @@ static void run_one(czk_engine *e, czk_fake *f, const char *kind, uint64_t tag, 
 static void test_device_oom_alone(void) {
   czk_fake f;
   czk__fake_init(&f, 64);
-  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 3, 0, 0, 0, NULL};
+  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 3, .key_mem_bytes = 0, .plan_bytes = 0};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = 100000;
@@ -1208,7 +1208,7 @@ static void plan_run(bool plan, uint64_t pinned, long *nomem, uint64_t *peak, ui
   czk_fake f;
   czk__fake_init(&f, 64);
   f.dev_capacity = 100, f.copy_bytes = 30, f.lane_bytes = 25, f.lane_pinned = pinned;
-  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 3, 0, 1000, 0, NULL};
+  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 3, .key_mem_bytes = 1000, .plan_bytes = 0};
   dev.plan_bytes = plan ? 100 : 0;
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
@@ -1288,7 +1288,7 @@ static void warm_run(uint64_t capacity, uint32_t *warmed, uint64_t *allocs_after
   czk_fake f;
   czk__fake_init(&f, 64);
   f.dev_capacity = capacity, f.copy_bytes = 30, f.lane_bytes = 25, f.lane_pinned = 5;
-  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 2, 0, 1000, 0, NULL};
+  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 0};
   dev.plan_bytes = capacity;
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
@@ -1349,7 +1349,7 @@ static void test_device_urgent_spared(void) {
   czk_fake f;
   czk__fake_init(&f, 64);
   f.dev_capacity = 100, f.copy_bytes = 30, f.lane_bytes = 20;
-  czk_engine_device_desc dev = {"dev0", &g_backend_token[0], 2, 0, 1000, 100, NULL};
+  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 100};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = 100000;
@@ -1418,7 +1418,7 @@ static const czk_engine_key_status *key_of(const czk_engine_status *s, const cha
 static void test_device_keys(uint32_t ndev) {
   czk_fake f;
   czk__fake_init(&f, 64);
-  czk_engine_device_desc devs[2] = {{"dev0", &g_backend_token[0], 1, 0, 1000, 0, NULL}, {"dev1", &g_backend_token[1], 1, 0, 1000, 0, NULL}};
+  czk_engine_device_desc devs[2] = {{.name = "dev0", .backend = &g_backend_token[0], .workers = 1, .key_mem_bytes = 1000, .plan_bytes = 0}, {.name = "dev1", .backend = &g_backend_token[1], .workers = 1, .key_mem_bytes = 1000, .plan_bytes = 0}};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = 100000;

@@ -139,7 +139,9 @@ static const czk_engine_key_status *key_of(const czk_engine_status *s, const cha
   return NULL;
 }
 
-static void test_two_keys_one_device(uint64_t key_mem) {
+/* plan: the device memory plan's limit is set to the copies' limit (a host-memory backend plans no lanes: the same
+ * outcome, through the plan's room-making for copies and the real adapter's prove_plan). */
+static void test_two_keys_one_device(uint64_t key_mem, bool plan) {
   czk_backend *cpu = NULL;
   CHECK(czk_backend_open(&cpu, "cpu", NULL) == CZK_OK);
   czk_engine_kind k6, k7;
@@ -161,7 +163,8 @@ static void test_two_keys_one_device(uint64_t key_mem) {
   }
   CHECK(d6 > 0 && d7 > d6);
   if (key_mem == 1) key_mem = d7 + d6 / 2; /* either copy fits, both do not */
-  czk_engine_device_desc dev = {.name = "cpu-dev", .backend = cpu, .workers = 2, .key_mem_bytes = key_mem};
+  czk_engine_device_desc dev = {.name = "cpu-dev", .backend = cpu, .workers = 2, .key_mem_bytes = key_mem,
+                                .plan_bytes = plan ? key_mem : 0};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = 512ull << 20;
@@ -186,6 +189,8 @@ static void test_two_keys_one_device(uint64_t key_mem) {
     const czk_engine_key_status *now = key_of(s, seq[i] == 6 ? "synthetic-k6" : "synthetic-k7");
     const czk_engine_key_status *other = key_of(s, seq[i] == 6 ? "synthetic-k7" : "synthetic-k6");
     CHECK(s->devices[0].key_mem_used <= s->devices[0].key_mem_limit);
+    CHECK(s->devices[0].plan_limit == (plan ? key_mem : 0) && s->devices[0].plan_lanes_bytes == 0 &&
+          s->devices[0].lanes_idle == 0 && s->devices[0].lanes_busy == 0);
     if (key_mem) {
       CHECK_MSG(now && now->tier == CZK_KEY_TIER_DEVICE && now->device_mask == 1u, "step %d: tier of the last key", i);
       CHECK_MSG(!other || (other->device_mask == 0 && other->tier == other->host_tier), "step %d: the other key", i);
@@ -450,8 +455,9 @@ int main(void) {
   test_snap_kind();
   test_post_counts();
   snprintf(g_dir, sizeof g_dir, "/tmp/czk_tkinds_%d", (int)getpid());
-  test_two_keys_one_device(1);
-  test_two_keys_one_device(0);
+  test_two_keys_one_device(1, false);
+  test_two_keys_one_device(1, true);
+  test_two_keys_one_device(0, false);
   test_absent_bytes();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
