@@ -176,7 +176,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
   czk_groth16_prove_plan plan;
   czk_backend_props pr0, pr1;
   const bool planned = czk_groth16_plan_prove(&plan, be, key, !streamed, false) == CZK_OK &&
-                       czk_backend_get_props(be, &pr0) == CZK_OK && pr0.mem_free;
+                       czk_backend_get_props(be, &pr0) == CZK_OK && pr0.mem_free && !pr0.host_memory;
   double *tot = calloc(reps + 1, sizeof *tot);
   czk_groth16_timings *tt = calloc(reps + 1, sizeof *tt);
   double *ts = calloc(reps + 1, sizeof *ts), *tf = calloc(reps + 1, sizeof *tf);
