@@ -117,6 +117,7 @@ typedef struct ekey_dev {
    * reservation of (lanes - busy) of them */
   uint64_t lane_pinned[2];
   czk_reservation pin_res[2];
+  uint64_t gone1; /* a key being dropped: its streaming lanes' bytes, freed with the host key (drop_key) */
 } ekey_dev;
 
 struct ekey {
@@ -172,6 +173,7 @@ typedef struct edevice {
   /* the device memory plan (e->kc_mu; keys.c): limit (0 = none); lanes' bytes (in use and idle); tables being made
    * by proves that started (counted until their prove_start returns, then in tables_bytes) */
   uint64_t plan_limit, lane_used, tables_pending;
+  uint64_t freeing; /* bytes of copies and lanes given up but not yet freed by the kind: counted until they are */
   uint32_t lanes_busy;
   uint64_t plan_waits, lanes_warmed;
   uint64_t (*tables_bytes)(void *backend);

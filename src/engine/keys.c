@@ -241,13 +241,14 @@ void czk__key_unref(czk_engine *e, ekey *key) {
 typedef struct victim {
   ekey *key;
   void *dkey;
+  uint64_t bytes; /* the plan's bytes it frees (copy and lanes; counted in d->freeing until then) */
 } victim;
 
 /* ---- the device memory plan */
 /* Under kc_mu: the plan's bytes in use on d, and whether `more` fits beside them (always, without a plan). */
 static uint64_t plan_used_locked(const edevice *d) {
   uint64_t t = d->tables_bytes ? d->tables_bytes(d->backend) : 0;
-  return d->key_mem_used + d->lane_used + d->tables_pending + t;
+  return d->key_mem_used + d->lane_used + d->tables_pending + d->freeing + t;
 }
 static bool plan_fits_locked(const edevice *d, uint64_t more) {
   return !d->plan_limit || plan_used_locked(d) + more <= d->plan_limit;
@@ -270,6 +271,7 @@ typedef struct lane_victim {
   ekey *key;
   int tier; /* 0: the copy's lanes, 1: streaming lanes */
   void *dkey;
+  uint64_t bytes; /* the lanes' bytes (counted in d->freeing until they are freed) */
 } lane_victim;
 #define LANE_VICTIMS 32
 
@@ -300,15 +302,26 @@ static bool pin_sync(czk_engine *e, ekey *key, const edevice *d, int t) {
 
 static void trim_lanes(czk_engine *e, edevice *d, lane_victim *lv, uint32_t n);
 
+/* Without locks: bytes given up on d (d->freeing) are freed now; whoever waits for room looks again. */
+static void freed_locked_done(czk_engine *e, edevice *d, uint64_t bytes) {
+  if (!bytes) return;
+  pthread_mutex_lock(&e->kc_mu);
+  d->freeing -= bytes;
+  pthread_cond_broadcast(&e->kc_cv);
+  pthread_mutex_unlock(&e->kc_mu);
+}
+
 /* Under kc_mu: marks key's idle lanes on d (tier t) as freed (for trim_lanes); false when there are none. */
 static bool mark_idle_locked(edevice *d, ekey *key, int t, lane_victim *out) {
   ekey_dev *c = &key->dev[d->ordinal];
   if (c->lanes[t] <= c->busy[t] || (t == 0 && c->state != KD_RESIDENT) || !key->obj) return false;
-  d->lane_used -= (uint64_t)(c->lanes[t] - c->busy[t]) * c->lane_bytes[t];
+  const uint64_t b = (uint64_t)(c->lanes[t] - c->busy[t]) * c->lane_bytes[t];
+  d->lane_used -= b;
+  d->freeing += b; /* until the kind has freed them: nobody may count on that memory before */
   c->lanes[t] = c->busy[t];
   key->refs++;
   if (t == 0) c->refs++;
-  *out = (lane_victim){key, t, t == 0 ? c->dkey : NULL};
+  *out = (lane_victim){key, t, t == 0 ? c->dkey : NULL, b};
   return true;
 }
 
@@ -340,6 +353,7 @@ static void trim_lanes(czk_engine *e, edevice *d, lane_victim *lv, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     ekind *k = lv[i].key->kind;
     if (k->k.lanes_trim) k->k.lanes_trim(k->k.user, lv[i].key->obj, lv[i].dkey, d->backend);
+    freed_locked_done(e, d, lv[i].bytes);
     (void)pin_sync(e, lv[i].key, d, lv[i].tier); /* their staging leaves the budget */
     if (lv[i].tier == 0) czk__key_device_release(e, lv[i].key, d);
     czk__key_unref(e, lv[i].key);
@@ -347,9 +361,11 @@ static void trim_lanes(czk_engine *e, edevice *d, lane_victim *lv, uint32_t n) {
 }
 
 /* Under kc_mu: a copy c on d is unloaded: its lanes go with it (none in use: the copy is unreferenced). */
-static void copy_lanes_gone_locked(edevice *d, ekey_dev *c) {
-  d->lane_used -= (uint64_t)c->lanes[0] * c->lane_bytes[0];
+static uint64_t copy_lanes_gone_locked(edevice *d, ekey_dev *c) {
+  const uint64_t b = (uint64_t)c->lanes[0] * c->lane_bytes[0];
+  d->lane_used -= b;
   c->lanes[0] = c->busy[0] = 0;
+  return b;
 }
 
 /* Under kc_mu: marks the least recently used unreferenced copy on d (not of `keep`; spare: not of urgent kinds) for
@@ -363,9 +379,10 @@ static bool lru_copy_locked(czk_engine *e, edevice *d, const ekey *keep, bool sp
       best = c, bk = o;
   }
   if (!best) return false;
-  *out = (victim){bk, best->dkey};
   d->key_mem_used -= best->bytes;
-  copy_lanes_gone_locked(d, best);
+  const uint64_t b = best->bytes + copy_lanes_gone_locked(d, best);
+  d->freeing += b; /* until the kind has unloaded it */
+  *out = (victim){bk, best->dkey, b};
   best->state = KD_NONE, best->dkey = NULL, best->bytes = 0;
   return true;
 }
@@ -425,12 +442,13 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
       trim_lanes(e, d, lv, nl);
       for (uint32_t i = 0; i < nc; i++) {
         cv[i].key->kind->k.key_unload(cv[i].key->kind->k.user, d->backend, cv[i].dkey);
+        freed_locked_done(e, d, cv[i].bytes);
         (void)pin_sync(e, cv[i].key, d, 0); /* its lanes went with it */
       }
       pthread_mutex_lock(&e->kc_mu);
       continue;
     }
-    if (d->lanes_busy > 0 || uploading_locked(e, d)) { /* memory comes back when they end */
+    if (d->lanes_busy > 0 || d->freeing > 0 || uploading_locked(e, d)) { /* memory comes back when they end */
       if (!waited) d->plan_waits++;
       waited = true;
       pthread_cond_wait(&e->kc_cv, &e->kc_mu);
@@ -521,6 +539,7 @@ void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t tra
   trim_lanes(e, d, lv, nl);
   for (uint32_t i = 0; i < nv; i++) {
     vs[i].key->kind->k.key_unload(vs[i].key->kind->k.user, d->backend, vs[i].dkey);
+    freed_locked_done(e, d, vs[i].bytes);
     (void)pin_sync(e, vs[i].key, d, 0);
   }
   if (!claim) return NULL;
@@ -612,16 +631,20 @@ static void unload_all(czk_engine *e, ekey *key) {
     pthread_mutex_lock(&e->kc_mu);
     ekey_dev *s = &key->dev[d];
     void *dk = s->state == KD_RESIDENT ? s->dkey : NULL;
+    uint64_t copy = 0;
     if (s->state == KD_RESIDENT) {
       e->devices[d].key_mem_used -= s->bytes;
-      copy_lanes_gone_locked(&e->devices[d], s);
+      copy = s->bytes + copy_lanes_gone_locked(&e->devices[d], s);
       s->state = KD_NONE, s->dkey = NULL, s->bytes = 0;
     }
-    /* the host key goes next: its streaming lanes with it */
-    e->devices[d].lane_used -= (uint64_t)s->lanes[1] * s->lane_bytes[1];
+    /* the host key goes next (drop_key): its streaming lanes with it */
+    s->gone1 = (uint64_t)s->lanes[1] * s->lane_bytes[1];
+    e->devices[d].lane_used -= s->gone1;
     s->lanes[1] = s->busy[1] = 0;
+    e->devices[d].freeing += copy + s->gone1; /* until they are freed */
     pthread_mutex_unlock(&e->kc_mu);
     if (dk) k->k.key_unload(k->k.user, e->devices[d].backend, dk);
+    freed_locked_done(e, &e->devices[d], copy);
     for (int t = 0; t < 2; t++) (void)pin_sync(e, key, &e->devices[d], t); /* nothing pinned is left */
   }
 }
@@ -630,6 +653,7 @@ static void unload_all(czk_engine *e, ekey *key) {
 static uint64_t drop_key(czk_engine *e, ekey *key) {
   unload_all(e, key);
   key->kind->k.key_free(key->kind->k.user, key->obj);
+  for (uint32_t d = 0; d < e->ndevices; d++) freed_locked_done(e, &e->devices[d], key->dev[d].gone1);
   uint64_t freed = 0, f;
   for (unsigned c = 0; c < CZK_MEM_COUNT; c++)
     if (key->res.held & (1u << c)) {

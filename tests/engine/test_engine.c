@@ -1395,6 +1395,99 @@ static void test_device_urgent_spared(void) {
   czk__fake_destroy(&f);
 }
 
+/* The device memory plan under a random mix (seeded): two planned devices of 100 B, three kinds with copies (30 B)
+ * and lanes (25 B) that cannot all fit (two big kinds and a small urgent one), jobs of every priority arriving
+ * together, some cancelled. Every job not cancelled completes, no emulated allocation ever fails (proves wait, or are
+ * retried alone), no device holds more than 100 B, and once drained each device's plan equals what it holds and the
+ * budget's KEY part equals the keys plus the idle lanes' staging. */
+static void test_plan_stress(uint64_t seed) {
+  czk_fake f;
+  czk__fake_init(&f, 256);
+  f.dev_capacity = 100, f.copy_bytes = 30, f.lane_bytes = 25, f.lane_pinned = 3;
+  czk_engine_device_desc devs[2] = {
+      {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 100},
+      {.name = "dev1", .backend = &g_backend_token[1], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 100}};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 100000;
+  cfg.synth_workers = 3;
+  cfg.urgent_max_bytes = 200;
+  cfg.devices = devs;
+  cfg.ndevices = 2;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) return;
+  f.engine = e;
+  czk_engine_kind ka, kb, ks;
+  czk__fake_kind(&f, &ka, "ka", "key-a", 1000, k_shape);
+  czk__fake_kind(&f, &kb, "kb", "key-b", 1000, k_shape);
+  czk__fake_kind(&f, &ks, "ks", "key-s", 300,
+                 (czk_engine_shape){.abc_bytes = 50, .witness_bytes = 25, .scratch_bytes = 25});
+  czk_engine_kind *kk[3] = {&ka, &kb, &ks};
+  for (int i = 0; i < 3; i++) {
+    czk__fake_kind_device(kk[i], 30);
+    czk__fake_kind_plan(kk[i]);
+    CHECK(czk_engine_register_kind(e, kk[i]) == CZK_OK);
+  }
+  czk_test_rng rng;
+  czk_test_rng_seed(&rng, seed);
+  enum { NJ = 40 };
+  uint64_t ids[NJ];
+  bool cancelled[NJ];
+  for (int t = 0; t < NJ; t++) {
+    const int which = (int)(czk_test_rng_next(&rng) % 3);
+    const char *kind = which == 0 ? "ka" : which == 1 ? "kb" : "ks";
+    czk_priority prio = which == 2 ? CZK_PRIORITY_CRITICAL : (czk_priority)(1 + czk_test_rng_next(&rng) % 3);
+    czk_fake_job j = fjob((uint64_t)t + 1, which == 2 ? 1 : 1 + (uint32_t)(czk_test_rng_next(&rng) % 4),
+                          100 + (uint32_t)(czk_test_rng_next(&rng) % 400), 300 + (uint32_t)(czk_test_rng_next(&rng) % 1500));
+    ids[t] = 0;
+    CHECK(submit(e, &f, kind, prio, NULL, &j, &ids[t]) == CZK_OK);
+    cancelled[t] = czk_test_rng_next(&rng) % 8 == 0;
+    if (cancelled[t]) {
+      if (czk_test_rng_next(&rng) % 2) czk__clock_sleep_ns(500000);
+      bool running;
+      (void)czk_engine_cancel(e, ids[t], &running);
+    }
+  }
+  unsigned ok = 0;
+  for (int t = 0; t < NJ; t++) {
+    czk_engine_result r;
+    czk_status st = czk_engine_await(e, ids[t], 0, &r);
+    if (!cancelled[t])
+      CHECK_MSG(st == CZK_OK && r.status == CZK_OK, "seed %llu job %d: %s (%s)", (unsigned long long)seed, t,
+                czk_status_str(r.status), r.error);
+    ok += st == CZK_OK && r.status == CZK_OK;
+    czk_engine_result_free(&r);
+  }
+  czk_engine_status *s;
+  if (czk_engine_status_get(e, &s) == CZK_OK) {
+    uint64_t keys = 0, idle = 0;
+    for (uint32_t i = 0; i < s->nkeys; i++) keys += s->keys[i].bytes;
+    for (uint32_t d = 0; d < 2; d++) {
+      const czk_engine_device_status *ds = &s->devices[d];
+      unsigned fi = 0; /* the fake's index of this device's backend */
+      while (fi + 1 < CZK_FAKE_MAX_DEVICES && f.dev_be[fi] != &g_backend_token[d]) fi++;
+      CHECK_MSG(ds->lanes_busy == 0 && ds->key_mem_used + ds->plan_lanes_bytes == f.dev_used[fi],
+                "seed %llu device %u: plan %llu + %llu, device holds %llu", (unsigned long long)seed, d,
+                (unsigned long long)ds->key_mem_used, (unsigned long long)ds->plan_lanes_bytes,
+                (unsigned long long)f.dev_used[fi]);
+      CHECK_MSG(f.dev_peak[fi] <= 100, "device %u peak %llu", d, (unsigned long long)f.dev_peak[fi]);
+      idle += ds->lanes_idle;
+    }
+    CHECK_MSG(s->mem_used_by_cat[CZK_MEM_KEY] == keys + idle * 3, "budget KEY %llu, keys %llu + %llu idle lanes x 3",
+              (unsigned long long)s->mem_used_by_cat[CZK_MEM_KEY], (unsigned long long)keys, (unsigned long long)idle);
+    czk_engine_status_free(s);
+  }
+  CHECK_MSG(atomic_load(&f.nomem) == 0, "seed %llu: %ld emulated allocations failed", (unsigned long long)seed,
+            atomic_load(&f.nomem));
+  fprintf(stderr, "plan stress seed %llu: %u of %d jobs ok, %llu lanes made, peaks %llu / %llu\n",
+          (unsigned long long)seed, ok, NJ, (unsigned long long)f.lane_allocs, (unsigned long long)f.dev_peak[0],
+          (unsigned long long)f.dev_peak[1]);
+  czk_engine_destroy(e);
+  CHECK(f.dev_used[0] == 0 && f.dev_used[1] == 0 && atomic_load(&f.live_dkeys) == 0);
+  czk__fake_destroy(&f);
+}
+
 static void test_device_memory_plan(void) {
   long nomem;
   uint64_t peak, waits;
@@ -1548,6 +1641,8 @@ int main(int argc, char **argv) {
   test_device_memory_plan();
   test_lanes_warm();
   test_device_urgent_spared();
+  test_plan_stress(seed);
+  test_plan_stress(seed + 1);
   test_shutdown(false);
   test_shutdown(true);
   test_stress(seed);
