@@ -456,6 +456,7 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
     }
     const uint64_t used = plan_used_locked(d);
     pthread_mutex_unlock(&e->kc_mu);
+    *held = false; /* nothing counted: nothing to release */
     CZK_WARN("engine", "%s: a prove on %s needs a lane of %.2f GiB%s (+%.2f GiB of tables); the device's memory plan "
              "is %.2f GiB with %.2f GiB in use (key copies in use, lanes, tables) and nothing to free or wait for",
              key->id, d->name, (double)lane / (1u << 30), resident ? " beside the key's copy" : " (streaming)",

@@ -1488,6 +1488,60 @@ static void test_plan_stress(uint64_t seed) {
   czk__fake_destroy(&f);
 }
 
+/* A regular prove that finds the planned device full of an urgent kind's spared copy and idle lane, with nothing in
+ * flight, is refused by the plan (not by a failing allocation) and proved again alone, which may free them: the job
+ * completes, no emulated allocation fails, and the device never holds more than its capacity. */
+static void test_plan_refused_alone(void) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  f.dev_capacity = 60, f.copy_bytes = 30, f.lane_bytes = 25;
+  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000,
+                                .plan_bytes = 60};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 100000;
+  cfg.synth_workers = 2;
+  cfg.urgent_max_bytes = 200;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) return;
+  f.engine = e;
+  czk_engine_kind kbig, ksmall;
+  czk__fake_kind(&f, &kbig, "big", "key-big", 1000, k_shape);
+  czk__fake_kind(&f, &ksmall, "small", "key-small", 300,
+                 (czk_engine_shape){.abc_bytes = 50, .witness_bytes = 25, .scratch_bytes = 25});
+  czk__fake_kind_device(&kbig, 30);
+  czk__fake_kind_device(&ksmall, 30);
+  czk__fake_kind_plan(&kbig);
+  czk__fake_kind_plan(&ksmall);
+  CHECK(czk_engine_register_kind(e, &kbig) == CZK_OK && czk_engine_register_kind(e, &ksmall) == CZK_OK);
+  czk_engine_result r;
+  uint64_t id = 0;
+  czk_fake_job cj = fjob(1, 1, 0, 300);
+  CHECK(submit(e, &f, "small", CZK_PRIORITY_CRITICAL, NULL, &cj, &id) == CZK_OK);
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK && r.status == CZK_OK);
+  czk_engine_result_free(&r);
+  czk_fake_job bj = fjob(2, 3, 0, 500);
+  CHECK(submit(e, &f, "big", CZK_PRIORITY_NORMAL, NULL, &bj, &id) == CZK_OK);
+  CHECK_MSG(czk_engine_await(e, id, 0, &r) == CZK_OK && r.status == CZK_OK, "big job: %s (%s)",
+            czk_status_str(r.status), r.error);
+  czk_engine_result_free(&r);
+  czk_engine_status *s;
+  if (czk_engine_status_get(e, &s) == CZK_OK) {
+    CHECK_MSG(s->prove_retries >= 1, "%llu retries (the plan's refusal goes the alone way)",
+              (unsigned long long)s->prove_retries);
+    CHECK(s->devices[0].lanes_busy == 0 && s->devices[0].key_mem_used + s->devices[0].plan_lanes_bytes == f.dev_used[0]);
+    czk_engine_status_free(s);
+  }
+  CHECK_MSG(atomic_load(&f.nomem) == 0 && f.dev_peak[0] <= 60, "%ld failed allocations, peak %llu",
+            atomic_load(&f.nomem), (unsigned long long)f.dev_peak[0]);
+  czk_engine_destroy(e);
+  CHECK(f.dev_used[0] == 0);
+  czk__fake_destroy(&f);
+}
+
 static void test_device_memory_plan(void) {
   long nomem;
   uint64_t peak, waits;
@@ -1641,6 +1695,7 @@ int main(int argc, char **argv) {
   test_device_memory_plan();
   test_lanes_warm();
   test_device_urgent_spared();
+  test_plan_refused_alone();
   test_plan_stress(seed);
   test_plan_stress(seed + 1);
   test_shutdown(false);
