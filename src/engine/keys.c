@@ -689,8 +689,9 @@ bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need, uint6
   czk_budget_stats bs;
   czk_budget_stats_get(e->budget, &bs); /* lock order: kc_mu, then the budget's */
   /* small keys are spared while partitions hold memory that will come back (spare_max: see engine_internal.h) */
-  const bool spare = spare_max && bs.used_by_cat[CZK_MEM_ABC] + bs.used_by_cat[CZK_MEM_WITNESS] +
-                                          bs.used_by_cat[CZK_MEM_SCRATCH] > 0;
+  const bool inflight = bs.used_by_cat[CZK_MEM_ABC] + bs.used_by_cat[CZK_MEM_WITNESS] +
+                            bs.used_by_cat[CZK_MEM_SCRATCH] > 0;
+  const bool spare = spare_max && inflight;
   ekey *victim = NULL;
   uint64_t idle = 0;
   for (ekey *k = e->keys; k; k = k->next) {
@@ -704,7 +705,9 @@ bool czk__key_evict_lru(czk_engine *e, const char *keep_id, uint64_t need, uint6
   if (victim && need && bs.used - idle + need > bs.limit) victim = NULL; /* would not fit even without them */
   if (victim) unlink_key_locked(e, victim);
   pthread_mutex_unlock(&e->kc_mu);
-  if (!victim) return trim_pinned_idle(e, spare_max != 0); /* else idle lanes' counted pinned staging goes */
+  /* else the idle lanes' counted pinned staging, but only when no partition in flight will give memory back: a lane
+   * freed between two proves of a backlog would be made again at once */
+  if (!victim) return !inflight && trim_pinned_idle(e, spare_max != 0);
   char id[sizeof victim->id];
   snprintf(id, sizeof id, "%s", victim->id);
   uint64_t freed = drop_key(e, victim);

@@ -1542,6 +1542,51 @@ static void test_plan_refused_alone(void) {
   czk__fake_destroy(&f);
 }
 
+/* Idle lanes' pinned staging in a tight budget: after a job, its idle lanes' staging holds budget that the next job's
+ * partition needs, and no partition is in flight to give any back: the dispatcher frees those lanes (their staging
+ * leaves the budget) instead of waiting forever. */
+static void test_plan_budget_pins(void) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  f.dev_capacity = 1000, f.copy_bytes = 30, f.lane_bytes = 25, f.lane_pinned = 300;
+  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000,
+                                .plan_bytes = 1000};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 1000 + 500 + 300; /* the key, one partition (k_shape: 500), one lane's staging */
+  cfg.synth_workers = 2;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) return;
+  f.engine = e;
+  czk_engine_kind ka;
+  czk__fake_kind(&f, &ka, "ka", "key-a", 1000, k_shape);
+  czk__fake_kind_device(&ka, 30);
+  czk__fake_kind_plan(&ka);
+  CHECK(czk_engine_register_kind(e, &ka) == CZK_OK);
+  for (uint64_t t = 1; t <= 3; t++) {
+    uint64_t id = 0;
+    czk_fake_job j = fjob(t, 2, 0, 500);
+    CHECK(submit(e, &f, "ka", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+    czk_engine_result r;
+    czk_status st = czk_engine_await(e, id, 10000, &r);
+    CHECK_MSG(st == CZK_OK && r.status == CZK_OK, "job %llu: %s / %s (%s)", (unsigned long long)t, czk_status_str(st),
+              czk_status_str(r.status), r.error);
+    czk_engine_result_free(&r);
+  }
+  czk_engine_status *s;
+  if (czk_engine_status_get(e, &s) == CZK_OK) {
+    CHECK(s->mem_used <= s->mem_limit && s->devices[0].lanes_busy == 0);
+    CHECK(s->mem_used_by_cat[CZK_MEM_KEY] == 1000 + (uint64_t)s->devices[0].lanes_idle * 300);
+    czk_engine_status_free(s);
+  }
+  czk_engine_destroy(e);
+  CHECK(f.dev_used[0] == 0 && atomic_load(&f.nomem) == 0);
+  czk__fake_destroy(&f);
+}
+
 static void test_device_memory_plan(void) {
   long nomem;
   uint64_t peak, waits;
@@ -1696,6 +1741,7 @@ int main(int argc, char **argv) {
   test_lanes_warm();
   test_device_urgent_spared();
   test_plan_refused_alone();
+  test_plan_budget_pins();
   test_plan_stress(seed);
   test_plan_stress(seed + 1);
   test_shutdown(false);
