@@ -118,7 +118,7 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
       size_t tail = (size_t)(dom - n.n_constraints) * sizeof(czk_fr);
       memset(as.a + n.n_constraints, 0, tail), memset(as.b + n.n_constraints, 0, tail);
       memset(as.c + n.n_constraints, 0, tail);
-      if (r == 0) czk__bench_witness_fractions(as.w.w, n.n_inputs + n.n_aux, frac);
+      if (r == 0) czk_witness_fractions(as.w.w, n.n_inputs + n.n_aux, frac);
     }
     if (st != CZK_OK) {
       czk_groth16_assignment_free(&as);

@@ -214,7 +214,7 @@ int czk_bench_post(int argc, char **argv) {
       if (st == CZK_OK && memcmp(as.w.w + 1, pub, np * sizeof(czk_fr)) != 0) st = CZK_ERR_VERIFY_FAILED;
       if (st == CZK_OK && r == 0) {
         double f[3];
-        czk__bench_witness_fractions(as.w.w, ni + na, f);
+        czk_witness_fractions(as.w.w, ni + na, f);
         printf("  witness: %.1f%% zero, %.1f%% one, %.1f%% other\n", 100 * f[0], 100 * f[1], 100 * f[2]);
       }
     }

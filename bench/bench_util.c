@@ -306,11 +306,3 @@ czk_status czk__bench_random_key(czk_groth16_key **key, const czk_r1cs *outline,
   return czk_groth16_key_from_queries(key, &vk, &kq, &ks, outline);
 }
 
-void czk__bench_witness_fractions(const czk_fr *w, size_t n, double out[3]) {
-  size_t z = 0, o = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (czk_fr_is_zero(&w[i])) z++;
-    else if (czk_fr_eq(&w[i], &czk_fr_one_v)) o++;
-  }
-  out[0] = n ? (double)z / (double)n : 0, out[1] = n ? (double)o / (double)n : 0, out[2] = 1 - out[0] - out[1];
-}

@@ -38,7 +38,6 @@ czk_status czk__bench_random_key(czk_groth16_key **key, const czk_r1cs *outline,
                                  czk_g1_affine **g1, czk_g2_affine **g2);
 
 /* The fractions of zeros, ones and other values in w[0..n) (out[0..3)): what the 0/1-aware MSMs skip, sum, bucket. */
-void czk__bench_witness_fractions(const czk_fr *w, size_t n, double out[3]);
 
 /* A field of /proc/self/status in bytes ("VmRSS", "VmHWM"; 0 when unreadable), and a reset of the peak (VmHWM
  * becomes the current RSS: `5` written to /proc/self/clear_refs, Linux >= 4.0; 0 on success). */

@@ -237,6 +237,9 @@ typedef struct czk_witness {
 /* Turns a witness builder (or checker) into its assignment; frees cs in every case. */
 CZK_API czk_status czk_cs_witness_finish(czk_cs *cs, czk_witness *out);
 CZK_API void czk_witness_free(czk_witness *w);
+/* The fractions of w[0 .. n) that are zero, one and anything else (out[0], out[1], out[2]; all 0 when n = 0): what a
+ * witness-aware MSM skips, adds without bucket work, and runs Pippenger on. */
+CZK_API void czk_witness_fractions(const czk_fr *w, size_t n, double out[3]);
 
 /* ------------------------------------------------------------------------------------------------ counting */
 /* What a counter saw, with the trailing input constraints included as czk_cs_shape_finish would append them:

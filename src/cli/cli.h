@@ -11,6 +11,7 @@
 #include <string.h>
 
 #define CZK_CMD(name, summary) int czk_cmd_##name(int argc, char **argv);
+#include "czk/field.h"
 #include "cli/commands.def"
 #undef CZK_CMD
 /* Filecoin forms of setup / verify (cmd_filecoin.c), chosen by --kind / --request. */
@@ -23,7 +24,9 @@ void czk__print_counts_tail(const czk_cs_counts *c, double secs);
 void czk__group(char *out, size_t len, uint64_t v);
 /* SnapDeals forms of circuit-info, gen-vanilla and verify --request (cmd_snap.c). */
 struct czk__fc_request;
-int czk__cmd_circuit_info_snap(const char *size, bool json);
+int czk__cmd_circuit_info_snap(const char *size, bool json, bool witness);
+/* circuit-info --witness's line (json: fields of the caller's open object). */
+void czk__print_witness_fractions(const czk_fr *w, size_t n, double secs, bool json);
 int czk__cmd_gen_vanilla_snap(int argc, char **argv);
 int czk__verify_snap(const struct czk__fc_request *r, const char *req, const char *proof, const char *params);
 /* True when the first positional argument (past options and their values) is `word`. */

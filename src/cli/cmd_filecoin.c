@@ -84,24 +84,77 @@ void czk__print_counts_tail(const czk_cs_counts *c, double secs) {
   printf("  counted in           %.2f s\n", secs);
 }
 
+/* circuit-info --witness: the zero / one / other fractions of one partition's witness w (n values), from a generated
+ * input, in words or as JSON fields (json: the caller's object is still open). */
+void czk__print_witness_fractions(const czk_fr *w, size_t n, double secs, bool json) {
+  double f[3];
+  czk_witness_fractions(w, n, f);
+  if (json) {
+    printf(",\"witness_zero\":%.6f,\"witness_one\":%.6f,\"witness_other\":%.6f,\"witness_seconds\":%.3f", f[0], f[1],
+           f[2], secs);
+    return;
+  }
+  printf("  witness (generated)  %.1f%% zero, %.1f%% one, %.1f%% other (partition 0, %.2f s)\n", 100 * f[0], 100 * f[1],
+         100 * f[2], secs);
+}
+
+/* One partition's witness of a generated (sparse) input: PoRep (pinfo) or PoSt (info); *w malloc'd. */
+static czk_status generated_witness(const czk_porep_info *pinfo, const czk_post_info *info, const czk_cs_counts *n,
+                                    czk_fr **w) {
+  *w = czk_alloc_big((size_t)(n->n_inputs + n->n_aux) * sizeof(czk_fr));
+  if (!*w) return CZK_ERR_NOMEM;
+  czk_status st = CZK_OK;
+  if (pinfo) {
+    czk_porep_c1 c1;
+    st = czk_porep_generate(pinfo, pinfo->sector_size <= (8ull << 20) ? CZK_POREP_GEN_DENSE : CZK_POREP_GEN_SPARSE, 1,
+                            1000, 1, &c1);
+    if (st != CZK_OK) return st;
+    czk_porep_circuit pc;
+    czk_porep_circuit_of(pinfo, &pc);
+    czk_porep_partition vals;
+    czk_porep_c1_partition(&c1, 0, &vals);
+    st = czk_porep_witness(&pc, &vals, NULL, *w, n->n_inputs, n->n_aux);
+    czk_porep_c1_free(&c1);
+    return st;
+  }
+  czk_post_sector *sec = calloc(info->sector_count, sizeof *sec);
+  if (!sec) return CZK_ERR_NOMEM;
+  uint8_t rnd[32];
+  for (int i = 0; i < 32; i++) rnd[i] = (uint8_t)(i * 7 + 1);
+  rnd[31] &= 0x3f;
+  uint32_t made = 0;
+  for (; made < info->sector_count && st == CZK_OK; made++)
+    st = czk_post_generate(info, CZK_POST_GEN_SPARSE, 1, 1000 + made, made, rnd, NULL, NULL, &sec[made]);
+  if (st != CZK_OK) made--; /* the failed one holds nothing */
+  czk_post_instance inst = {.info = info, .sectors = sec, .n_sectors = info->sector_count};
+  if (st == CZK_OK) st = czk_post_witness(&inst, NULL, *w);
+  for (uint32_t i = 0; i < made; i++) czk_post_sector_free(&sec[i]);
+  free(sec);
+  return st;
+}
+
 int czk_cmd_circuit_info(int argc, char **argv) {
-  static const char *usage = "usage: czk circuit-info KIND --sector-size S [--json]\n"
+  static const char *usage = "usage: czk circuit-info KIND --sector-size S [--json] [--witness]\n"
                              "  KIND: winning-post, window-post, porep, snap (one partition). Runs the circuit's real synthesis in a counting mode\n"
-                             "  (no matrices kept): constraints, inputs, aux, non-zeros of A/B/C, densities, domain.\n";
+                             "  (no matrices kept): constraints, inputs, aux, non-zeros of A/B/C, densities, domain.\n"
+                             "  --witness: also one partition's witness from a generated input (sparse above 8MiB), and its zero / one /\n"
+                             "  other fractions (what the witness MSMs skip, add without bucket work, and run Pippenger on).\n";
   const char *size = NULL, *kind = NULL;
-  bool json = false;
-  static const struct option lo[] = {{"sector-size", 1, 0, 's'}, {"json", 0, 0, 'j'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+  bool json = false, wit = false;
+  static const struct option lo[] = {
+      {"sector-size", 1, 0, 's'}, {"json", 0, 0, 'j'}, {"witness", 0, 0, 'w'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     if (c == 's') size = optarg;
     else if (c == 'j') json = true;
+    else if (c == 'w') wit = true;
     else if (c == 'h') return printf("%s", usage), 0;
     else return fprintf(stderr, "%s", usage), 2;
   }
   if (optind != argc - 1) return fprintf(stderr, "%s", usage), 2;
   kind = argv[optind];
-  if (strcmp(kind, "snap") == 0) return czk__cmd_circuit_info_snap(size, json);
+  if (strcmp(kind, "snap") == 0) return czk__cmd_circuit_info_snap(size, json, wit);
   const czk_post_info *info = NULL;
   const czk_porep_info *pinfo = NULL;
   if (strcmp(kind, "porep") == 0) {
@@ -128,8 +181,16 @@ int czk_cmd_circuit_info(int argc, char **argv) {
   if (st == CZK_OK) st = czk_cs_counter_result(cs, &n);
   czk_cs_free(cs);
   double secs = czk__now_s() - t0;
+  czk_fr *w = NULL;
+  double wsecs = 0;
+  if (st == CZK_OK && wit) {
+    double tw = czk__now_s();
+    st = generated_witness(pinfo, info, &n, &w);
+    wsecs = czk__now_s() - tw;
+  }
   if (st != CZK_OK) {
-    fprintf(stderr, "czk circuit-info: %s\n", czk_status_str(st));
+    fprintf(stderr, "czk circuit-info: %s%s\n", wit ? "the generated witness: " : "", czk_status_str(st));
+    free(w);
     return 1;
   }
   char stem[240];
@@ -142,12 +203,15 @@ int czk_cmd_circuit_info(int argc, char **argv) {
     printf("{\"kind\":\"%s\",\"sector_size\":%llu,\"circuit_id\":\"%s\",\"params\":\"%s\",\"constraints\":%llu,"
            "\"constraints_with_inputs\":%llu,\"public_inputs\":%llu,\"aux\":%llu,\"nnz_a\":%llu,\"nnz_b\":%llu,"
            "\"nnz_c\":%llu,\"a_aux_density\":%llu,\"b_input_density\":%llu,\"b_aux_density\":%llu,\"log_domain\":%u,"
-           "\"seconds\":%.3f}\n",
+           "\"seconds\":%.3f",
            kind, (unsigned long long)sector_size, cid, stem,
            (unsigned long long)n.n_user_constraints, (unsigned long long)n.n_constraints,
            (unsigned long long)n.n_inputs, (unsigned long long)n.n_aux, (unsigned long long)n.nnz_a,
            (unsigned long long)n.nnz_b, (unsigned long long)n.nnz_c, (unsigned long long)n.a_aux_count,
            (unsigned long long)n.b_input_count, (unsigned long long)n.b_aux_count, n.log_domain, secs);
+    if (w) czk__print_witness_fractions(w, (size_t)(n.n_inputs + n.n_aux), wsecs, true);
+    printf("}\n");
+    free(w);
     return 0;
   }
   char a[40], b[40];
@@ -162,6 +226,8 @@ int czk_cmd_circuit_info(int argc, char **argv) {
   czk__group(a, sizeof a, n.n_inputs);
   printf("  public inputs        %s (ONE included)\n", a);
   czk__print_counts_tail(&n, secs);
+  if (w) czk__print_witness_fractions(w, (size_t)(n.n_inputs + n.n_aux), wsecs, false);
+  free(w);
   return 0;
 }
 

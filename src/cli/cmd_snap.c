@@ -58,7 +58,7 @@ bool czk__first_positional_is(int argc, char **argv, const char *word) {
 
 /* ------------------------------------------------------------------------------------------------ circuit-info */
 
-int czk__cmd_circuit_info_snap(const char *size, bool json) {
+int czk__cmd_circuit_info_snap(const char *size, bool json, bool witness) {
   const czk_snap_info *info = snap_lookup("circuit-info", size);
   if (!info) return 2;
   double t0 = czk__now_s();
@@ -72,8 +72,27 @@ int czk__cmd_circuit_info_snap(const char *size, bool json) {
     czk_cs_free(cs);
   }
   double secs = czk__now_s() - t0;
+  czk_fr *w = NULL;
+  const size_t nw = st == CZK_OK ? (size_t)(n.n_inputs + n.n_aux) : 0;
+  double wsecs = 0;
+  if (st == CZK_OK && witness) { /* partition 0 of a generated update (sparse above 8MiB) */
+    double tw = czk__now_s();
+    czk_snap_gen_input gin = {.mode = info->sector_size <= (8ull << 20) ? CZK_SNAP_GEN_DENSE : CZK_SNAP_GEN_SPARSE,
+                              .seed = 1};
+    czk_snap_update u;
+    memset(&u, 0, sizeof u);
+    w = czk_alloc_big(nw * sizeof(czk_fr));
+    st = w ? czk_snap_generate(info, &gin, &u) : CZK_ERR_NOMEM;
+    if (st == CZK_OK) {
+      czk_snap_instance wi = {.info = info, .k = 0, .comms = &u.comms, .part = &u.parts[0]};
+      st = czk_snap_witness(&wi, NULL, w);
+      czk_snap_update_free(&u);
+    }
+    wsecs = czk__now_s() - tw;
+  }
   if (st != CZK_OK) {
-    fprintf(stderr, "czk circuit-info: %s\n", czk_status_str(st));
+    fprintf(stderr, "czk circuit-info: %s%s\n", witness ? "the generated witness: " : "", czk_status_str(st));
+    free(w);
     return 1;
   }
   char stem[200];
@@ -82,13 +101,16 @@ int czk__cmd_circuit_info_snap(const char *size, bool json) {
     printf("{\"kind\":\"snap\",\"sector_size\":%llu,\"registered_proof\":%llu,\"circuit_id\":\"%s\",\"params\":\"%s\","
            "\"partitions\":%u,\"challenges\":%u,\"constraints\":%llu,\"constraints_with_inputs\":%llu,"
            "\"public_inputs\":%llu,\"aux\":%llu,\"nnz_a\":%llu,\"nnz_b\":%llu,\"nnz_c\":%llu,\"a_aux_density\":%llu,"
-           "\"b_input_density\":%llu,\"b_aux_density\":%llu,\"log_domain\":%u,\"seconds\":%.3f}\n",
+           "\"b_input_density\":%llu,\"b_aux_density\":%llu,\"log_domain\":%u,\"seconds\":%.3f",
            (unsigned long long)info->sector_size, (unsigned long long)info->wire, czk_snap_circuit_id(info), stem,
            info->partitions, info->challenges, (unsigned long long)n.n_user_constraints,
            (unsigned long long)n.n_constraints, (unsigned long long)n.n_inputs, (unsigned long long)n.n_aux,
            (unsigned long long)n.nnz_a, (unsigned long long)n.nnz_b, (unsigned long long)n.nnz_c,
            (unsigned long long)n.a_aux_count, (unsigned long long)n.b_input_count, (unsigned long long)n.b_aux_count,
            n.log_domain, secs);
+    if (w) czk__print_witness_fractions(w, nw, wsecs, true);
+    printf("}\n");
+    free(w);
     return 0;
   }
   char a[40], b[40];
@@ -100,6 +122,8 @@ int czk__cmd_circuit_info_snap(const char *size, bool json) {
   printf("  public inputs        %llu (ONE, k_and_h_select, comm_r_old, comm_d_new, comm_r_new)\n",
          (unsigned long long)n.n_inputs);
   czk__print_counts_tail(&n, secs);
+  if (w) czk__print_witness_fractions(w, nw, wsecs, false);
+  free(w);
   return 0;
 }
 

@@ -714,6 +714,16 @@ czk_status czk_cs_witness_finish(czk_cs *cs, czk_witness *out) {
   return st;
 }
 
+void czk_witness_fractions(const czk_fr *w, size_t n, double out[3]) {
+  size_t z = 0, o = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (czk_fr_is_zero(&w[i])) z++;
+    else if (czk_fr_eq(&w[i], &czk_fr_one_v)) o++;
+  }
+  out[0] = n ? (double)z / (double)n : 0, out[1] = n ? (double)o / (double)n : 0;
+  out[2] = n ? (double)(n - z - o) / (double)n : 0;
+}
+
 void czk_witness_free(czk_witness *w) {
   if (!w) return;
   free(w->w);

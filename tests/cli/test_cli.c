@@ -16,6 +16,7 @@
  * Every run also checks that stderr holds no sanitizer report (an ASan/UBSan abort exits non-zero too, which must not
  * pass for an expected rejection). Work files live in a fresh mkdtemp directory that is removed at the end. */
 #include <fcntl.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <sys/stat.h>
@@ -457,6 +458,25 @@ static void test_filecoin(void) {
   CHECK_MSG(r.rc == 0 && strstr(r.out, "\"constraints\":370590,") && strstr(r.out, "\"public_inputs\":133,") &&
                 strstr(r.out, "\"log_domain\":19") && strstr(r.out, "\"circuit_id\":\"winning-32g\""),
             "circuit-info winning-post 32GiB --json: %d %s %s", r.rc, r.out, r.err);
+  /* --witness: one partition's witness from a generated input, its fractions (issue 21 item 2): PoSt's witness is
+   * mostly Poseidon values, PoRep's and SnapDeals' mostly bits; the three add up to 1 */
+  {
+    double z = -1, o = -1, x = -1;
+    RUN(&r, NULL, "circuit-info", "window-post", "--sector-size", "2KiB", "--witness", "--json");
+    const char *p = r.rc == 0 ? strstr(r.out, "\"witness_zero\":") : NULL;
+    CHECK_MSG(p && sscanf(p, "\"witness_zero\":%lf,\"witness_one\":%lf,\"witness_other\":%lf", &z, &o, &x) == 3 &&
+                  x > 0.9 && fabs(z + o + x - 1) < 1e-5 && strstr(r.out, "\"constraints\":21866,"),
+              "circuit-info window-post --witness --json: %d %s %s", r.rc, r.out, r.err);
+    const char *kinds[2] = {"porep", "snap"};
+    for (int i = 0; i < 2; i++) {
+      RUN(&r, NULL, "circuit-info", kinds[i], "--sector-size", "2KiB", "--witness");
+      p = r.rc == 0 ? strstr(r.out, "witness (generated)") : NULL;
+      z = o = x = -1;
+      CHECK_MSG(p && sscanf(p, "witness (generated) %lf%% zero, %lf%% one, %lf%% other", &z, &o, &x) == 3 &&
+                    z + o > 90 && fabs(z + o + x - 100) < 0.2,
+                "circuit-info %s --witness: %d %s %s", kinds[i], r.rc, r.out, r.err);
+    }
+  }
   RUN(&r, NULL, "circuit-info", "porep-c3", "--sector-size", "2KiB");
   expect_fail(&r, 2, "unknown kind 'porep-c3'", "circuit-info unknown kind");
   RUN(&r, NULL, "circuit-info", "window-post", "--sector-size", "4KiB");
