@@ -1199,6 +1199,35 @@ static void test_device_oom_alone(void) {
   czk__fake_destroy(&f);
 }
 
+/* The device memory plan tests' engine: one fake device with `workers` workers, key copies up to 1000 B and a plan of
+ * `plan` bytes (0: none); f->engine is set. NULL (a check failed) when it cannot be made. */
+static czk_engine *plan_engine(czk_fake *f, uint32_t workers, uint64_t plan, uint64_t mem_limit, uint32_t synth,
+                               uint64_t urgent_max) {
+  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = workers,
+                                .key_mem_bytes = 1000, .plan_bytes = plan};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = mem_limit;
+  cfg.synth_workers = synth;
+  cfg.workers_per_device = workers;
+  cfg.urgent_max_bytes = urgent_max;
+  cfg.devices = &dev;
+  cfg.ndevices = 1;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  f->engine = e;
+  return e;
+}
+/* A fake kind with a device tier (copies of 30 B) and the plan's callbacks, registered with e. */
+static void plan_kind(czk_engine *e, czk_fake *f, czk_engine_kind *k, const char *name, const char *key_id,
+                      uint64_t key_bytes, czk_engine_shape shape) {
+  czk__fake_kind(f, k, name, key_id, key_bytes, shape);
+  czk__fake_kind_device(k, 30);
+  czk__fake_kind_plan(k);
+  CHECK(czk_engine_register_kind(e, k) == CZK_OK);
+}
+static const czk_engine_shape k_small_shape = {.abc_bytes = 50, .witness_bytes = 25, .scratch_bytes = 25}; /* 100 */
+
 /* The device memory plan: two keys whose copies (30 B) and lanes (25 B each, cached with their keys after each prove)
  * do not all fit a device of 100 B. With the plan (plan_bytes = the capacity) every prove finds its memory (idle lanes
  * and the other key's unreferenced copy are freed for it, or it waits for a prove in flight): no allocation fails and
@@ -1208,28 +1237,13 @@ static void plan_run(bool plan, uint64_t pinned, long *nomem, uint64_t *peak, ui
   czk_fake f;
   czk__fake_init(&f, 64);
   f.dev_capacity = 100, f.copy_bytes = 30, f.lane_bytes = 25, f.lane_pinned = pinned;
-  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 3, .key_mem_bytes = 1000, .plan_bytes = 0};
-  dev.plan_bytes = plan ? 100 : 0;
-  czk_engine_config cfg;
-  czk_engine_config_default(&cfg);
-  cfg.mem_limit_bytes = 100000;
-  cfg.synth_workers = 3;
-  cfg.workers_per_device = 3;
-  cfg.devices = &dev;
-  cfg.ndevices = 1;
-  czk_engine *e = NULL;
   *all_ok = false;
-  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  const uint64_t mem_limit = 100000;
+  czk_engine *e = plan_engine(&f, 3, plan ? 100 : 0, mem_limit, 3, 0);
   if (!e) return;
-  f.engine = e;
   czk_engine_kind ka, kb;
-  czk__fake_kind(&f, &ka, "ka", "key-a", 3000, k_shape);
-  czk__fake_kind(&f, &kb, "kb", "key-b", 3000, k_shape);
-  czk__fake_kind_device(&ka, 30);
-  czk__fake_kind_device(&kb, 30);
-  czk__fake_kind_plan(&ka);
-  czk__fake_kind_plan(&kb);
-  CHECK(czk_engine_register_kind(e, &ka) == CZK_OK && czk_engine_register_kind(e, &kb) == CZK_OK);
+  plan_kind(e, &f, &ka, "ka", "key-a", 3000, k_shape);
+  plan_kind(e, &f, &kb, "kb", "key-b", 3000, k_shape);
   bool ok = true;
   /* key-a's job first (its lanes stay cached), then both kinds at once */
   const char *seq[5] = {"ka", "kb", "ka", "kb", "kb"};
@@ -1267,7 +1281,7 @@ static void plan_run(bool plan, uint64_t pinned, long *nomem, uint64_t *peak, ui
       CHECK_MSG(s->mem_used_by_cat[CZK_MEM_KEY] == keys + (uint64_t)d->lanes_idle * pinned,
                 "budget KEY %llu = keys %llu + %u idle lanes x %llu pinned", (unsigned long long)s->mem_used_by_cat[0],
                 (unsigned long long)keys, d->lanes_idle, (unsigned long long)pinned);
-      if (pinned > cfg.mem_limit_bytes) CHECK_MSG(d->lanes_idle == 0 && d->plan_lanes_bytes == 0, "%u lanes kept",
+      if (pinned > mem_limit) CHECK_MSG(d->lanes_idle == 0 && d->plan_lanes_bytes == 0, "%u lanes kept",
                                                   d->lanes_idle);
       else CHECK_MSG(d->lanes_idle > 0, "no idle lane cached");
     }
@@ -1288,24 +1302,11 @@ static void warm_run(uint64_t capacity, uint32_t *warmed, uint64_t *allocs_after
   czk_fake f;
   czk__fake_init(&f, 64);
   f.dev_capacity = capacity, f.copy_bytes = 30, f.lane_bytes = 25, f.lane_pinned = 5;
-  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 0};
-  dev.plan_bytes = capacity;
-  czk_engine_config cfg;
-  czk_engine_config_default(&cfg);
-  cfg.mem_limit_bytes = 100000;
-  cfg.synth_workers = 2;
-  cfg.devices = &dev;
-  cfg.ndevices = 1;
-  czk_engine *e = NULL;
   *ok = false;
-  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  czk_engine *e = plan_engine(&f, 2, capacity, 100000, 2, 0);
   if (!e) return;
-  f.engine = e;
   czk_engine_kind ka;
-  czk__fake_kind(&f, &ka, "ka", "key-a", 3000, k_shape);
-  czk__fake_kind_device(&ka, 30);
-  czk__fake_kind_plan(&ka);
-  CHECK(czk_engine_register_kind(e, &ka) == CZK_OK);
+  plan_kind(e, &f, &ka, "ka", "key-a", 3000, k_shape);
   bool already = true;
   uint64_t ms = 0;
   CHECK(czk_engine_key_preload(e, "key-a", &already, &ms) == CZK_OK && !already);
@@ -1349,28 +1350,12 @@ static void test_device_urgent_spared(void) {
   czk_fake f;
   czk__fake_init(&f, 64);
   f.dev_capacity = 100, f.copy_bytes = 30, f.lane_bytes = 20;
-  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 100};
-  czk_engine_config cfg;
-  czk_engine_config_default(&cfg);
-  cfg.mem_limit_bytes = 100000;
-  cfg.synth_workers = 2;
-  cfg.urgent_max_bytes = 200;
-  cfg.devices = &dev;
-  cfg.ndevices = 1;
-  czk_engine *e = NULL;
-  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  czk_engine *e = plan_engine(&f, 2, 100, 100000, 2, 200);
   if (!e) return;
-  f.engine = e;
   czk_engine_kind kbig, ksmall;
-  czk__fake_kind(&f, &kbig, "big", "key-big", 1000,
-                 (czk_engine_shape){.abc_bytes = 400, .witness_bytes = 200, .scratch_bytes = 100});
-  czk__fake_kind(&f, &ksmall, "small", "key-small", 300,
-                 (czk_engine_shape){.abc_bytes = 50, .witness_bytes = 25, .scratch_bytes = 25});
-  czk__fake_kind_device(&kbig, 30);
-  czk__fake_kind_device(&ksmall, 30);
-  czk__fake_kind_plan(&kbig);
-  czk__fake_kind_plan(&ksmall);
-  CHECK(czk_engine_register_kind(e, &kbig) == CZK_OK && czk_engine_register_kind(e, &ksmall) == CZK_OK);
+  plan_kind(e, &f, &kbig, "big", "key-big", 1000,
+            (czk_engine_shape){.abc_bytes = 400, .witness_bytes = 200, .scratch_bytes = 100});
+  plan_kind(e, &f, &ksmall, "small", "key-small", 300, k_small_shape);
   czk_engine_result r;
   uint64_t id = 0;
   czk_fake_job cj = fjob(1, 1, 0, 500);
@@ -1419,16 +1404,9 @@ static void test_plan_stress(uint64_t seed) {
   if (!e) return;
   f.engine = e;
   czk_engine_kind ka, kb, ks;
-  czk__fake_kind(&f, &ka, "ka", "key-a", 1000, k_shape);
-  czk__fake_kind(&f, &kb, "kb", "key-b", 1000, k_shape);
-  czk__fake_kind(&f, &ks, "ks", "key-s", 300,
-                 (czk_engine_shape){.abc_bytes = 50, .witness_bytes = 25, .scratch_bytes = 25});
-  czk_engine_kind *kk[3] = {&ka, &kb, &ks};
-  for (int i = 0; i < 3; i++) {
-    czk__fake_kind_device(kk[i], 30);
-    czk__fake_kind_plan(kk[i]);
-    CHECK(czk_engine_register_kind(e, kk[i]) == CZK_OK);
-  }
+  plan_kind(e, &f, &ka, "ka", "key-a", 1000, k_shape);
+  plan_kind(e, &f, &kb, "kb", "key-b", 1000, k_shape);
+  plan_kind(e, &f, &ks, "ks", "key-s", 300, k_small_shape);
   czk_test_rng rng;
   czk_test_rng_seed(&rng, seed);
   enum { NJ = 40 };
@@ -1495,28 +1473,11 @@ static void test_plan_refused_alone(void) {
   czk_fake f;
   czk__fake_init(&f, 64);
   f.dev_capacity = 60, f.copy_bytes = 30, f.lane_bytes = 25;
-  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000,
-                                .plan_bytes = 60};
-  czk_engine_config cfg;
-  czk_engine_config_default(&cfg);
-  cfg.mem_limit_bytes = 100000;
-  cfg.synth_workers = 2;
-  cfg.urgent_max_bytes = 200;
-  cfg.devices = &dev;
-  cfg.ndevices = 1;
-  czk_engine *e = NULL;
-  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  czk_engine *e = plan_engine(&f, 2, 60, 100000, 2, 200);
   if (!e) return;
-  f.engine = e;
   czk_engine_kind kbig, ksmall;
-  czk__fake_kind(&f, &kbig, "big", "key-big", 1000, k_shape);
-  czk__fake_kind(&f, &ksmall, "small", "key-small", 300,
-                 (czk_engine_shape){.abc_bytes = 50, .witness_bytes = 25, .scratch_bytes = 25});
-  czk__fake_kind_device(&kbig, 30);
-  czk__fake_kind_device(&ksmall, 30);
-  czk__fake_kind_plan(&kbig);
-  czk__fake_kind_plan(&ksmall);
-  CHECK(czk_engine_register_kind(e, &kbig) == CZK_OK && czk_engine_register_kind(e, &ksmall) == CZK_OK);
+  plan_kind(e, &f, &kbig, "big", "key-big", 1000, k_shape);
+  plan_kind(e, &f, &ksmall, "small", "key-small", 300, k_small_shape);
   czk_engine_result r;
   uint64_t id = 0;
   czk_fake_job cj = fjob(1, 1, 0, 300);
@@ -1549,23 +1510,11 @@ static void test_plan_budget_pins(void) {
   czk_fake f;
   czk__fake_init(&f, 64);
   f.dev_capacity = 1000, f.copy_bytes = 30, f.lane_bytes = 25, f.lane_pinned = 300;
-  czk_engine_device_desc dev = {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000,
-                                .plan_bytes = 1000};
-  czk_engine_config cfg;
-  czk_engine_config_default(&cfg);
-  cfg.mem_limit_bytes = 1000 + 500 + 300; /* the key, one partition (k_shape: 500), one lane's staging */
-  cfg.synth_workers = 2;
-  cfg.devices = &dev;
-  cfg.ndevices = 1;
-  czk_engine *e = NULL;
-  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  /* budget: the key, one partition (k_shape: 500), one lane's staging */
+  czk_engine *e = plan_engine(&f, 2, 1000, 1000 + 500 + 300, 2, 0);
   if (!e) return;
-  f.engine = e;
   czk_engine_kind ka;
-  czk__fake_kind(&f, &ka, "ka", "key-a", 1000, k_shape);
-  czk__fake_kind_device(&ka, 30);
-  czk__fake_kind_plan(&ka);
-  CHECK(czk_engine_register_kind(e, &ka) == CZK_OK);
+  plan_kind(e, &f, &ka, "ka", "key-a", 1000, k_shape);
   for (uint64_t t = 1; t <= 3; t++) {
     uint64_t id = 0;
     czk_fake_job j = fjob(t, 2, 0, 500);
