@@ -163,8 +163,9 @@ int main(void) {
     CHECK_MSG(c2 == 0 && l2 == 2, "a third caller was not served (code %d): departed callers keep their slots", c2);
     free(r2);
     free(e2);
-    /* the Echo may have taken the first freed slot while the other handler had yet to notice */
-    for (int i = 0; i < 300 && __atomic_load_n(&g_gone, __ATOMIC_SEQ_CST) < 2; i++) usleep(10 * 1000);
+    /* the Echo may have taken the first freed slot while the other handler had yet to notice (waiting up to 7 s, more
+     * than the Block handler's own 5 s: a slow machine, e.g. under TSan, only delays it) */
+    for (int i = 0; i < 700 && __atomic_load_n(&g_gone, __ATOMIC_SEQ_CST) < 2; i++) usleep(10 * 1000);
     CHECK(__atomic_load_n(&g_gone, __ATOMIC_SEQ_CST) == 2);
     CHECK(!czk__rpc_client_gone()); /* outside a handler */
     czk__rpc_server_stop(x);
