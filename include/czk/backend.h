@@ -114,6 +114,9 @@ CZK_API czk_status czk_backend_msm_new(czk_backend *be, czk_backend_msm **out, c
                                       const void *d_bases, size_t n_max);
 CZK_API czk_status czk_backend_msm_run(czk_backend *be, czk_backend_msm *m, void *out, const czk_fr *d_scalars,
                                       size_t n, czk_backend_stream *s);
+/* As czk_backend_msm_run over the handle's bases [base_off, base_off + n) (a resident query run in chunks). */
+CZK_API czk_status czk_backend_msm_run_at(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off,
+                                         const czk_fr *d_scalars, size_t n, czk_backend_stream *s);
 CZK_API void czk_backend_msm_free(czk_backend *be, czk_backend_msm *m);
 /* m uses with's scratch from now on (its own is freed): for handles whose runs are all on one stream, so that they
  * hold one scratch (the largest any of them needs) instead of one each; a 32 GiB partition's four witness MSMs hold
@@ -159,6 +162,10 @@ CZK_API czk_status czk_backend_h(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_
 /* H's tables (the NTT plan of 2^log_n for the key's H mode): czk_backend_h_plan_bytes, the device bytes they would
  * add (0 once they exist); czk_backend_h_prepare makes them now (else the first H does); czk_backend_tables_bytes,
  * the device bytes of every such table the backend holds (they live as long as the backend). */
+/* H over two buffers, one step at a time (ntt.h czk_h_step; same conventions and results as czk_backend_h, which is
+ * PREP a, b, c; MUL a b; FINISH a c): a prover that cannot hold a, b and c at once computes them one after another. */
+CZK_API czk_status czk_backend_h_step(czk_backend *be, czk_h_step step, czk_fr *d_x, const czk_fr *d_y, unsigned log_n,
+                                     czk_h_kind kind, czk_backend_stream *s);
 CZK_API uint64_t czk_backend_h_plan_bytes(czk_backend *be, unsigned log_n, czk_h_kind kind);
 CZK_API czk_status czk_backend_h_prepare(czk_backend *be, unsigned log_n, czk_h_kind kind);
 CZK_API uint64_t czk_backend_tables_bytes(czk_backend *be);
@@ -202,15 +209,20 @@ typedef struct czk_backend_compiled czk_backend_compiled;
 CZK_API czk_status czk_backend_compiled_upload(czk_backend *be, czk_backend_compiled **out,
                                               const czk_backend_compiled_desc *d, czk_backend_stream *s);
 CZK_API void czk_backend_compiled_free(czk_backend *be, czk_backend_compiled *m);
-/* d_a/d_b/d_c[row] = <A/B/C row, d_w> for every row < n_rows (device arrays; asynchronous on s). */
+/* d_a/d_b/d_c[row] = <A/B/C row, d_w> for every row < n_rows (device arrays; asynchronous on s); a NULL output is
+ * skipped (not all three). */
 CZK_API czk_status czk_backend_compiled_matvec(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c,
                                               const czk_backend_compiled *m, const czk_fr *d_w,
                                               czk_backend_stream *s);
+/* The R1CS check of rows < n_check (<A row, w> <B row, w> = <C row, w>) without storing a, b, c: a failing row sets
+ * the device u32 *d_flag (reset by this call). CZK_ERR_UNSUPPORTED without a device implementation. */
+CZK_API czk_status czk_backend_compiled_check(czk_backend *be, const czk_backend_compiled *m, const czk_fr *d_w,
+                                             uint64_t n_check, uint32_t *d_flag, czk_backend_stream *s);
 
 /* After czk_backend_compiled_matvec (device arrays, asynchronous on s): the prover's input rows (n_inputs rows from
  * n_user on: a = the input w[i], b = c = 0), zeros up to n_domain, and the check a b = c of every row < n_check; a
- * failing row sets the device u32 *d_flag (reset by this call; read it back after s). CZK_ERR_UNSUPPORTED without a
- * device implementation. */
+ * failing row sets the device u32 *d_flag (reset by this call when n_check > 0; read it back after s). A NULL vector
+ * is skipped (then n_check must be 0). CZK_ERR_UNSUPPORTED without a device implementation. */
 CZK_API czk_status czk_backend_abc_finish(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, const czk_fr *d_w,
                                          uint64_t n_user, uint64_t n_inputs, uint64_t n_domain, uint64_t n_check,
                                          uint32_t *d_flag, czk_backend_stream *s);

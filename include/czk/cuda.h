@@ -96,6 +96,9 @@ CZK_API const void *czk_cuda_msm_bases(const czk_cuda_msm *m);
 /* out = sum_{i<n} scalars[i] * bases[i], n <= the handle's size (the first n bases are used).
  * scalars: n x 4 uint64 limbs (flags say where they live and in which form). Zero scalars, repeated bases and bases
  * at infinity are handled. *out is written by the stream (valid after a sync). Asynchronous. */
+/* As the runs below (group 1 or 2), over the handle's bases [base_off, base_off + n). */
+CZK_API czk_status czk_cuda_msm_run_at(czk_cuda_msm *m, int group, void *out, size_t base_off,
+                                       const uint64_t *scalars, size_t n, unsigned flags, void *stream);
 CZK_API czk_status czk_cuda_msm_g1_run(czk_cuda_msm *m, czk_g1 *out, const uint64_t *scalars, size_t n, unsigned flags,
                                       void *stream);
 CZK_API czk_status czk_cuda_msm_g2_run(czk_cuda_msm *m, czk_g2 *out, const uint64_t *scalars, size_t n, unsigned flags,
@@ -154,7 +157,7 @@ CZK_API int czk_cuda_sticky_error(void);
 /* Test hook: launch a kernel that stores through a bad device address (the context becomes unusable). */
 CZK_API czk_status czk_cuda_inject_fault(void *stream);
 
-/* a[i] = (a[i] b[i] - c[i]) * zinv, i < n (Montgomery). */
+/* a[i] = (a[i] b[i] - c[i]) * zinv, i < n (Montgomery); b NULL: a[i] = (a[i] - c[i]) zinv; c NULL: a[i] b[i] zinv. */
 CZK_API czk_status czk_cuda_h_pointwise(czk_fr *a, const czk_fr *b, const czk_fr *c, size_t n, const czk_fr *zinv,
                                 void *stream);
 /* out[j] = in[idx[j]], j < n. */
@@ -179,9 +182,18 @@ CZK_API czk_status czk_cuda_compiled_matvec(czk_fr *a, czk_fr *b, czk_fr *c, con
                                             const czk_fr *coef, const uint32_t *table, uint32_t one_index,
                                             uint32_t minus_one_index, const czk_fr *w, void *stream);
 
+/* As czk_cuda_compiled_matvec, with NULL outputs skipped; with flag, check mode instead: every row < n_check is
+ * computed in full and checked (a b = c), a failing row sets *flag (reset first), nothing is written. */
+CZK_API czk_status czk_cuda_compiled_matvec_ex(czk_fr *a, czk_fr *b, czk_fr *c, const czk_cuda_tseg *segs,
+                                               uint32_t n_segs, const uint32_t *const row_ptr[3],
+                                               const uint32_t *const col[3], const uint32_t *const ref[3],
+                                               const czk_fr *coef, const uint32_t *table, uint32_t one_index,
+                                               uint32_t minus_one_index, const czk_fr *w, uint64_t n_check,
+                                               uint32_t *flag, void *stream);
 /* After a compiled mat-vec: rows [n_user, n_user + n_inputs) get a = w[row - n_user], b = c = 0, rows up to n_domain
  * zeros; every row < n_check (<= n_user: a mat-vec row) is checked a b = c, *flag (device u32, reset here) set when
- * one fails. Asynchronous on stream. */
+ * one fails. A NULL vector is skipped (n_check must then be 0; the flag is reset only when n_check > 0).
+ * Asynchronous on stream. */
 CZK_API czk_status czk_cuda_abc_finish(czk_fr *a, czk_fr *b, czk_fr *c, const czk_fr *w, uint64_t n_user,
                                        uint64_t n_inputs, uint64_t n_domain, uint64_t n_check, uint32_t *flag,
                                        void *stream);

@@ -72,6 +72,7 @@ typedef struct czk_engine_key_file {
 } czk_engine_key_file;
 
 /* ---- devices ------------------------------------------------------------------------------------------------------ */
+#define CZK_ENGINE_KEY_PARTS 8
 /* What a kind's prove callbacks see about the device they run on. */
 typedef struct czk_engine_device_ctx {
   uint32_t ordinal; /* index in the engine's device list */
@@ -79,6 +80,7 @@ typedef struct czk_engine_device_ctx {
   void *backend;    /* the device's backend handle (NULL for the default CPU device) */
   void *dkey;       /* the key's copy in this device's memory (kind->key_upload's object), or NULL: prove from the
                        host copy (the kind streams it) */
+  bool compact;     /* the device memory plan chose the kind's compact lane shape for this prove (prove_plan) */
 } czk_engine_device_ctx;
 
 typedef struct czk_engine_device_desc {
@@ -188,7 +190,12 @@ typedef struct czk_engine_kind {
   /* Optional: the exact device bytes a copy of this loaded key takes (cheap, lock-free: called under the key cache's
    * lock); NULL = key_device_bytes, the bound. */
   uint64_t (*key_device_size)(void *user, void *key);
-  czk_status (*key_upload)(void *user, void *key, void *backend, void **dkey);
+  /* Optional: a copy may hold only some parts of a key (the others streamed from its host copy): the number of parts
+   * (at most CZK_ENGINE_KEY_PARTS) of the loaded key, each one's device bytes, and the bytes every copy holds besides
+   * (base); NULL = one part, key_device_size. Cheap and lock-free (called under the key cache's lock). */
+  uint32_t (*key_device_parts)(void *user, void *key, uint64_t *base, uint64_t *part_bytes);
+  /* parts: the parts to copy (bit i: part i; all of them = (1 << n) - 1, the whole copy) */
+  czk_status (*key_upload)(void *user, void *key, void *backend, uint32_t parts, void **dkey);
   void (*key_unload)(void *user, void *backend, void *dkey);
   /* Optional device memory plan (with czk_engine_device_desc.plan_bytes). prove_plan: the device bytes of one lane
    * for proves of the loaded key `key` on `backend` (resident: from its device copy, else streaming the host copy),
@@ -199,13 +206,15 @@ typedef struct czk_engine_kind {
    * host bytes one lane pins (staging). While a prove holds its lane, the partition's reservation covers that staging
    * (a device prove does not use the host prover's scratch it reserves); an idle cached lane's staging is counted in
    * the budget (category KEY) or, when the budget cannot take it, the lane is freed. */
-  czk_status (*prove_plan)(void *user, void *key, void *backend, bool resident, uint64_t *lane, uint64_t *tables,
-                           uint64_t *pinned);
+  /* parts: the parts the copy holds (0: no copy, streaming); compact: the kind's compact lane shape (less device
+   * memory, slower; proves then see ctx.compact). A partial copy proves in compact lanes only. */
+  czk_status (*prove_plan)(void *user, void *key, void *backend, uint32_t parts, bool compact, uint64_t *lane,
+                           uint64_t *tables, uint64_t *pinned);
   void (*lanes_trim)(void *user, void *key, void *dkey, void *backend);
   /* Optional: makes one lane of `key` on `backend` now (of its copy `dkey`) and leaves it idle in the kind's cache;
    * the engine calls it when it preloads a key onto a device, for as many lanes as the device has workers and the
    * plan and budget hold, so that the first proves allocate nothing (runs outside every lock). */
-  czk_status (*lane_warm)(void *user, void *key, void *dkey, void *backend);
+  czk_status (*lane_warm)(void *user, void *key, void *dkey, void *backend, bool compact);
   /* Optional: after prove_start or prove_finish failed on `dev`, whether that device is lost for good (a sticky error:
    * its backend is quarantined). The engine then quarantines the device (its workers stop taking work) and proves the
    * partition again elsewhere; NULL = devices are never lost. A failure with CZK_ERR_DEVICE on a device that is not

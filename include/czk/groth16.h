@@ -208,6 +208,14 @@ CZK_API bool czk_groth16_key_pinned(const czk_groth16_key *k);
  * engine's key cache); the prover only reads it. Free after every proof using it has finished. */
 typedef struct czk_groth16_dkey czk_groth16_dkey;
 CZK_API czk_status czk_groth16_key_upload(czk_groth16_dkey **out, const czk_groth16_key *k, czk_backend *be);
+/* A partial copy: only the queries whose bit (1 << q, q = 0 h, 1 l, 2 a, 3 b_g1, 4 b_g2) is set in `mask`, and the
+ * index lists; the others are streamed from the host key (pin it first) by compact lanes. mask 0x1f = the whole copy.
+ * czk_groth16_key_copy_bytes: the device bytes of such a copy. */
+#define CZK_GROTH16_Q_ALL 0x1fu
+CZK_API czk_status czk_groth16_key_upload_partial(czk_groth16_dkey **out, const czk_groth16_key *k, czk_backend *be,
+                                                  unsigned mask);
+CZK_API uint64_t czk_groth16_key_copy_bytes(const czk_groth16_key *k, unsigned mask);
+CZK_API unsigned czk_groth16_dkey_mask(const czk_groth16_dkey *dk);
 CZK_API void czk_groth16_dkey_free(czk_groth16_dkey *dk);
 CZK_API uint64_t czk_groth16_dkey_bytes(const czk_groth16_dkey *dk);
 
@@ -225,6 +233,22 @@ typedef struct czk_groth16_prove_plan {
 } czk_groth16_prove_plan;
 CZK_API czk_status czk_groth16_plan_prove(czk_groth16_prove_plan *out, czk_backend *be, const czk_groth16_key *key,
                                           bool resident, bool witness_only);
+/* Lane shapes. A full lane (the default) holds a, b, c, w and the gathered scalars at once, and runs H beside the
+ * witness MSMs on two streams: fastest, ~39 GiB at 2^27. A compact lane holds w and two domain vectors (x, y: ~12 GiB
+ * at 2^27) and runs everything on one stream: the row check, then H over x and y one vector at a time (a, b, c
+ * computed or copied one after another), then the five MSMs over chunks of 2^chunk_log points (G2: half as many),
+ * with each chunk's a / b scalars gathered into y; bases of a resident query are read in place, those of a streamed
+ * one are copied chunk by chunk from the pinned host copy into two slots in y on a copy stream, one chunk ahead of
+ * the MSMs. Proofs are the same. A partial device copy (czk_groth16_key_upload_partial) always proves in compact
+ * lanes. chunk_log 0: 22. */
+typedef struct czk_groth16_lane_opts {
+  bool compact;
+  unsigned chunk_log;
+} czk_groth16_lane_opts;
+/* As czk_groth16_plan_prove for lanes of shape o (NULL: full) beside a copy holding the queries of dev_mask
+ * (CZK_GROTH16_Q_ALL: resident, 0: streamed, else partial: compact lanes only). */
+CZK_API czk_status czk_groth16_plan_prove_ex(czk_groth16_prove_plan *out, czk_backend *be, const czk_groth16_key *key,
+                                             unsigned dev_mask, bool witness_only, const czk_groth16_lane_opts *o);
 /* Frees the idle lanes (those no prove holds) of `key`'s streamed proves on `be`, or of the device copy `dkey` when
  * given; returns how many. The engine's key cache calls it when it needs their device memory. */
 CZK_API size_t czk_groth16_lanes_trim(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be);
@@ -234,6 +258,8 @@ CZK_API size_t czk_groth16_lanes_trim(const czk_groth16_key *key, const czk_grot
  * (CZK_ERR_UNSUPPORTED). */
 CZK_API czk_status czk_groth16_lane_warm(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be,
                                          bool witness_only);
+CZK_API czk_status czk_groth16_lane_warm_ex(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be,
+                                            bool witness_only, const czk_groth16_lane_opts *o);
 
 /* Per-stage times of one proof (seconds), filled by finish: device-event spans on a device (they overlap: H and the
  * h MSM run on one stream, the witness MSMs on another; a streamed key reports all its MSMs in msm_h), wall times on
@@ -243,6 +269,8 @@ typedef struct czk_groth16_timings {
   double check, h, msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2, finish;
   double device;
   double abc; /* witness-only mode on a device: unpacking w and the a/b/c mat-vec (device events), else 0 */
+  uint64_t upload_bytes; /* compact lane: bases (and index lists) copied from host memory for this proof */
+  bool compact;          /* proved in a compact lane (its MSM times are the one stream's spans, copies waited for) */
 } czk_groth16_timings;
 
 /* Phase 1 on backend `be` with key `key`, from its device copy `dkey` when given (must belong to `be`), else from the
@@ -252,6 +280,10 @@ typedef struct czk_groth16_timings {
  * in every case (freed on failure). key (and dkey) must outlive the job. */
 CZK_API czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const czk_groth16_key *key,
                                            const czk_groth16_dkey *dkey, czk_groth16_assignment *as, czk_pool *pool);
+/* As czk_groth16_prove_start in a lane of shape o (NULL: full; a partial dkey: compact). */
+CZK_API czk_status czk_groth16_prove_start_ex(czk_groth16_job **out, czk_backend *be, const czk_groth16_key *key,
+                                              const czk_groth16_dkey *dkey, czk_groth16_assignment *as,
+                                              czk_pool *pool, const czk_groth16_lane_opts *o);
 /* Phase 2: waits for phase 1, draws r, s (OS CSPRNG, wiped after), combines, frees the job (in every case). */
 CZK_API czk_status czk_groth16_prove_finish(czk_groth16_job *job, czk_groth16_proof *proof,
                                             czk_groth16_timings *timings);

@@ -62,5 +62,14 @@ CZK_API czk_status czk_h_plan_init(czk_h_plan *plan, czk_h_kind kind, size_t row
  * omega_2n (made with czk_ntt_domain_new_omega, or log_n = 32). */
 CZK_API czk_status czk_ntt_h(const czk_ntt_domain *d, czk_h_kind kind, czk_fr *a, czk_fr *b, czk_fr *c,
                              czk_pool *pool);
+/* H one vector at a time, for provers that hold two of the three vectors (czk_ntt_h = PREP a, b, c; MUL a b; FINISH a
+ * c):
+ *   CZK_H_STEP_PREP:   x = the evaluations of x's interpolant on H's coset (y unused);
+ *   CZK_H_STEP_MUL:    x = x y (pointwise);
+ *   CZK_H_STEP_FINISH: x = x - y, then (bellperson) divided by Z on the coset and coset-interpolated: H's coefficients
+ *                      (snarkjs: H's values on the odd coset). */
+typedef enum czk_h_step { CZK_H_STEP_PREP = 0, CZK_H_STEP_MUL = 1, CZK_H_STEP_FINISH = 2 } czk_h_step;
+CZK_API czk_status czk_ntt_h_step(const czk_ntt_domain *d, czk_h_kind kind, czk_h_step step, czk_fr *x,
+                                  const czk_fr *y, czk_pool *pool);
 
 #endif

@@ -219,6 +219,14 @@ czk_status czk_backend_msm_run(czk_backend *be, czk_backend_msm *m, void *out, c
   if (!m || !out || (n && !d_scalars)) return CZK_ERR_INVALID_ARG;
   return be->iface->msm_run(be, m, out, d_scalars, n, s);
 }
+czk_status czk_backend_msm_run_at(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off,
+                                  const czk_fr *d_scalars, size_t n, czk_backend_stream *s) {
+  GATE(be);
+  DEVICE_FAULT(be, "device.msm");
+  if (!m || !out || (n && !d_scalars)) return CZK_ERR_INVALID_ARG;
+  if (!be->iface->msm_run_at) return base_off ? CZK_ERR_UNSUPPORTED : be->iface->msm_run(be, m, out, d_scalars, n, s);
+  return be->iface->msm_run_at(be, m, out, base_off, d_scalars, n, s);
+}
 void czk_backend_msm_free(czk_backend *be, czk_backend_msm *m) {
   if (be && m) be->iface->msm_free(be, m);
 }
@@ -305,6 +313,16 @@ czk_status czk_backend_h(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c,
     return CZK_ERR_INVALID_ARG;
   return be->iface->h(be, d_a, d_b, d_c, log_n, kind, s);
 }
+czk_status czk_backend_h_step(czk_backend *be, czk_h_step step, czk_fr *d_x, const czk_fr *d_y, unsigned log_n,
+                              czk_h_kind kind, czk_backend_stream *s) {
+  GATE(be);
+  DEVICE_FAULT(be, "device.ntt");
+  if (!d_x || (step != CZK_H_STEP_PREP && !d_y) || log_n > 28 || (kind != CZK_H_BELLPERSON && kind != CZK_H_SNARKJS) ||
+      (step != CZK_H_STEP_PREP && step != CZK_H_STEP_MUL && step != CZK_H_STEP_FINISH))
+    return CZK_ERR_INVALID_ARG;
+  if (!be->iface->h_step) return CZK_ERR_UNSUPPORTED;
+  return be->iface->h_step(be, step, d_x, d_y, log_n, kind, s);
+}
 czk_status czk_backend_gather(czk_backend *be, czk_fr *d_out, const czk_fr *d_in, const uint32_t *d_idx, size_t n,
                               czk_backend_stream *s) {
   GATE(be);
@@ -358,15 +376,23 @@ czk_status czk_backend_compiled_matvec(czk_backend *be, czk_fr *d_a, czk_fr *d_b
                                        const czk_backend_compiled *m, const czk_fr *d_w, czk_backend_stream *s) {
   GATE(be);
   if (!be->iface->compiled_matvec) return CZK_ERR_UNSUPPORTED;
-  if (!d_a || !d_b || !d_c || !m || !d_w) return CZK_ERR_INVALID_ARG;
+  if ((!d_a && !d_b && !d_c) || !m || !d_w) return CZK_ERR_INVALID_ARG;
   return be->iface->compiled_matvec(be, d_a, d_b, d_c, m, d_w, s);
+}
+czk_status czk_backend_compiled_check(czk_backend *be, const czk_backend_compiled *m, const czk_fr *d_w,
+                                      uint64_t n_check, uint32_t *d_flag, czk_backend_stream *s) {
+  GATE(be);
+  if (!be->iface->compiled_check) return CZK_ERR_UNSUPPORTED;
+  if (!m || !d_w || !d_flag) return CZK_ERR_INVALID_ARG;
+  return be->iface->compiled_check(be, m, d_w, n_check, d_flag, s);
 }
 czk_status czk_backend_abc_finish(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, const czk_fr *d_w,
                                   uint64_t n_user, uint64_t n_inputs, uint64_t n_domain, uint64_t n_check,
                                   uint32_t *d_flag, czk_backend_stream *s) {
   GATE(be);
   if (!be->iface->abc_finish) return CZK_ERR_UNSUPPORTED;
-  if (!d_a || !d_b || !d_c || !d_w || !d_flag || n_check > n_user || n_user > n_domain || n_inputs > n_domain - n_user)
+  if ((!d_a && !d_b && !d_c) || (n_check && (!d_a || !d_b || !d_c || !d_flag)) || (d_a && !d_w) ||
+      n_check > n_user || n_user > n_domain || n_inputs > n_domain - n_user)
     return CZK_ERR_INVALID_ARG;
   return be->iface->abc_finish(be, d_a, d_b, d_c, d_w, n_user, n_inputs, n_domain, n_check, d_flag, s);
 }

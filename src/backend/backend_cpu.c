@@ -141,6 +141,15 @@ static czk_status cpu_msm_run(czk_backend *be, czk_backend_msm *m, void *out, co
   if (m->g == CZK_BACKEND_G1) return czk_msm_g1(out, m->bases, k, n, 0, NULL, NULL, CTX(be)->pool);
   return czk_msm_g2(out, m->bases, k, n, 0, NULL, NULL, CTX(be)->pool);
 }
+static czk_status cpu_msm_run_at(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k,
+                                 size_t n, czk_backend_stream *s) {
+  (void)s;
+  if (base_off > m->n_max || n > m->n_max - base_off) return CZK_ERR_INVALID_ARG;
+  const size_t sz = m->g == CZK_BACKEND_G1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+  const void *b = (const uint8_t *)m->bases + base_off * sz;
+  if (m->g == CZK_BACKEND_G1) return czk_msm_g1(out, b, k, n, 0, NULL, NULL, CTX(be)->pool);
+  return czk_msm_g2(out, b, k, n, 0, NULL, NULL, CTX(be)->pool);
+}
 static void cpu_msm_free(czk_backend *be, czk_backend_msm *m) {
   (void)be;
   free(m);
@@ -178,6 +187,14 @@ static czk_status cpu_h(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, unsign
   const czk_ntt_domain *dom;
   CZK_TRY(domain(be, kind == CZK_H_SNARKJS ? CZK_ROOTS_SNARKJS : CZK_ROOTS_BELLMAN, log_n, &dom));
   return czk_ntt_h(dom, kind, a, b, c, CTX(be)->pool);
+}
+
+static czk_status cpu_h_step(czk_backend *be, czk_h_step step, czk_fr *x, const czk_fr *y, unsigned log_n,
+                             czk_h_kind kind, czk_backend_stream *s) {
+  (void)s;
+  const czk_ntt_domain *dom;
+  CZK_TRY(domain(be, kind == CZK_H_SNARKJS ? CZK_ROOTS_SNARKJS : CZK_ROOTS_BELLMAN, log_n, &dom));
+  return czk_ntt_h_step(dom, kind, step, x, y, CTX(be)->pool);
 }
 
 typedef struct gather_ctx {
@@ -280,9 +297,11 @@ static const czk_backend_iface cpu_iface = {
     .host_unregister = cpu_host_unregister,
     .msm_new = cpu_msm_new,
     .msm_run = cpu_msm_run,
+    .msm_run_at = cpu_msm_run_at,
     .msm_free = cpu_msm_free,
     .ntt = cpu_ntt,
     .h = cpu_h,
+    .h_step = cpu_h_step,
     .gather = cpu_gather,
     .csr_upload = cpu_csr_upload,
     .csr_free = cpu_csr_free,

@@ -185,6 +185,12 @@ static czk_status cu_msm_run(czk_backend *be, czk_backend_msm *m, void *out, con
   if (m->g == CZK_BACKEND_G1) RET(be, czk_cuda_msm_g1_run(m->m, out, (const uint64_t *)k, n, fl, SP(s)));
   RET(be, czk_cuda_msm_g2_run(m->m, out, (const uint64_t *)k, n, fl, SP(s)));
 }
+static czk_status cu_msm_run_at(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k,
+                                size_t n, czk_backend_stream *s) {
+  TRYD(be, setdev(be));
+  const unsigned fl = CZK_CUDA_SCALARS_DEVICE | CZK_CUDA_SCALARS_MONT;
+  RET(be, czk_cuda_msm_run_at(m->m, m->g == CZK_BACKEND_G1 ? 1 : 2, out, base_off, (const uint64_t *)k, n, fl, SP(s)));
+}
 static czk_status cu_msm_share(czk_backend *be, czk_backend_msm *m, czk_backend_msm *with) {
   TRYD(be, setdev(be));
   RET(be, czk_cuda_msm_share_scratch(m->m, with->m));
@@ -282,6 +288,30 @@ static void zinv_of(czk_fr *zinv, unsigned log_n) {
   for (unsigned i = 0; i < log_n; i++) czk_fr_mul(&z, &z, &z);
   czk_fr_sub(&z, &z, &czk_fr_one_v);
   czk_fr_inv(zinv, &z);
+}
+
+/* One step of H over two buffers (ntt.h czk_h_step): PREP iNTT + coset NTT; MUL x y; FINISH (x - y) / (g^n - 1) and
+ * the coset iNTT (snarkjs: x - y). */
+static czk_status cu_h_step(czk_backend *be, czk_h_step step, czk_fr *x, const czk_fr *y, unsigned log_n,
+                            czk_h_kind kind, czk_backend_stream *s) {
+  TRYD(be, setdev(be));
+  czk_cuda_ntt *p;
+  const bool snark = kind == CZK_H_SNARKJS;
+  TRYD(be, plan_get(be, snark ? PLAN_SNARKJS_H : (int)CZK_ROOTS_BELLMAN, log_n, &p));
+  const size_t n = (size_t)1 << log_n;
+  czk_fr zinv = czk_fr_one_v;
+  switch (step) {
+    case CZK_H_STEP_PREP:
+      TRYD(be, czk_cuda_ntt_run(p, x, log_n, CZK_CUDA_NTT_INVERSE, SP(s)));
+      RET(be, czk_cuda_ntt_run(p, x, log_n, CZK_CUDA_NTT_COSET_FORWARD, SP(s)));
+    case CZK_H_STEP_MUL: RET(be, czk_cuda_h_pointwise(x, y, NULL, n, &zinv, SP(s)));
+    case CZK_H_STEP_FINISH:
+      if (!snark) zinv_of(&zinv, log_n);
+      TRYD(be, czk_cuda_h_pointwise(x, NULL, y, n, &zinv, SP(s)));
+      if (snark) return CZK_OK;
+      RET(be, czk_cuda_ntt_run(p, x, log_n, CZK_CUDA_NTT_COSET_INVERSE, SP(s)));
+  }
+  return CZK_ERR_INVALID_ARG;
 }
 
 /* H on the stream: bellperson: iNTT, coset NTT (g = 7), (a b - c) / (g^n - 1), coset iNTT; snarkjs: iNTT, coset NTT
@@ -399,14 +429,22 @@ static czk_status cu_compiled_upload(czk_backend *be, czk_backend_compiled **out
   *out = r;
   return CZK_OK;
 }
-static czk_status cu_compiled_matvec(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_backend_compiled *m,
-                                     const czk_fr *w, czk_backend_stream *s) {
+static czk_status cc_matvec(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_backend_compiled *m,
+                            const czk_fr *w, uint64_t n_check, uint32_t *flag, czk_backend_stream *s) {
   TRYD(be, setdev(be));
   const uint32_t *rp[3] = {m->d_row_ptr[0], m->d_row_ptr[1], m->d_row_ptr[2]};
   const uint32_t *cl[3] = {m->d_col[0], m->d_col[1], m->d_col[2]};
   const uint32_t *rf[3] = {m->d_ref[0], m->d_ref[1], m->d_ref[2]};
-  RET(be, czk_cuda_compiled_matvec(a, b, c, m->seg, m->n_segments, rp, cl, rf, m->d_coef, m->d_table, m->one_index,
-                                   m->minus_one_index, w, SP(s)));
+  RET(be, czk_cuda_compiled_matvec_ex(a, b, c, m->seg, m->n_segments, rp, cl, rf, m->d_coef, m->d_table,
+                                      m->one_index, m->minus_one_index, w, n_check, flag, SP(s)));
+}
+static czk_status cu_compiled_matvec(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_backend_compiled *m,
+                                     const czk_fr *w, czk_backend_stream *s) {
+  return cc_matvec(be, a, b, c, m, w, 0, NULL, s);
+}
+static czk_status cu_compiled_check(czk_backend *be, const czk_backend_compiled *m, const czk_fr *w, uint64_t n_check,
+                                    uint32_t *flag, czk_backend_stream *s) {
+  return cc_matvec(be, NULL, NULL, NULL, m, w, n_check, flag, s);
 }
 
 static czk_status cu_abc_finish(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_fr *w, uint64_t n_user,
@@ -466,6 +504,7 @@ static const czk_backend_iface cu_iface = {
     .host_unregister = cu_host_unregister,
     .msm_new = cu_msm_new,
     .msm_run = cu_msm_run,
+    .msm_run_at = cu_msm_run_at,
     .msm_free = cu_msm_free,
     .msm_share = cu_msm_share,
     .msm_plan_bytes = cu_msm_plan_bytes,
@@ -476,6 +515,7 @@ static const czk_backend_iface cu_iface = {
     .tables_bytes = cu_tables_bytes,
     .ntt = cu_ntt,
     .h = cu_h,
+    .h_step = cu_h_step,
     .gather = cu_gather,
     .csr_upload = cu_csr_upload,
     .csr_free = cu_csr_free,
@@ -483,6 +523,7 @@ static const czk_backend_iface cu_iface = {
     .compiled_upload = cu_compiled_upload,
     .compiled_free = cu_compiled_free,
     .compiled_matvec = cu_compiled_matvec,
+    .compiled_check = cu_compiled_check,
     .abc_finish = cu_abc_finish,
     .wunpack = cu_wunpack,
     .fixed_base = cu_fixed_base,

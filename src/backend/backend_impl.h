@@ -66,6 +66,15 @@ typedef struct czk_backend_iface {
   uint64_t (*h_plan_bytes)(czk_backend *be, unsigned log_n, czk_h_kind kind);
   czk_status (*h_prepare)(czk_backend *be, unsigned log_n, czk_h_kind kind);
   uint64_t (*tables_bytes)(czk_backend *be);
+  /* optional (NULL: CZK_ERR_UNSUPPORTED): backend.h czk_backend_compiled_check */
+  czk_status (*compiled_check)(czk_backend *be, const czk_backend_compiled *m, const czk_fr *w, uint64_t n_check,
+                               uint32_t *flag, czk_backend_stream *s);
+  /* H one step at a time (backend.h czk_backend_h_step) */
+  czk_status (*h_step)(czk_backend *be, czk_h_step step, czk_fr *x, const czk_fr *y, unsigned log_n, czk_h_kind kind,
+                       czk_backend_stream *s);
+  /* a run over bases [base_off, base_off + n) of the handle's */
+  czk_status (*msm_run_at)(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k, size_t n,
+                           czk_backend_stream *s);
   /* optional: a packed witness (backend.h) unpacked into w */
   czk_status (*wunpack)(czk_backend *be, czk_fr *w, const void *src, size_t n, size_t n_other, czk_backend_stream *s);
 } czk_backend_iface;

@@ -567,6 +567,21 @@ static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t
   return CZK_OK;
 }
 
+/* A run over the bases [base_off, base_off + n): the handle's bases and capacity are shifted for the call (a handle
+ * is used by one host thread at a time, and its kernels take the bases pointer at launch). */
+extern "C" czk_status czk_cuda_msm_run_at(czk_cuda_msm *m, int group, void *out, size_t base_off,
+                                          const uint64_t *scalars, size_t n, unsigned flags, void *stream) {
+  if (!m || base_off > m->cap || n > m->cap - base_off) return CZK_ERR_INVALID_ARG;
+  void *bases = m->d_bases;
+  const size_t cap = m->cap;
+  m->d_bases = (char *)bases + base_off * m->aff_size;
+  m->cap = cap - base_off;
+  czk_status st = msm_run(m, group, out, scalars, n, flags, (cudaStream_t)stream);
+  m->d_bases = bases;
+  m->cap = cap;
+  return st;
+}
+
 extern "C" czk_status czk_cuda_msm_g1_run(czk_cuda_msm *m, czk_g1 *out, const uint64_t *scalars, size_t n,
                                           unsigned flags, void *stream) {
   return msm_run(m, 1, out, scalars, n, flags, (cudaStream_t)stream);

@@ -89,10 +89,14 @@ __global__ void bk_h_pointwise(fr_t *a, const fr_t *__restrict__ b, const fr_t *
   if (i >= n) return;
   fr_t x, y, z;
   load_fr(&x, a + i);
-  load_fr(&y, b + i);
-  load_fr(&z, c + i);
-  fr_mul(&x, &x, &y);
-  fr_sub(&x, &x, &z);
+  if (b) {
+    load_fr(&y, b + i);
+    fr_mul(&x, &x, &y);
+  }
+  if (c) {
+    load_fr(&z, c + i);
+    fr_sub(&x, &x, &z);
+  }
   fr_mul(&x, &x, &zinv);
   store_fr(a + i, &x);
 }

@@ -118,6 +118,8 @@ typedef struct ekey_dev {
   uint64_t lane_pinned[2];
   czk_reservation pin_res[2];
   uint64_t gone1; /* a key being dropped: its streaming lanes' bytes, freed with the host key (drop_key) */
+  uint32_t parts; /* the copy's parts (kind->key_device_parts; all of them: the whole copy) */
+  uint8_t shape[2]; /* lane shape of [0] the copy's, [1] the streaming proves: 0 not decided, 1 full, 2 compact */
 } ekey_dev;
 
 struct ekey {
@@ -281,6 +283,26 @@ void czk__key_mark_stale(czk_engine *e, ekey *key);
  * memory allows (evicting least recently used unreferenced copies there), else NULL: prove from the host copy.
  * Every non-NULL result is released once with czk__key_device_release after prove_finish. */
 void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track, bool spare);
+/* The device tier a plan gives a key (keys.c czk__plan_tier, a pure function): the parts of its copy (0: none,
+ * streamed; all: resident; else partial) and the lane shape of its proves, from the plan's bytes, the key's parts and
+ * the kind's lane sizes. */
+typedef struct czk_plan_in {
+  uint64_t limit;                                  /* the device's plan (0: no plan) */
+  uint32_t nparts;                                 /* >= 1 */
+  uint64_t base, part_bytes[CZK_ENGINE_KEY_PARTS]; /* a copy's bytes: base + its parts' */
+  uint64_t tables;                                 /* tables its proves need (0 when there) */
+  uint64_t lane_full_res, lane_compact_res;        /* one lane beside the whole copy, full / compact */
+  uint64_t lane_compact_part;                      /* one compact lane beside a partial copy or streaming (>= the former) */
+  uint64_t lane_full_stream;                       /* one full lane streaming the host copy */
+  uint32_t lanes;                                  /* lanes wanted at once (the device's workers; >= 1) */
+} czk_plan_in;
+typedef struct czk_plan_out {
+  uint32_t parts;   /* the copy's parts */
+  bool compact;     /* the lane shape */
+  uint64_t copy, lane; /* their bytes */
+  uint32_t lanes;   /* lanes that fit beside the copy and tables (>= 1 unless nothing fits) */
+} czk_plan_out;
+void czk__plan_tier(const czk_plan_in *in, czk_plan_out *out);
 void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
 /* The device memory plan (keys.c): a lane for a prove of key on d (resident: with its copy), reused or made room for
  * (idle lanes and unreferenced copies freed, or waiting for proves in flight); CZK_ERR_NOMEM when it cannot fit and
@@ -289,7 +311,7 @@ void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
  * lanes there are freed); *pending: table bytes counted until czk__lane_tables_made (after prove_start). No-ops
  * without a plan. */
 czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending,
-                             bool *held);
+                             bool *held, bool *compact);
 void czk__lane_tables_made(czk_engine *e, edevice *d, uint64_t pending);
 void czk__lane_release(czk_engine *e, ekey *key, edevice *d, bool resident, bool ok);
 /* Without locks: evict the least recently used unreferenced resident key other than keep_id (NULL: any); false when

@@ -393,14 +393,153 @@ static bool uploading_locked(czk_engine *e, const edevice *d) {
   return false;
 }
 
+/* ---- device tiers (the plan's choice for a key on a device) */
+/* Candidates from fastest to slowest: the whole copy with full lanes (as many as the device has workers, then one),
+ * the whole copy with compact lanes, a partial copy (the largest parts first, as many as fit beside the compact
+ * lanes: each resident byte is a byte not copied per prove) with compact lanes, the host copy streamed by full lanes,
+ * then by compact lanes. The first that fits is taken; with no plan, the whole copy and full lanes (as before). */
+void czk__plan_tier(const czk_plan_in *in, czk_plan_out *o) {
+  memset(o, 0, sizeof *o);
+  const uint32_t np = in->nparts < 1 ? 1 : in->nparts > CZK_ENGINE_KEY_PARTS ? CZK_ENGINE_KEY_PARTS : in->nparts;
+  const uint32_t all = (1u << np) - 1;
+  uint64_t copy_all = in->base;
+  for (uint32_t i = 0; i < np; i++) copy_all += in->part_bytes[i];
+  const uint32_t W = in->lanes ? in->lanes : 1;
+  if (!in->limit) {
+    *o = (czk_plan_out){all, false, copy_all, in->lane_full_res, W};
+    return;
+  }
+  /* partial: parts by size, largest first, while they fit beside `want` compact lanes */
+  uint32_t part_mask[2] = {0, 0};
+  uint64_t part_copy[2] = {0, 0};
+  for (int wi = 0; wi < 2; wi++) {
+    if (in->lane_compact_part == UINT64_MAX || in->lane_compact_part > in->limit) break;
+    const uint64_t want = wi == 0 ? W : 1, fixed = in->tables + want * in->lane_compact_part + in->base;
+    if (fixed >= in->limit) continue;
+    uint64_t room = in->limit - fixed, used = 0;
+    uint32_t mask = 0;
+    for (uint32_t k = 0; k < np; k++) {
+      uint32_t best = np;
+      for (uint32_t i = 0; i < np; i++)
+        if (!(mask & (1u << i)) && in->part_bytes[i] && in->part_bytes[i] <= room - used &&
+            (best == np || in->part_bytes[i] > in->part_bytes[best]))
+          best = i;
+      if (best == np) break;
+      mask |= 1u << best;
+      used += in->part_bytes[best];
+    }
+    if (mask && mask != all) part_mask[wi] = mask, part_copy[wi] = in->base + used;
+  }
+  const struct {
+    uint32_t parts;
+    bool compact;
+    uint64_t copy, lane, want;
+  } c[] = {
+      {all, false, copy_all, in->lane_full_res, W},         {all, false, copy_all, in->lane_full_res, 1},
+      {all, true, copy_all, in->lane_compact_res, W},       {all, true, copy_all, in->lane_compact_res, 1},
+      {part_mask[0], true, part_copy[0], in->lane_compact_part, W},
+      {part_mask[1], true, part_copy[1], in->lane_compact_part, 1},
+      {0, false, 0, in->lane_full_stream, W},               {0, false, 0, in->lane_full_stream, 1},
+      {0, true, 0, in->lane_compact_part, W},               {0, true, 0, in->lane_compact_part, 1},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+    if ((i == 4 || i == 5) && !c[i].parts) continue;
+    if (c[i].lane == UINT64_MAX) continue; /* the kind could not plan it */
+    if (c[i].copy + in->tables > in->limit || (c[i].lane && (in->limit - c[i].copy - in->tables) / c[i].lane < c[i].want))
+      continue;
+    uint64_t fit = c[i].lane ? (in->limit - c[i].copy - in->tables) / c[i].lane : W;
+    *o = (czk_plan_out){c[i].parts, c[i].compact, c[i].copy, c[i].lane, (uint32_t)(fit < W ? fit : W)};
+    return;
+  }
+  /* nothing fits: streamed compact, no lane (a prove is refused) */
+  *o = (czk_plan_out){0, true, 0, in->lane_compact_part, 0};
+}
+
+/* Without engine locks: the tier the plan gives key on d (computed once, kept in key->dev[d]: the copy's parts and
+ * both tiers' lane shapes). */
+static void key_tier(czk_engine *e, ekey *key, edevice *d) {
+  ekey_dev *s = &key->dev[d->ordinal];
+  pthread_mutex_lock(&e->kc_mu);
+  const bool known = s->shape[0] != 0;
+  pthread_mutex_unlock(&e->kc_mu);
+  if (known) return;
+  ekind *k = key->kind;
+  czk_plan_in in;
+  memset(&in, 0, sizeof in);
+  in.limit = planned(d, key) ? d->plan_limit : 0;
+  in.lanes = d->nworkers ? d->nworkers : 1;
+  if (k->k.key_device_parts && key->obj) in.nparts = k->k.key_device_parts(k->k.user, key->obj, &in.base, in.part_bytes);
+  if (!in.nparts || in.nparts > CZK_ENGINE_KEY_PARTS) {
+    pthread_mutex_lock(&e->kc_mu);
+    in.nparts = 1, in.base = 0, in.part_bytes[0] = czk__key_device_need(key);
+    pthread_mutex_unlock(&e->kc_mu);
+  }
+  const uint32_t all = (1u << in.nparts) - 1;
+  uint64_t pinned = 0, t = 0, t2 = 0;
+  if (in.limit) {
+    void *u = k->k.user, *o = key->obj;
+    if (k->k.prove_plan(u, o, d->backend, all, false, &in.lane_full_res, &in.tables, &pinned) != CZK_OK)
+      in.lane_full_res = UINT64_MAX;
+    if (k->k.prove_plan(u, o, d->backend, all, true, &in.lane_compact_res, &t, &pinned) != CZK_OK)
+      in.lane_compact_res = UINT64_MAX;
+    if (k->k.prove_plan(u, o, d->backend, 0, true, &in.lane_compact_part, &t, &pinned) != CZK_OK)
+      in.lane_compact_part = UINT64_MAX;
+    if (k->k.prove_plan(u, o, d->backend, 0, false, &in.lane_full_stream, &t2, &pinned) != CZK_OK)
+      in.lane_full_stream = UINT64_MAX;
+    if (t > in.tables) in.tables = t;
+    if (d->tables_bytes) in.tables += d->tables_bytes(d->backend); /* made already: they stay */
+  }
+  czk_plan_out out;
+  czk__plan_tier(&in, &out);
+  /* the streaming proves (when no copy is there): full lanes where one fits beside the tables, else compact */
+  const bool stream_full = !in.limit || (in.lane_full_stream != UINT64_MAX &&
+                                         in.tables + in.lane_full_stream <= in.limit && !(out.parts == 0 && out.compact));
+  pthread_mutex_lock(&e->kc_mu);
+  if (!s->shape[0]) {
+    s->parts = out.parts;
+    s->shape[0] = out.compact ? 2 : 1;
+    s->shape[1] = stream_full ? 1 : 2;
+    if (in.limit)
+      CZK_INFO("keys", "%s on %s: %s (%.2f GiB of %u parts), %s lanes of %.2f GiB (%u at once), tables %.2f GiB, "
+               "plan %.2f GiB", key->id, d->name,
+               out.parts == all ? "resident" : out.parts ? "partial" : "streamed", (double)out.copy / (1u << 30),
+               in.nparts, out.compact ? "compact" : "full", (double)out.lane / (1u << 30), out.lanes,
+               (double)in.tables / (1u << 30), (double)in.limit / (1u << 30));
+  }
+  pthread_mutex_unlock(&e->kc_mu);
+}
+
+/* Under kc_mu: a copy's bytes for its parts. */
+static uint64_t copy_bytes_locked(const ekey *key, uint32_t parts) {
+  const ekind *k = key->kind;
+  uint64_t base = 0, pb[CZK_ENGINE_KEY_PARTS];
+  uint32_t n = k->k.key_device_parts && key->obj ? k->k.key_device_parts(k->k.user, key->obj, &base, pb) : 0;
+  if (!n || n > CZK_ENGINE_KEY_PARTS) return czk__key_device_need(key);
+  uint64_t b = base;
+  for (uint32_t i = 0; i < n; i++)
+    if (parts & (1u << i)) b += pb[i];
+  return b;
+}
+
 czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending,
-                             bool *held) {
+                             bool *held, bool *compact) {
   *pending = 0;
   *held = false;
+  *compact = false;
+  ekey_dev *s = key ? &key->dev[d->ordinal] : NULL;
+  if (key && resident) { /* a partial copy proves in compact lanes, with or without a plan */
+    pthread_mutex_lock(&e->kc_mu);
+    *compact = s->shape[0] == 2;
+    pthread_mutex_unlock(&e->kc_mu);
+  }
   if (!planned(d, key)) return CZK_OK;
   ekind *k = key->kind;
   const int t = resident ? 0 : 1;
-  ekey_dev *s = &key->dev[d->ordinal];
+  key_tier(e, key, d);
+  pthread_mutex_lock(&e->kc_mu);
+  *compact = s->shape[t] == 2;
+  const uint32_t parts = t == 0 ? s->parts : 0;
+  pthread_mutex_unlock(&e->kc_mu);
   pthread_mutex_lock(&e->kc_mu);
   bool reuse = s->lanes[t] > s->busy[t];
   if (reuse) s->busy[t]++, d->lanes_busy++;
@@ -411,7 +550,7 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
     return CZK_OK;
   }
   uint64_t lane = 0, tables = 0, pinned = 0;
-  czk_status st = k->k.prove_plan(k->k.user, key->obj, d->backend, resident, &lane, &tables, &pinned);
+  czk_status st = k->k.prove_plan(k->k.user, key->obj, d->backend, parts, *compact, &lane, &tables, &pinned);
   if (st != CZK_OK) return st;
   if (!lane && !tables) return CZK_OK; /* nothing on the device (a host-memory backend keeps no lanes) */
   *held = true;
@@ -457,9 +596,10 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
     const uint64_t used = plan_used_locked(d);
     pthread_mutex_unlock(&e->kc_mu);
     *held = false; /* nothing counted: nothing to release */
-    CZK_WARN("engine", "%s: a prove on %s needs a lane of %.2f GiB%s (+%.2f GiB of tables); the device's memory plan "
-             "is %.2f GiB with %.2f GiB in use (key copies in use, lanes, tables) and nothing to free or wait for",
-             key->id, d->name, (double)lane / (1u << 30), resident ? " beside the key's copy" : " (streaming)",
+    CZK_WARN("engine", "%s: a prove on %s needs a %s lane of %.2f GiB%s (+%.2f GiB of tables); the device's memory "
+             "plan is %.2f GiB with %.2f GiB in use (key copies in use, lanes, tables) and nothing to free or wait for",
+             key->id, d->name, *compact ? "compact" : "full", (double)lane / (1u << 30),
+             resident ? " beside the key's copy" : " (streaming)",
              (double)tables / (1u << 30), (double)d->plan_limit / (1u << 30), (double)used / (1u << 30));
     return CZK_ERR_NOMEM;
   }
@@ -503,9 +643,11 @@ void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t tra
   uint32_t nv = 0;
   bool claim = false;
   void *dk = NULL;
+  if (key->state == KS_RESIDENT) key_tier(e, key, d); /* the copy's parts (none: streamed) */
   pthread_mutex_lock(&e->kc_mu);
-  const uint64_t need = czk__key_device_need(key);
-  if (key->state != KS_RESIDENT || need > d->key_mem_limit) {
+  const uint32_t parts = s->shape[0] ? s->parts : 0;
+  const uint64_t need = parts ? copy_bytes_locked(key, parts) : 0;
+  if (key->state != KS_RESIDENT || !parts || need > d->key_mem_limit) {
     pthread_mutex_unlock(&e->kc_mu);
     return NULL;
   }
@@ -545,7 +687,7 @@ void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t tra
   }
   if (!claim) return NULL;
   uint64_t t0 = czk__clock_now_ns();
-  czk_status st = k->k.key_upload(k->k.user, key->obj, d->backend, &dk);
+  czk_status st = k->k.key_upload(k->k.user, key->obj, d->backend, parts, &dk);
   uint64_t t1 = czk__clock_now_ns();
   czk__span(e, "key upload", TRACK_PID_DEVICE0 + d->ordinal, track, t0, t1, 0, -1);
   pthread_mutex_lock(&e->kc_mu);
@@ -584,7 +726,12 @@ static void lanes_warm(czk_engine *e, ekey *key, edevice *d) {
   ekey_dev *s = &key->dev[d->ordinal];
   for (uint32_t i = 0; i < d->nworkers; i++) {
     uint64_t lane = 0, tables = 0, pinned = 0;
-    if (k->k.prove_plan(k->k.user, key->obj, d->backend, true, &lane, &tables, &pinned) != CZK_OK || !lane) return;
+    pthread_mutex_lock(&e->kc_mu);
+    const uint32_t parts = s->parts;
+    const bool compact = s->shape[0] == 2;
+    pthread_mutex_unlock(&e->kc_mu);
+    if (k->k.prove_plan(k->k.user, key->obj, d->backend, parts, compact, &lane, &tables, &pinned) != CZK_OK || !lane)
+      return;
     pthread_mutex_lock(&e->kc_mu);
     const bool go = s->state == KD_RESIDENT && s->lanes[0] <= i && plan_fits_locked(d, lane + tables);
     void *dk = s->dkey;
@@ -595,7 +742,7 @@ static void lanes_warm(czk_engine *e, ekey *key, edevice *d) {
     }
     pthread_mutex_unlock(&e->kc_mu);
     if (!go) return;
-    czk_status st = k->k.lane_warm(k->k.user, key->obj, dk, d->backend);
+    czk_status st = k->k.lane_warm(k->k.user, key->obj, dk, d->backend, compact);
     pthread_mutex_lock(&e->kc_mu);
     s->busy[0]--, d->lanes_busy--;
     d->tables_pending -= tables;

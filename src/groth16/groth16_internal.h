@@ -27,7 +27,10 @@ typedef struct czk__bases {
   const uint32_t *idx[2];
   size_t n_idx[2];
   bool streamed; /* host bases: a device backend streams them in chunks */
+  bool host_q[CZK__NQ]; /* a partial device copy: these queries stay in (pinned) host memory and are streamed */
 } czk__bases;
+/* Whether query q's bases are read from host memory (a streamed key, or a query a partial copy left out). */
+static inline bool czk__q_host(const czk__bases *b, int q) { return b->streamed || b->host_q[q]; }
 
 typedef struct czk__lane czk__lane;
 typedef struct czk__lanes {
@@ -54,6 +57,7 @@ struct czk_groth16_key {
   czk__bases host;
   uint32_t *idx_own[2];
   czk_backend *pinned_on; /* host queries registered with this backend (NULL: not pinned) */
+  unsigned idx_pinned;    /* bit j: index list j registered too */
   czk__lanes lanes;       /* lanes over the host bases, any backend */
 };
 
@@ -66,6 +70,10 @@ czk_backend *czk__dkey_backend(const czk_groth16_dkey *dk);
 czk_status czk__key_new(czk_groth16_key **out, const czk_groth16_vk *vk, czk_h_kind h, unsigned log_n, size_t n_inputs,
                         size_t n_aux, const void *const q[CZK__NQ], const size_t nq[CZK__NQ], uint32_t *idx_a,
                         size_t n_idx_a, uint32_t *idx_b, size_t n_idx_b);
+
+/* Tests only: the next proofs use these r, s instead of fresh randomness (NULL: random again), so that proofs of one
+ * witness by different lanes can be compared byte for byte. Never called by the library or the daemon. */
+void czk__groth16_test_fix_rs(const czk_fr *r, const czk_fr *s);
 
 /* czk_groth16_params_write encoding the points on the pool (NULL = default). */
 czk_status czk__groth16_params_write(const char *path, const czk_groth16_vk *vk, const czk_groth16_pk_queries *q,

@@ -20,6 +20,7 @@ static const size_t QSZ[CZK__NQ] = {sizeof(czk_g1_affine), sizeof(czk_g1_affine)
 
 struct czk_groth16_dkey {
   czk_backend *be;
+  unsigned mask; /* queries on the device (the others are read from the host key) */
   czk__bases bases;
   void *d_q[CZK__NQ];
   uint32_t *d_idx[2];
@@ -66,9 +67,12 @@ czk_status czk__key_new(czk_groth16_key **out, const czk_groth16_vk *vk, czk_h_k
 void czk_groth16_key_free(czk_groth16_key *k) {
   if (!k) return;
   czk__lanes_destroy(&k->lanes);
-  if (k->pinned_on)
+  if (k->pinned_on) {
     for (int i = 0; i < CZK__NQ; i++)
       if (k->host.nq[i]) czk_backend_host_unregister(k->pinned_on, k->host.q[i]);
+    for (int j = 0; j < 2; j++)
+      if (k->idx_pinned & (1u << j)) czk_backend_host_unregister(k->pinned_on, k->host.idx[j]);
+  }
   free(k->idx_own[0]);
   free(k->idx_own[1]);
   czk_groth16_vk_free(&k->vk);
@@ -88,6 +92,11 @@ czk_status czk_groth16_key_pin(czk_groth16_key *k, czk_backend *be) {
       if (k->host.nq[j]) czk_backend_host_unregister(be, k->host.q[j]);
     return st;
   }
+  /* the index lists too (compact lanes copy them per prove); best effort: a refusal leaves them pageable */
+  for (int j = 0; j < 2; j++)
+    if (k->host.n_idx[j] &&
+        czk_backend_host_register(be, k->host.idx[j], k->host.n_idx[j] * sizeof(uint32_t)) == CZK_OK)
+      k->idx_pinned |= 1u << j;
   k->pinned_on = be;
   return CZK_OK;
 }
@@ -167,19 +176,37 @@ void czk_groth16_dkey_free(czk_groth16_dkey *dk) {
 
 uint64_t czk_groth16_dkey_bytes(const czk_groth16_dkey *dk) { return dk ? dk->bytes : 0; }
 
+uint64_t czk_groth16_key_copy_bytes(const czk_groth16_key *k, unsigned mask) {
+  if (!k) return 0;
+  uint64_t b = (uint64_t)(k->host.n_idx[0] + k->host.n_idx[1]) * sizeof(uint32_t);
+  for (int i = 0; i < CZK__NQ; i++)
+    if (mask & (1u << i)) b += (uint64_t)k->host.nq[i] * QSZ[i];
+  return b;
+}
+unsigned czk_groth16_dkey_mask(const czk_groth16_dkey *dk) { return dk ? dk->mask : 0; }
 czk_status czk_groth16_key_upload(czk_groth16_dkey **out, const czk_groth16_key *k, czk_backend *be) {
+  return czk_groth16_key_upload_partial(out, k, be, CZK_GROTH16_Q_ALL);
+}
+czk_status czk_groth16_key_upload_partial(czk_groth16_dkey **out, const czk_groth16_key *k, czk_backend *be,
+                                          unsigned mask) {
   if (!out) return CZK_ERR_INVALID_ARG;
   *out = NULL;
-  if (!k || !be) return CZK_ERR_INVALID_ARG;
+  if (!k || !be || (mask & ~CZK_GROTH16_Q_ALL)) return CZK_ERR_INVALID_ARG;
   czk_groth16_dkey *dk = calloc(1, sizeof *dk);
   if (!dk) return CZK_ERR_NOMEM;
   dk->be = be;
+  dk->mask = mask;
   czk__lanes_init(&dk->lanes);
   czk_backend_stream *s = NULL;
   czk_status st = czk_backend_stream_new(be, &s);
   for (int i = 0; i < CZK__NQ && st == CZK_OK; i++) {
     dk->bases.nq[i] = k->host.nq[i];
     if (!k->host.nq[i]) continue;
+    if (!(mask & (1u << i))) { /* left in host memory: streamed by compact lanes */
+      dk->bases.q[i] = k->host.q[i];
+      dk->bases.host_q[i] = true;
+      continue;
+    }
     size_t bytes = k->host.nq[i] * QSZ[i];
     st = czk_backend_alloc(be, &dk->d_q[i], bytes);
     if (st == CZK_OK) st = czk_backend_copy_htod(be, dk->d_q[i], k->host.q[i], bytes, s);

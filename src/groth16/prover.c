@@ -69,6 +69,7 @@ struct czk__lane {
   bool host;     /* host-memory backend: no staging, operations complete in place */
   bool streamed; /* bases streamed from host through slots */
   bool wo;       /* witness-only proofs: the pinned stage holds w alone (packed or not), not a, b, c too */
+  bool compact;  /* a compact lane (groth16.h czk_groth16_lane_opts): w, x, y; one compute stream s_h */
   size_t n, nw;
   czk_backend_stream *s_h, *s_w, *s_c;
   czk_backend_event *ev[EV_COUNT];
@@ -83,6 +84,13 @@ struct czk__lane {
   czk_g2 r2;
   czk_g1 *part1;
   czk_g2 *part2;
+  /* compact lanes */
+  czk_fr *d_x, *d_y;                 /* the two domain vectors (y also holds slots, gathers, index copies) */
+  czk_backend_msm *mq[CZK__NQ];      /* resident queries' handles (bases in place, runs over chunks) */
+  void *slot[4];                     /* streamed chunks' slots inside y: [0,1] G1, [2,3] G2 */
+  czk_fr *d_gather;                  /* a chunk's gathered a / b scalars, inside y */
+  uint32_t *d_idxc[2];               /* index lists copied into y (a host key's) */
+  uint64_t up_bytes;                 /* bytes copied from host memory by this proof */
   /* per proof */
   const czk__bases *bases;
   double t_check, t_h, t_msm[CZK__NQ];
@@ -96,6 +104,9 @@ static void lane_free(czk__lane *l) {
   for (int i = 0; i < 3; i++)
     if (ss[i]) (void)czk_backend_stream_sync(be, ss[i]);
   for (int i = 0; i < CZK__NQ; i++) czk_backend_msm_free(be, l->m[i]);
+  for (int i = 0; i < CZK__NQ; i++) czk_backend_msm_free(be, l->mq[i]);
+  czk_backend_mem_free(be, l->d_x);
+  czk_backend_mem_free(be, l->d_y);
   for (int i = 0; i < 4; i++) czk_backend_mem_free(be, l->d_slot[i]);
   for (int i = 0; i < 2; i++) czk_backend_mem_free(be, l->d_idx[i]);
   czk_backend_mem_free(be, l->d_abc);
@@ -243,12 +254,136 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
   return CZK_OK;
 }
 
+/* ------------------------------------------------------------------------------------------------ compact lanes */
+#define COMPACT_CHUNK_LOG 22u
+#define LANE_SLACK_C ((uint64_t)64 << 20) /* allocator rounding and the handles' small buffers */
+static size_t al32(size_t x) { return (x + 31) & ~(size_t)31; }
+/* A compact lane's geometry: chunk sizes and the layout of y in the MSM phase. */
+typedef struct compact_geom {
+  size_t c1, c2;             /* points per G1 / G2 chunk */
+  bool s1, s2;               /* some G1 query / b_g2 streamed */
+  bool idx_copy;             /* the index lists are host memory: copied into y after H */
+  size_t off_slot[4], off_gather, off_idx[2], y_bytes;
+  size_t cap1, cap2;         /* chunks (partial sums) per proof */
+} compact_geom;
+static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, compact_geom *g) {
+  memset(g, 0, sizeof *g);
+  if (!chunk_log) chunk_log = COMPACT_CHUNK_LOG;
+  if (chunk_log > 30) chunk_log = 30;
+  size_t m1 = 1, m2 = 1;
+  for (int i = 0; i < CZK__Q_B2; i++) m1 = b->nq[i] > m1 ? b->nq[i] : m1;
+  m2 = b->nq[CZK__Q_B2] > 1 ? b->nq[CZK__Q_B2] : 1;
+  const size_t c = (size_t)1 << chunk_log;
+  g->c1 = m1 < c ? m1 : c;
+  g->c2 = m2 < c / 2 ? m2 : (c / 2 ? c / 2 : 1);
+  for (int i = 0; i < CZK__Q_B2; i++) g->s1 |= b->nq[i] && czk__q_host(b, i);
+  g->s2 = b->nq[CZK__Q_B2] && czk__q_host(b, CZK__Q_B2);
+  g->idx_copy = b->streamed && (b->n_idx[0] || b->n_idx[1]);
+  size_t off = 0;
+  for (int i = 0; i < 2; i++)
+    if (g->s1) g->off_slot[i] = off, off += al32(g->c1 * sizeof(czk_g1_affine));
+  for (int i = 2; i < 4; i++)
+    if (g->s2) g->off_slot[i] = off, off += al32(g->c2 * sizeof(czk_g2_affine));
+  g->off_gather = off, off += al32(g->c1 * sizeof(czk_fr));
+  for (int i = 0; i < 2; i++)
+    if (g->idx_copy && b->n_idx[i]) g->off_idx[i] = off, off += al32(b->n_idx[i] * sizeof(uint32_t));
+  g->y_bytes = n * sizeof(czk_fr) > off ? n * sizeof(czk_fr) : off;
+  for (int i = 0; i < CZK__Q_B2; i++) g->cap1 += (b->nq[i] + g->c1 - 1) / g->c1;
+  g->cap2 = (b->nq[CZK__Q_B2] + g->c2 - 1) / g->c2;
+}
+
+static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b, size_t n, size_t nw,
+                                   unsigned chunk_log, czk__lane **out) {
+  czk__lane *l = calloc(1, sizeof *l);
+  if (!l) return CZK_ERR_NOMEM;
+  compact_geom g;
+  compact_geom_of(b, n, chunk_log, &g);
+  l->be = be, l->compact = true, l->n = n, l->nw = nw, l->wo = wo, l->bases = b;
+  l->chunk1 = g.c1, l->chunk2 = g.c2, l->cap1 = g.cap1, l->cap2 = g.cap2;
+  czk_status (*mk)(czk_backend *, czk_backend_stream **) =
+      n <= URGENT_DOMAIN_MAX ? czk_backend_stream_new_urgent : czk_backend_stream_new;
+  czk_status st = mk(be, &l->s_h);
+  if (st == CZK_OK) st = mk(be, &l->s_w);
+  if (st == CZK_OK) st = mk(be, &l->s_c);
+  for (int i = 0; i < EV_COUNT && st == CZK_OK; i++) st = czk_backend_event_new(be, &l->ev[i]);
+  if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_w, nw * sizeof(czk_fr));
+  if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_x, n * sizeof(czk_fr));
+  if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_y, g.y_bytes);
+  if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_flag, 256);
+  if (st == CZK_OK)
+    st = czk_backend_host_alloc(be, (void **)&l->h_stage, ((wo ? 0 : 3 * n) + nw) * sizeof(czk_fr));
+  if (st == CZK_OK) {
+    uint8_t *y = (uint8_t *)l->d_y;
+    for (int i = 0; i < 4; i++)
+      if (i < 2 ? g.s1 : g.s2) l->slot[i] = y + g.off_slot[i];
+    l->d_gather = (czk_fr *)(y + g.off_gather);
+    for (int i = 0; i < 2; i++)
+      if (g.idx_copy && b->n_idx[i]) l->d_idxc[i] = (uint32_t *)(y + g.off_idx[i]);
+  }
+  /* handles: resident queries over their bases in place, streamed ones over the slots; one scratch for all (every run
+   * is on s_h), reserved for a chunk of each group */
+  czk_backend_msm *first = NULL;
+  for (int q = 0; q < CZK__NQ && st == CZK_OK; q++) {
+    if (!b->nq[q] || czk__q_host(b, q)) continue;
+    st = czk_backend_msm_new(be, &l->mq[q], q == CZK__Q_B2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, b->q[q], b->nq[q]);
+    if (st == CZK_OK && first) st = czk_backend_msm_share(be, l->mq[q], first);
+    else if (st == CZK_OK) first = l->mq[q];
+  }
+  for (int i = 0; i < 4 && st == CZK_OK; i++) {
+    if (!l->slot[i]) continue;
+    bool g2 = i >= 2;
+    st = czk_backend_msm_new(be, &l->m[i], g2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, l->slot[i], g2 ? g.c2 : g.c1);
+    if (st == CZK_OK && first) st = czk_backend_msm_share(be, l->m[i], first);
+    else if (st == CZK_OK) first = l->m[i];
+  }
+  for (int q = 0; q < CZK__NQ && st == CZK_OK; q++)
+    if (l->mq[q]) st = czk_backend_msm_reserve(be, l->mq[q], q == CZK__Q_B2 ? g.c2 : g.c1);
+  for (int i = 0; i < 4 && st == CZK_OK; i++)
+    if (l->m[i]) st = czk_backend_msm_reserve(be, l->m[i], i >= 2 ? g.c2 : g.c1);
+  l->part1 = calloc(g.cap1 + 1, sizeof *l->part1);
+  l->part2 = calloc(g.cap2 + 1, sizeof *l->part2);
+  if (st == CZK_OK && (!l->part1 || !l->part2)) st = CZK_ERR_NOMEM;
+  if (st != CZK_OK) {
+    lane_free(l);
+    return st;
+  }
+  *out = l;
+  return CZK_OK;
+}
+
+/* The device bytes lane_new_compact allocates. */
+static czk_status compact_bytes(czk_backend *be, const czk__bases *b, size_t n, size_t nw, unsigned chunk_log,
+                                uint64_t *out) {
+  compact_geom g;
+  compact_geom_of(b, n, chunk_log, &g);
+  uint64_t sum = LANE_SLACK_C + (uint64_t)nw * sizeof(czk_fr) + (uint64_t)n * sizeof(czk_fr) + g.y_bytes + 256;
+  czk_backend_msm_need w[2];
+  size_t k = 0;
+  bool has1 = false;
+  for (int i = 0; i < CZK__Q_B2; i++) has1 |= b->nq[i] != 0;
+  if (has1) w[k++] = (czk_backend_msm_need){CZK_BACKEND_G1, g.c1, false};
+  if (b->nq[CZK__Q_B2]) w[k++] = (czk_backend_msm_need){CZK_BACKEND_G2, g.c2, false};
+  uint64_t sh = 0;
+  CZK_TRY(czk_backend_msm_plan_bytes(be, w, k, &sh));
+  *out = sum + sh;
+  return CZK_OK;
+}
+
 static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, bool wo, const czk__bases *b, size_t n,
-                           size_t nw, czk__lane **out) {
-  wo = wo && !host;
+                           size_t nw, const czk_groth16_lane_opts *o, czk__lane **out) {
+  const bool compact = o && o->compact;
+  wo = wo && (!host || compact);
+  size_t c1 = 0;
+  if (compact) {
+    compact_geom g;
+    compact_geom_of(b, n, o->chunk_log, &g);
+    c1 = g.c1;
+  }
   pthread_mutex_lock(&c->mu);
   czk__lane **pp = &c->head;
-  while (*pp && ((*pp)->be != be || (*pp)->n != n || (*pp)->nw != nw || (*pp)->wo != wo)) pp = &(*pp)->next;
+  while (*pp && ((*pp)->be != be || (*pp)->n != n || (*pp)->nw != nw || (*pp)->wo != wo ||
+                 (*pp)->compact != compact || (compact && (*pp)->chunk1 != c1)))
+    pp = &(*pp)->next;
   czk__lane *l = *pp;
   if (l) *pp = l->next;
   pthread_mutex_unlock(&c->mu);
@@ -257,6 +392,7 @@ static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, bool wo, c
     *out = l;
     return CZK_OK;
   }
+  if (compact) return lane_new_compact(be, wo, b, n, nw, o->chunk_log, out);
   return lane_new(be, host, wo, b, n, nw, out);
 }
 
@@ -307,17 +443,25 @@ static czk_status lane_bytes(czk_backend *be, const czk__bases *b, bool streamed
   return CZK_OK;
 }
 
-czk_status czk_groth16_plan_prove(czk_groth16_prove_plan *out, czk_backend *be, const czk_groth16_key *key,
-                                  bool resident, bool witness_only) {
-  if (!out || !be || !key) return CZK_ERR_INVALID_ARG;
+czk_status czk_groth16_plan_prove_ex(czk_groth16_prove_plan *out, czk_backend *be, const czk_groth16_key *key,
+                                     unsigned dev_mask, bool witness_only, const czk_groth16_lane_opts *o) {
+  if (!out || !be || !key || (dev_mask & ~CZK_GROTH16_Q_ALL)) return CZK_ERR_INVALID_ARG;
   memset(out, 0, sizeof *out);
-  if (czk_backend_host_memory(be)) return CZK_OK;
+  const bool compact = (o && o->compact) || (dev_mask && dev_mask != CZK_GROTH16_Q_ALL);
+  if (czk_backend_host_memory(be)) return CZK_OK; /* no device memory (its lanes are host memory, freed per proof) */
   const size_t n = (size_t)1 << key->log_n, nw = key->n_inputs + key->n_aux;
-  const czk__bases *b = czk__key_bases(key); /* a device copy holds the same queries and index lists */
-  CZK_TRY(lane_bytes(be, b, !resident, n, nw, &out->lane));
+  czk__bases b = *czk__key_bases(key); /* a device copy holds the same queries (sizes) and index lists */
+  b.streamed = dev_mask == 0;
+  for (int q = 0; q < CZK__NQ; q++) b.host_q[q] = !(dev_mask & (1u << q));
+  if (compact) CZK_TRY(compact_bytes(be, &b, n, nw, o ? o->chunk_log : 0, &out->lane));
+  else CZK_TRY(lane_bytes(be, &b, dev_mask == 0, n, nw, &out->lane));
   out->tables = czk_backend_h_plan_bytes(be, key->log_n, key->h_mode);
   out->pinned = ((witness_only ? 0 : 3ull * n) + nw) * sizeof(czk_fr);
   return CZK_OK;
+}
+czk_status czk_groth16_plan_prove(czk_groth16_prove_plan *out, czk_backend *be, const czk_groth16_key *key,
+                                  bool resident, bool witness_only) {
+  return czk_groth16_plan_prove_ex(out, be, key, resident ? CZK_GROTH16_Q_ALL : 0, witness_only, NULL);
 }
 
 size_t czk_groth16_lanes_trim(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be) {
@@ -329,16 +473,24 @@ size_t czk_groth16_lanes_trim(const czk_groth16_key *key, const czk_groth16_dkey
   return before > after ? before - after : 0;
 }
 
-czk_status czk_groth16_lane_warm(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be,
-                                 bool witness_only) {
+czk_status czk_groth16_lane_warm_ex(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be,
+                                    bool witness_only, const czk_groth16_lane_opts *o) {
   if (!key || !be || (dkey && czk__dkey_backend(dkey) != be)) return CZK_ERR_INVALID_ARG;
   if (czk_backend_host_memory(be)) return CZK_ERR_UNSUPPORTED;
   CZK_TRY(czk_backend_h_prepare(be, key->log_n, key->h_mode));
   const czk__bases *b = dkey ? czk__dkey_bases(dkey) : czk__key_bases(key);
+  const bool partial = dkey && czk_groth16_dkey_mask(dkey) != CZK_GROTH16_Q_ALL;
+  const czk_groth16_lane_opts oc = {true, o ? o->chunk_log : 0};
   czk__lane *l = NULL;
-  CZK_TRY(lane_new(be, false, witness_only, b, (size_t)1 << key->log_n, key->n_inputs + key->n_aux, &l));
+  const size_t n = (size_t)1 << key->log_n, nw = key->n_inputs + key->n_aux;
+  if ((o && o->compact) || partial) CZK_TRY(lane_new_compact(be, witness_only, b, n, nw, oc.chunk_log, &l));
+  else CZK_TRY(lane_new(be, false, witness_only, b, n, nw, &l));
   lane_put(dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key), l);
   return CZK_OK;
+}
+czk_status czk_groth16_lane_warm(const czk_groth16_key *key, const czk_groth16_dkey *dkey, czk_backend *be,
+                                 bool witness_only) {
+  return czk_groth16_lane_warm_ex(key, dkey, be, witness_only, NULL);
 }
 
 /* ------------------------------------------------------------------------------------------------ host work */
@@ -401,7 +553,7 @@ static void release(czk_groth16_job *job) {
   if (!bad)
     bad = czk_backend_stream_sync(job->be, l->s_h) != CZK_OK || czk_backend_stream_sync(job->be, l->s_w) != CZK_OK ||
           czk_backend_stream_sync(job->be, l->s_c) != CZK_OK;
-  if (bad || l->host) lane_free(l); /* host lanes are not cached (above) */
+  if (bad || l->host || czk_backend_host_memory(job->be)) lane_free(l); /* host lanes are not cached (above) */
   else lane_put(job->owner, l);
 }
 
@@ -515,28 +667,29 @@ static czk_status upload_witness(czk_backend *be, czk__lane *l, const czk_groth1
   const size_t n = l->n, nw = l->nw;
   const czk_fr *w = as->w.w;
   *packed = false;
-  const size_t stage = ((l->wo ? 0 : 3 * n) + nw) * sizeof(czk_fr), dev = 3 * n * sizeof(czk_fr);
+  const size_t stage = ((l->wo ? 0 : 3 * n) + nw) * sizeof(czk_fr), dev = (l->compact ? 1 : 3) * n * sizeof(czk_fr);
   const size_t cap = stage < dev ? stage : dev;
+  czk_fr *dpack = l->compact ? l->d_x : l->d_abc; /* packed bytes land here, then unpack into w */
   if (as->wpack && as->wpack_bytes <= cap && as->wpack_bytes == czk_backend_wpack_bytes(nw, as->wpack_other)) {
     /* packed by the synthesis stage: into the pinned stage (a few ms), then to the device */
     bytes_ctx x = {(uint8_t *)l->h_stage, as->wpack, as->wpack_bytes};
     czk_pool_parallel_for(pool, (as->wpack_bytes + BYTES_BLOCK - 1) / BYTES_BLOCK, 4, copy_blocks, &x);
     *packed = true;
     *n_other = as->wpack_other;
-    return czk_backend_copy_htod(be, l->d_abc, l->h_stage, as->wpack_bytes, l->s_h);
+    return czk_backend_copy_htod(be, dpack, l->h_stage, as->wpack_bytes, l->s_h);
   }
   if (!pack_off() && !as->wpack_dense) {
     if (czk_backend_wpack(l->h_stage, cap, w, nw, nw - nw / 4, pool, n_other) == CZK_OK) {
       const size_t bytes = czk_backend_wpack_bytes(nw, *n_other);
       say_packed(nw, *n_other, bytes);
       *packed = true;
-      return czk_backend_copy_htod(be, l->d_abc, l->h_stage, bytes, l->s_h);
+      return czk_backend_copy_htod(be, dpack, l->h_stage, bytes, l->s_h);
     }
   }
   return plain_upload(be, l, w, pool);
 }
 static czk_status unpack_witness(czk_backend *be, czk__lane *l, const czk_fr *w, czk_pool *pool, size_t n_other) {
-  czk_status st = czk_backend_wunpack(be, l->d_w, l->d_abc, l->nw, n_other, l->s_h);
+  czk_status st = czk_backend_wunpack(be, l->d_w, l->compact ? l->d_x : l->d_abc, l->nw, n_other, l->s_h);
   if (st != CZK_ERR_UNSUPPORTED) return st;
   CZK_TRY(czk_backend_stream_sync(be, l->s_h)); /* the stage is read by the copy in flight */
   return plain_upload(be, l, w, pool);
@@ -585,8 +738,167 @@ static czk_status chain_leave(czk_groth16_job *job, czk__lane *l, czk_status st)
   return st;
 }
 
+/* ------------------------------------------------------------------------------------------------ compact launch */
+/* One MSM chunk of a compact lane: query q, points [off, off + len), its slot when streamed (-1: resident). */
+typedef struct cchunk {
+  int q, slot;
+  size_t off, len, part; /* part: index into part1 (G1) / part2 (G2) */
+} cchunk;
+
+/* Copy chunk c's bases into its slot on s_c: after H (the slots are in y) and after the slot's previous MSM. */
+static czk_status compact_copy(czk_backend *be, czk__lane *l, const czk__bases *b, const cchunk *c, unsigned *uses) {
+  czk_backend_event *ev_copied = l->ev[EV_SLOT0 + 2 * c->slot], *ev_done = l->ev[EV_SLOT0 + 2 * c->slot + 1];
+  if (uses[c->slot]++ > 0) CZK_TRY(czk_backend_stream_wait(be, l->s_c, ev_done));
+  const size_t bytes = c->len * QSZ[c->q];
+  CZK_TRY(czk_backend_copy_htod(be, l->slot[c->slot], (const uint8_t *)b->q[c->q] + c->off * QSZ[c->q], bytes, l->s_c));
+  l->up_bytes += bytes;
+  return czk_backend_event_record(be, ev_copied, l->s_c);
+}
+
+/* H over x and y (one vector at a time), then the five MSMs chunk by chunk, all on s_h; streamed chunks copied one
+ * ahead on s_c. Witness-only: the row check runs first as its own pass (nothing of it is stored). */
+static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__bases *b, czk_groth16_assignment *as,
+                                 czk_pool *pool) {
+  czk_backend *be = job->be;
+  const czk_groth16_key *k = job->key;
+  const size_t n = as->n_domain, ni = k->n_inputs;
+  const unsigned L = k->log_n;
+  const czk_h_kind hk = k->h_mode;
+  czk_fr *X = l->d_x, *Y = l->d_y, *W = l->d_w;
+  double t0 = czk__now_s();
+  l->up_bytes = 0;
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_START], l->s_h));
+  const bool wo = !as->a;
+  if (wo) {
+    const czk_backend_compiled *dcc = as->dcc;
+    if (!dcc) {
+      CZK_TRY(czk_groth16_compiled_upload(&job->dcc_own, be, as->cc));
+      dcc = job->dcc_own;
+    }
+    bool packed;
+    size_t n_other = 0;
+    CZK_TRY(upload_witness(be, l, as, pool, &packed, &n_other));
+    if (job->chain) CZK_TRY(chain_enter(job, l));
+    CZK_TRY(czk_backend_event_record(be, l->ev[EV_WO], l->s_h));
+    if (packed) CZK_TRY(unpack_witness(be, l, as->w.w, pool, n_other));
+    const uint64_t m = as->cc->n_user_constraints, chk = as->n_rows < m ? as->n_rows : m;
+    CZK_TRY(czk_backend_compiled_check(be, dcc, W, chk, l->d_flag, l->s_h));
+    job->check_on_device = true;
+    l->t_check = czk__now_s() - t0 - job->t_chain;
+    CZK_TRY(czk_backend_event_record(be, l->ev[EV_ABC], l->s_h));
+    /* y = A w -> A^; x = B w -> B^; x = A^ B^; y = C w -> C^; x = (x - y) / Z -> h */
+    CZK_TRY(czk_backend_compiled_matvec(be, Y, NULL, NULL, dcc, W, l->s_h));
+    CZK_TRY(czk_backend_abc_finish(be, Y, NULL, NULL, W, m, ni, n, 0, l->d_flag, l->s_h));
+    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, Y, NULL, L, hk, l->s_h));
+    CZK_TRY(czk_backend_compiled_matvec(be, NULL, X, NULL, dcc, W, l->s_h));
+    CZK_TRY(czk_backend_abc_finish(be, NULL, X, NULL, W, m, ni, n, 0, l->d_flag, l->s_h));
+    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, X, NULL, L, hk, l->s_h));
+    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_MUL, X, Y, L, hk, l->s_h));
+    CZK_TRY(czk_backend_compiled_matvec(be, NULL, NULL, Y, dcc, W, l->s_h));
+    CZK_TRY(czk_backend_abc_finish(be, NULL, NULL, Y, W, m, ni, n, 0, l->d_flag, l->s_h));
+  } else {
+    /* a, b, c staged and checked on the host (the whole stage first: the copies below interleave with H) */
+    czk_fr *sa = l->h_stage, *sb = sa + n, *scc = sb + n;
+    stage_ctx x = {as->a, as->b, as->c, sa, sb, scc, as->n_rows, 0};
+    czk_pool_parallel_for(pool, n, 8192, stage_rows, &x);
+    if (atomic_load(&x.bad)) return CZK_ERR_UNSATISFIED;
+    copy_ctx cw = {l->h_stage + 3 * n, as->w.w};
+    czk_pool_parallel_for(pool, l->nw, 16384, copy_rows, &cw);
+    l->t_check = czk__now_s() - t0;
+    const size_t vb = n * sizeof(czk_fr);
+    CZK_TRY(czk_backend_copy_htod(be, W, l->h_stage + 3 * n, l->nw * sizeof(czk_fr), l->s_h));
+    CZK_TRY(czk_backend_event_record(be, l->ev[EV_ABC], l->s_h));
+    CZK_TRY(czk_backend_copy_htod(be, Y, sa, vb, l->s_h));
+    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, Y, NULL, L, hk, l->s_h));
+    CZK_TRY(czk_backend_copy_htod(be, X, sb, vb, l->s_h));
+    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, X, NULL, L, hk, l->s_h));
+    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_MUL, X, Y, L, hk, l->s_h));
+    CZK_TRY(czk_backend_copy_htod(be, Y, scc, vb, l->s_h));
+  }
+  CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, Y, NULL, L, hk, l->s_h));
+  CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_FINISH, X, Y, L, hk, l->s_h));
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_H], l->s_h));
+  double t1 = czk__now_s();
+  l->t_h = t1 - t0 - l->t_check;
+  /* the MSM phase: y is free now (index copies, gathers and slots live in it) */
+  const uint32_t *idx[2] = {b->idx[0], b->idx[1]};
+  for (int i = 0; i < 2; i++) {
+    if (!l->d_idxc[i]) continue;
+    CZK_TRY(czk_backend_copy_htod(be, l->d_idxc[i], b->idx[i], b->n_idx[i] * sizeof(uint32_t), l->s_h));
+    l->up_bytes += b->n_idx[i] * sizeof(uint32_t);
+    idx[i] = l->d_idxc[i];
+  }
+  CZK_TRY(czk_backend_stream_wait(be, l->s_c, l->ev[EV_H]));
+  /* the chunk list, in MSM order h, l, a, b_g1, b_g2 */
+  const size_t nch = l->cap1 + l->cap2;
+  cchunk *ch = calloc(nch ? nch : 1, sizeof *ch);
+  if (!ch) return CZK_ERR_NOMEM;
+  size_t nc = 0, p1 = 0, p2 = 0, k1 = 0, k2 = 0;
+  for (int q = 0; q < CZK__NQ; q++) {
+    const bool g2 = q == CZK__Q_B2, host = czk__q_host(b, q);
+    const size_t C = g2 ? l->chunk2 : l->chunk1;
+    for (size_t off = 0; off < b->nq[q]; off += C) {
+      cchunk c = {q, -1, off, b->nq[q] - off < C ? b->nq[q] - off : C, g2 ? p2++ : p1++};
+      if (host) c.slot = g2 ? 2 + (int)(k2++ & 1) : (int)(k1++ & 1);
+      ch[nc++] = c;
+    }
+  }
+  czk_status st = CZK_OK;
+  unsigned uses[4] = {0, 0, 0, 0};
+  /* copies go out in chunk order, each as soon as its slot's previous MSM is enqueued (pend: a slot holds a copy
+   * whose MSM is not enqueued yet) */
+  size_t next = 0; /* the next chunk whose copy (if streamed) is not issued */
+  bool pend[4] = {false, false, false, false};
+  const int evq[CZK__NQ] = {EV_MH, EV_ML, EV_MA, EV_MB1, EV_MB2};
+  int done = 0; /* queries below this one have their end event recorded (order == the query enum) */
+  for (size_t i = 0; i < nc && st == CZK_OK; i++) {
+    const cchunk *c = &ch[i];
+    for (; done < c->q && st == CZK_OK; done++) st = czk_backend_event_record(be, l->ev[evq[done]], l->s_h);
+    while (st == CZK_OK && next < nc && (ch[next].slot < 0 || !pend[ch[next].slot])) {
+      if (ch[next].slot >= 0) {
+        st = compact_copy(be, l, b, &ch[next], uses);
+        pend[ch[next].slot] = true;
+      }
+      next++;
+    }
+    if (st == CZK_OK && c->slot >= 0 && next <= i) st = CZK_ERR_INTERNAL; /* its copy must be out */
+    if (st != CZK_OK) break;
+    const czk_fr *sc;
+    if (c->q == CZK__Q_H) sc = X + c->off;
+    else if (c->q == CZK__Q_L) sc = W + ni + c->off;
+    else {
+      const int ii = c->q == CZK__Q_A ? 0 : 1;
+      if (b->n_idx[ii]) {
+        st = czk_backend_gather(be, l->d_gather, W, idx[ii] + c->off, c->len, l->s_h);
+        sc = l->d_gather;
+      } else {
+        sc = W + c->off;
+      }
+    }
+    void *out = c->q == CZK__Q_B2 ? (void *)&l->part2[c->part] : (void *)&l->part1[c->part];
+    const bool dense = c->q == CZK__Q_H || as->wpack_dense;
+    if (st == CZK_OK && c->slot >= 0) {
+      st = czk_backend_stream_wait(be, l->s_h, l->ev[EV_SLOT0 + 2 * c->slot]);
+      czk_backend_msm_set_dense(be, l->m[c->slot], dense);
+      if (st == CZK_OK) st = czk_backend_msm_run(be, l->m[c->slot], out, sc, c->len, l->s_h);
+      if (st == CZK_OK) st = czk_backend_event_record(be, l->ev[EV_SLOT0 + 2 * c->slot + 1], l->s_h);
+      pend[c->slot] = false;
+    } else if (st == CZK_OK) {
+      czk_backend_msm_set_dense(be, l->mq[c->q], dense);
+      st = czk_backend_msm_run_at(be, l->mq[c->q], out, c->off, sc, c->len, l->s_h);
+    }
+  }
+  free(ch);
+  CZK_TRY(st);
+  for (; done < CZK__NQ; done++) CZK_TRY(czk_backend_event_record(be, l->ev[evq[done]], l->s_h));
+  atomic_fetch_add(&g_msm_launches, 1);
+  l->t_msm[CZK__Q_H] = czk__now_s() - t1;
+  return CZK_OK;
+}
+
 static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b, czk_groth16_assignment *as,
                          czk_pool *pool) {
+  if (l->compact) return launch_compact(job, l, b, as, pool);
   czk_backend *be = job->be;
   const czk_groth16_key *k = job->key;
   const size_t n = as->n_domain, nw = l->nw, ni = k->n_inputs;
@@ -699,6 +1011,14 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
 
 czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const czk_groth16_key *key,
                                    const czk_groth16_dkey *dkey, czk_groth16_assignment *as, czk_pool *pool) {
+  return czk_groth16_prove_start_ex(out, be, key, dkey, as, pool, NULL);
+}
+czk_status czk_groth16_prove_start_ex(czk_groth16_job **out, czk_backend *be, const czk_groth16_key *key,
+                                      const czk_groth16_dkey *dkey, czk_groth16_assignment *as, czk_pool *pool,
+                                      const czk_groth16_lane_opts *o) {
+  czk_groth16_lane_opts oc = {false, 0};
+  if (o) oc = *o;
+  if (dkey && czk_groth16_dkey_mask(dkey) != CZK_GROTH16_Q_ALL) oc.compact = true; /* a partial copy */
   if (out) *out = NULL;
   czk_status st = (!out || !be || !key || !as) ? CZK_ERR_INVALID_ARG : CZK_OK;
   if (st == CZK_OK && dkey && czk__dkey_backend(dkey) != be) st = CZK_ERR_INVALID_ARG;
@@ -719,7 +1039,8 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
   const size_t nw = (size_t)as->w.n_inputs + as->w.n_aux;
   /* H's tables before the lane (the memory plan counts them apart: they stay with the backend) */
   if (!czk_backend_host_memory(be)) st = czk_backend_h_prepare(be, key->log_n, key->h_mode);
-  if (st == CZK_OK) st = lane_get(job->owner, be, czk_backend_host_memory(be), !as->a, b, as->n_domain, nw, &job->l);
+  if (st == CZK_OK)
+    st = lane_get(job->owner, be, czk_backend_host_memory(be), !as->a, b, as->n_domain, nw, &oc, &job->l);
   if (st == CZK_OK) {
     job->l->bases = b;
     job->chain = dkey && !as->a && !czk_backend_host_memory(be) && as->n_domain >= CHAIN_DOMAIN_MIN &&
@@ -768,6 +1089,32 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
     CZK_TRY(czk_backend_stream_sync(be, l->s_h));
     if (bad) return CZK_ERR_UNSATISFIED;
   }
+  if (l->compact) {
+    /* partial sums in chunk order h, l, a, b1 (G1) and b2 (G2) */
+    czk_g1 *dst[4] = {h, l1, a, b1};
+    size_t k = 0;
+    for (int q = 0; q < CZK__Q_B2; q++) {
+      czk_g1_set_infinity(dst[q]);
+      for (size_t off = 0; off < l->bases->nq[q]; off += l->chunk1) czk_g1_add(dst[q], dst[q], &l->part1[k++]);
+    }
+    czk_g2_set_infinity(b2);
+    for (size_t i = 0; i < l->cap2; i++) czk_g2_add(b2, b2, &l->part2[i]);
+    job->t.compact = true;
+    job->t.upload_bytes = l->up_bytes;
+    if (l->host || czk_backend_host_memory(be)) {
+      job->t.h = l->t_h, job->t.msm_h = l->t_msm[CZK__Q_H];
+      return CZK_OK;
+    }
+    job->t.h = ms_between(be, l->ev[EV_ABC], l->ev[EV_H]);
+    job->t.msm_h = ms_between(be, l->ev[EV_H], l->ev[EV_MH]);
+    job->t.msm_l = ms_between(be, l->ev[EV_MH], l->ev[EV_ML]);
+    job->t.msm_a = ms_between(be, l->ev[EV_ML], l->ev[EV_MA]);
+    job->t.msm_b_g1 = ms_between(be, l->ev[EV_MA], l->ev[EV_MB1]);
+    job->t.msm_b_g2 = ms_between(be, l->ev[EV_MB1], l->ev[EV_MB2]);
+    job->t.abc = job->check_on_device ? ms_between(be, l->ev[EV_WO], l->ev[EV_ABC]) : 0;
+    job->t.device = ms_between(be, l->ev[EV_ABC], l->ev[EV_MB2]) + job->t.abc;
+    return CZK_OK;
+  }
   if (l->streamed) {
     /* partial sums in launch order l, a, b1, h (G1) and b2 (G2) */
     const int order[4] = {CZK__Q_L, CZK__Q_A, CZK__Q_B1, CZK__Q_H};
@@ -810,6 +1157,25 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
   return CZK_OK;
 }
 
+static pthread_mutex_t g_fix_mu = PTHREAD_MUTEX_INITIALIZER;
+static bool g_fix_set;
+static czk_fr g_fix_r, g_fix_s;
+void czk__groth16_test_fix_rs(const czk_fr *r, const czk_fr *s) {
+  pthread_mutex_lock(&g_fix_mu);
+  g_fix_set = r && s;
+  if (g_fix_set) g_fix_r = *r, g_fix_s = *s;
+  pthread_mutex_unlock(&g_fix_mu);
+}
+static czk_status draw_rs(czk_fr *r, czk_fr *s) {
+  pthread_mutex_lock(&g_fix_mu);
+  const bool fixed = g_fix_set;
+  if (fixed) *r = g_fix_r, *s = g_fix_s;
+  pthread_mutex_unlock(&g_fix_mu);
+  if (fixed) return CZK_OK;
+  CZK_TRY(czk_fr_random(r));
+  return czk_fr_random(s);
+}
+
 czk_status czk_groth16_prove_finish(czk_groth16_job *job, czk_groth16_proof *proof, czk_groth16_timings *timings) {
   if (!job || !proof) {
     czk_groth16_job_abort(job);
@@ -823,8 +1189,7 @@ czk_status czk_groth16_prove_finish(czk_groth16_job *job, czk_groth16_proof *pro
   release(job);
   double t0 = czk__now_s();
   czk_fr r, s, rs;
-  if (st == CZK_OK) st = czk_fr_random(&r);
-  if (st == CZK_OK) st = czk_fr_random(&s);
+  if (st == CZK_OK) st = draw_rs(&r, &s);
   if (st == CZK_OK) {
     czk_g1 d1, A, B1, C, t1;
     czk_g2 d2, B, t2;

@@ -370,7 +370,8 @@ static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, vo
   /* prove_start consumes the assignment's arrays; the engine still owns (and will free) the struct itself */
   const adkey *ad = dev ? (const adkey *)dev->dkey : NULL;
   if (ad) ks->as.dcc = ad->dcc;
-  st = czk_groth16_prove_start(&pd->job, be, k->gk, ad ? ad->dk : NULL, &ks->as, u->pool);
+  const czk_groth16_lane_opts o = {dev && dev->compact, 0};
+  st = czk_groth16_prove_start_ex(&pd->job, be, k->gk, ad ? ad->dk : NULL, &ks->as, u->pool, &o);
   if (st != CZK_OK) {
     free(pd);
     return st;
@@ -643,14 +644,26 @@ static void k_key_free(void *user, void *key) {
   akey_free(key);
 }
 
-static czk_status k_key_upload(void *user, void *key, void *backend, void **dkey) {
+/* Parts of a device copy: the five queries (h, l, a, b_g1, b_g2); base: the index lists and the compiled circuit. A
+ * partial copy streams the other queries from the pinned host key (compact lanes). */
+static uint32_t k_key_device_parts(void *user, void *key, uint64_t *base, uint64_t *bytes) {
+  kuser *u = user;
+  const czk_groth16_key *gk = ((akey *)key)->gk;
+  *base = czk_groth16_key_copy_bytes(gk, 0) + (u->cc ? czk_cc_file_size(u->cc) : 0);
+  for (int q = 0; q < 5; q++) bytes[q] = czk_groth16_key_copy_bytes(gk, 1u << q) - czk_groth16_key_copy_bytes(gk, 0);
+  return 5;
+}
+
+static czk_status k_key_upload(void *user, void *key, void *backend, uint32_t parts, void **dkey) {
   kuser *u = user;
   akey *k = key;
   *dkey = NULL;
-  if (!backend) return CZK_ERR_INVALID_ARG;
+  if (!backend || !parts || (parts & ~CZK_GROTH16_Q_ALL)) return CZK_ERR_INVALID_ARG;
   adkey *ad = calloc(1, sizeof *ad);
   if (!ad) return CZK_ERR_NOMEM;
-  czk_status st = czk_groth16_key_upload(&ad->dk, k->gk, (czk_backend *)backend);
+  /* a partial copy reads the other queries from the host key: pinned, so that their copies run at full speed */
+  if (parts != CZK_GROTH16_Q_ALL) (void)czk_groth16_key_pin(k->gk, (czk_backend *)backend);
+  czk_status st = czk_groth16_key_upload_partial(&ad->dk, k->gk, (czk_backend *)backend, parts);
   /* the compiled circuit goes with the copy (its bytes are counted in the copy's, k_key_device_size): a copy without
    * it fails, and the key is proved from the host copy (each witness-only proof then copies the circuit itself) */
   if (st == CZK_OK && u->device_mode && u->cc) st = czk_groth16_compiled_upload(&ad->dcc, (czk_backend *)backend, u->cc);
@@ -672,12 +685,14 @@ static uint64_t k_key_device_size(void *user, void *key) {
 
 /* The device memory plan: one prove's lane (czk_groth16_plan_prove), plus, streaming in witness-only mode, the
  * compiled circuit's per-proof copy. */
-static czk_status k_prove_plan(void *user, void *key, void *backend, bool resident, uint64_t *lane, uint64_t *tables,
-                               uint64_t *pinned) {
+static czk_status k_prove_plan(void *user, void *key, void *backend, uint32_t parts, bool compact, uint64_t *lane,
+                               uint64_t *tables, uint64_t *pinned) {
   kuser *u = user;
   akey *k = key;
   czk_groth16_prove_plan pl;
-  CZK_TRY(czk_groth16_plan_prove(&pl, (czk_backend *)backend, k->gk, resident, u->device_mode));
+  const bool resident = parts != 0;
+  const czk_groth16_lane_opts o = {compact, 0};
+  CZK_TRY(czk_groth16_plan_prove_ex(&pl, (czk_backend *)backend, k->gk, parts, u->device_mode, &o));
   *lane = pl.lane + (!resident && u->device_mode && u->cc ? czk_cc_file_size(u->cc) : 0);
   *tables = pl.tables;
   *pinned = pl.pinned;
@@ -690,10 +705,11 @@ static void k_lanes_trim(void *user, void *key, void *dkey, void *backend) {
   (void)czk_groth16_lanes_trim(((akey *)key)->gk, ad ? ad->dk : NULL, (czk_backend *)backend);
 }
 
-static czk_status k_lane_warm(void *user, void *key, void *dkey, void *backend) {
+static czk_status k_lane_warm(void *user, void *key, void *dkey, void *backend, bool compact) {
   kuser *u = user;
   const adkey *ad = dkey;
-  return czk_groth16_lane_warm(((akey *)key)->gk, ad ? ad->dk : NULL, (czk_backend *)backend, u->device_mode);
+  const czk_groth16_lane_opts o = {compact, 0};
+  return czk_groth16_lane_warm_ex(((akey *)key)->gk, ad ? ad->dk : NULL, (czk_backend *)backend, u->device_mode, &o);
 }
 
 static void k_key_unload(void *user, void *backend, void *dkey) {
@@ -768,6 +784,7 @@ czk_status czk__kind_make(czk_engine_kind *out, const czk__kind_spec *sp) {
   out->key_files = k_key_files;
   out->key_upload = k_key_upload;
   out->key_device_size = k_key_device_size;
+  out->key_device_parts = k_key_device_parts;
   out->key_unload = k_key_unload;
   out->prove_plan = k_prove_plan;
   out->lanes_trim = k_lanes_trim;

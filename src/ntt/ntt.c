@@ -280,37 +280,42 @@ czk_status czk_h_plan_init(czk_h_plan *plan, czk_h_kind kind, size_t rows) {
 
 typedef struct {
   czk_fr *a;
-  const czk_fr *b, *c;
+  const czk_fr *b, *c; /* either may be NULL: a = a b, a = a - c */
 } abc_ctx;
 
 static void abc_chunk(void *vctx, size_t b, size_t e) {
   const abc_ctx *x = vctx;
   for (size_t i = b; i < e; i++) {
-    czk_fr t;
-    czk_fr_mul(&t, &x->a[i], &x->b[i]);
-    czk_fr_sub(&x->a[i], &t, &x->c[i]);
+    if (x->b) czk_fr_mul(&x->a[i], &x->a[i], &x->b[i]);
+    if (x->c) czk_fr_sub(&x->a[i], &x->a[i], &x->c[i]);
   }
 }
 
-czk_status czk_ntt_h(const czk_ntt_domain *d, czk_h_kind kind, czk_fr *a, czk_fr *b, czk_fr *c, czk_pool *pool) {
-  if (!d || !a || !b || !c) return CZK_ERR_INVALID_ARG;
-  czk_fr g;
-  if (kind == CZK_H_BELLPERSON) czk_fr_coset_generator(&g);
+/* The coset H moves to: g = 7 (bellperson) or omega_2n (snarkjs). */
+static czk_status h_coset(const czk_ntt_domain *d, czk_h_kind kind, czk_fr *g) {
+  if (kind == CZK_H_BELLPERSON) czk_fr_coset_generator(g);
   else if (kind == CZK_H_SNARKJS) {
     if (!d->has_omega2n) return CZK_ERR_UNSUPPORTED;
-    g = d->omega2n;
+    *g = d->omega2n;
   } else return CZK_ERR_INVALID_ARG;
+  return CZK_OK;
+}
 
-  czk_fr *v[3] = {a, b, c};
-  for (int k = 0; k < 3; k++) { /* interpolate, move to the coset g*D */
-    transform(d, v[k], true, pool);
-    scale(v[k], d->n, &d->n_inv, &g, pool);
-    transform(d, v[k], false, pool);
+czk_status czk_ntt_h_step(const czk_ntt_domain *d, czk_h_kind kind, czk_h_step step, czk_fr *x, const czk_fr *y,
+                          czk_pool *pool) {
+  if (!d || !x || (step != CZK_H_STEP_PREP && !y)) return CZK_ERR_INVALID_ARG;
+  czk_fr g;
+  CZK_TRY(h_coset(d, kind, &g));
+  if (step == CZK_H_STEP_PREP) { /* interpolate, move to the coset g*D */
+    transform(d, x, true, pool);
+    scale(x, d->n, &d->n_inv, &g, pool);
+    transform(d, x, false, pool);
+    return CZK_OK;
   }
-  abc_ctx x = {a, b, c};
-  czk_pool_parallel_for(pool, d->n, 4096, abc_chunk, &x);
-  if (kind == CZK_H_SNARKJS) return CZK_OK;
-
+  abc_ctx c = {x, step == CZK_H_STEP_MUL ? y : NULL, step == CZK_H_STEP_FINISH ? y : NULL};
+  if (step != CZK_H_STEP_MUL && step != CZK_H_STEP_FINISH) return CZK_ERR_INVALID_ARG;
+  czk_pool_parallel_for(pool, d->n, 4096, abc_chunk, &c);
+  if (step == CZK_H_STEP_MUL || kind == CZK_H_SNARKJS) return CZK_OK;
   /* divide by Z(g omega^j) = g^n - 1 (constant on the coset) and coset-interpolate */
   czk_fr zinv, one, s, ginv;
   fr_pow_u64(&zinv, &g, (uint64_t)d->n);
@@ -319,7 +324,15 @@ czk_status czk_ntt_h(const czk_ntt_domain *d, czk_h_kind kind, czk_fr *a, czk_fr
   czk_fr_inv_vartime(&zinv, &zinv);
   czk_fr_mul(&s, &zinv, &d->n_inv);
   czk_fr_inv_vartime(&ginv, &g);
-  transform(d, a, true, pool);
-  scale(a, d->n, &s, &ginv, pool);
+  transform(d, x, true, pool);
+  scale(x, d->n, &s, &ginv, pool);
   return CZK_OK;
+}
+
+czk_status czk_ntt_h(const czk_ntt_domain *d, czk_h_kind kind, czk_fr *a, czk_fr *b, czk_fr *c, czk_pool *pool) {
+  if (!d || !a || !b || !c) return CZK_ERR_INVALID_ARG;
+  czk_fr *v[3] = {a, b, c};
+  for (int k = 0; k < 3; k++) CZK_TRY(czk_ntt_h_step(d, kind, CZK_H_STEP_PREP, v[k], NULL, pool));
+  CZK_TRY(czk_ntt_h_step(d, kind, CZK_H_STEP_MUL, a, b, pool));
+  return czk_ntt_h_step(d, kind, CZK_H_STEP_FINISH, a, c, pool);
 }

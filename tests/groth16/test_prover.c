@@ -172,6 +172,91 @@ static void test_prover(czk_backend *be, unsigned k) {
   czk_r1cs_free(sh);
 }
 
+/* Compact lanes (czk_groth16_lane_opts): with r and s fixed, a proof of one witness is the same bytes from a full lane
+ * (the host key), a compact lane streaming the host key, a compact lane over a resident copy and over partial copies
+ * (some queries streamed), at chunk sizes that split every query into several chunks (G2 too) and at one chunk that
+ * holds them whole; each verifies; a non-satisfying witness is refused in a compact lane before any MSM, and the plan
+ * of a compact lane is smaller than a full one's on a device. */
+static void test_compact(czk_backend *be, unsigned k) {
+  czk_r1cs *sh = NULL;
+  CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
+  CHECK(czk_groth16_setup(sh, g_params, g_vk, NULL) == CZK_OK);
+  czk_groth16_pk *pk = NULL;
+  CHECK(czk_groth16_pk_open(&pk, g_params) == CZK_OK);
+  czk_groth16_vk vk;
+  CHECK(czk_groth16_vk_read(&vk, g_vk, false) == CZK_OK);
+  czk_groth16_key *key = NULL;
+  CHECK(czk_groth16_key_from_pk(&key, pk, sh, NULL) == CZK_OK);
+  if (!pk || !sh || !key) return;
+  if (!czk_backend_host_memory(be)) (void)czk_groth16_key_pin(key, be);
+  czk_fr r, s;
+  czk_fr_from_u64(&r, 0x1234567890abcdefull);
+  czk_fr_from_u64(&s, 0xfedcba0987654321ull);
+  czk__groth16_test_fix_rs(&r, &s);
+  czk_groth16_proof ref, p;
+  czk_fr pub[64];
+  size_t np = 0;
+  CHECK(prove_on(be, key, NULL, sh, k, 21, false, &ref, pub, &np) == CZK_OK);
+  CHECK(czk_groth16_verify(&vk, &ref, pub, np) == CZK_OK);
+  const unsigned masks[] = {0, CZK_GROTH16_Q_ALL, 0x3 /* h, l */, 0x14 /* a, b_g2 */};
+  const unsigned chunks[] = {3, k - 2, 30};
+  for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++) {
+    czk_groth16_dkey *dk = NULL;
+    if (masks[mi]) {
+      CHECK(czk_groth16_key_upload_partial(&dk, key, be, masks[mi]) == CZK_OK);
+      CHECK(czk_groth16_dkey_mask(dk) == masks[mi]);
+      CHECK(czk_groth16_dkey_bytes(dk) == czk_groth16_key_copy_bytes(key, masks[mi]));
+    }
+    for (size_t ci = 0; ci < sizeof chunks / sizeof *chunks; ci++) {
+      const czk_groth16_lane_opts o = {true, chunks[ci]};
+      czk_witness w;
+      CHECK(czk_synthetic_witness(&w, k, 21) == CZK_OK);
+      czk_groth16_assignment as;
+      CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
+      czk_groth16_job *job = NULL;
+      czk_groth16_timings t;
+      memset(&t, 0, sizeof t);
+      czk_status st = czk_groth16_prove_start_ex(&job, be, key, dk, &as, NULL, &o);
+      if (st == CZK_OK) st = czk_groth16_prove_finish(job, &p, &t);
+      CHECK_MSG(st == CZK_OK, "%s compact mask 0x%x chunk 2^%u: %s", czk_backend_name(be), masks[mi], chunks[ci],
+                czk_status_str(st));
+      CHECK(t.compact);
+      CHECK_MSG(st == CZK_OK && memcmp(&p, &ref, sizeof p) == 0, "%s compact mask 0x%x chunk 2^%u: another proof",
+                czk_backend_name(be), masks[mi], chunks[ci]);
+      CHECK(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK);
+      /* streamed queries were copied (a device; the CPU's copies are counted the same way) */
+      if (masks[mi] != CZK_GROTH16_Q_ALL) CHECK(t.upload_bytes > 0);
+      else CHECK(t.upload_bytes == 0);
+    }
+    /* not satisfied: refused before any MSM */
+    unsigned long before = czk_groth16_msm_launches();
+    {
+      czk_witness w;
+      CHECK(czk_synthetic_witness(&w, k, 22) == CZK_OK);
+      czk_groth16_assignment as;
+      CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
+      czk_fr_add(&as.c[sh->n_constraints / 2], &as.c[sh->n_constraints / 2], &czk_fr_one_v);
+      czk_groth16_job *job = NULL;
+      const czk_groth16_lane_opts o = {true, 3};
+      CHECK(czk_groth16_prove_start_ex(&job, be, key, dk, &as, NULL, &o) == CZK_ERR_UNSATISFIED);
+    }
+    CHECK_EQ_INT(czk_groth16_msm_launches(), before);
+    czk_groth16_dkey_free(dk);
+  }
+  /* the plans: a compact lane is smaller than a full one at any size worth it (on a device) */
+  czk_groth16_prove_plan full, cmp;
+  const czk_groth16_lane_opts o = {true, 0};
+  CHECK(czk_groth16_plan_prove_ex(&full, be, key, 0, false, NULL) == CZK_OK);
+  CHECK(czk_groth16_plan_prove_ex(&cmp, be, key, 0, false, &o) == CZK_OK);
+  if (!czk_backend_host_memory(be)) CHECK(cmp.lane > 0 && cmp.lane <= full.lane + (64u << 20));
+  CHECK(czk_groth16_plan_prove_ex(&cmp, be, key, 0x40, false, &o) == CZK_ERR_INVALID_ARG);
+  czk__groth16_test_fix_rs(NULL, NULL);
+  czk_groth16_key_free(key);
+  czk_groth16_vk_free(&vk);
+  czk_groth16_pk_close(pk);
+  czk_r1cs_free(sh);
+}
+
 /* Setup on the backend (its fixed-base multiplications: the GPU's for CUDA) gives the key the CPU gives from the same
  * toxic waste, byte for byte, and that key proves and verifies on the backend. */
 static void test_setup_on(czk_backend *be, unsigned k) {
@@ -272,6 +357,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n; i++) {
     test_prover(list[i], gpu_mode ? 8 : 6);
     if (gpu_mode) test_prover(list[i], 12);
+    test_compact(list[i], gpu_mode ? 12 : 7);
     test_setup_on(list[i], gpu_mode ? 12 : 6);
     czk_backend_free(list[i]);
   }
