@@ -504,9 +504,33 @@ static void print_keys(const char *text) {
       fmt_bytes(out[i], sizeof out[i], (uint64_t)v);
     }
     if (!have) continue;
-    if (!any) printf("\n%-8s %12s %12s %12s %12s\n", "DEVICE", "PLAN", "KEY COPIES", "LANES", "TABLES");
+    const char *kd[] = {"device", dv, NULL};
+    char lim[32] = "-", pk[32] = "-";
+    const double lv = metric(text, "czk_device_memory_limit_bytes", kd), pv = metric(text, "czk_device_memory_peak_bytes", kd);
+    if (lv > 0) fmt_bytes(lim, sizeof lim, (uint64_t)lv);
+    if (pv > 0) fmt_bytes(pk, sizeof pk, (uint64_t)pv);
+    if (!any)
+      printf("\n%-8s %12s %12s %12s %12s %12s %14s\n", "DEVICE", "LIMIT", "PLAN", "KEY COPIES", "LANES", "TABLES",
+             "PEAK USED");
     any = true;
-    printf("%-8d %12s %12s %12s %12s\n", d, out[0], out[1], out[2], out[3]);
+    printf("%-8d %12s %12s %12s %12s %12s %14s\n", d, lim, out[0], out[1], out[2], out[3], pk);
+  }
+  /* each key's tier per device (czk_key_device_tier) */
+  bool hdr = false;
+  for (const char *q = strstr(text, "\nczk_key_device_tier{"); q; q = strstr(q + 1, "\nczk_key_device_tier{")) {
+    char key[64] = "", dv[8] = "", tier[16] = "", lanes[16] = "";
+    double v = 0;
+    const char *k = strstr(q, "key=\""), *d = strstr(q, "device=\""), *t = strstr(q, "tier=\""),
+               *l = strstr(q, "lanes=\""), *c = strchr(q + 1, '}');
+    if (!k || !d || !t || !l || !c || sscanf(k, "key=\"%63[^\"]", key) != 1 || sscanf(d, "device=\"%7[^\"]", dv) != 1 ||
+        sscanf(t, "tier=\"%15[^\"]", tier) != 1 || sscanf(l, "lanes=\"%15[^\"]", lanes) != 1 ||
+        sscanf(c + 1, "%lf", &v) != 1)
+      continue;
+    if (!hdr) printf("\n%-16s %-8s %-10s %-8s %12s\n", "KEY", "DEVICE", "TIER", "LANES", "COPY");
+    hdr = true;
+    char b[32];
+    fmt_bytes(b, sizeof b, (uint64_t)v);
+    printf("%-16s %-8s %-10s %-8s %12s\n", key, dv, tier, lanes, b);
   }
 }
 
@@ -565,7 +589,7 @@ static size_t verify_with_vk(const char *dir, fc_input *ins, int nin, fc_job *jo
 /* Options. */
 
 typedef struct fc_opts {
-  const char *addr, *params, *keys, *daemon_args, *mix_spec;
+  const char *addr, *params, *keys, *daemon_args, *mix_spec, *gpu_limit;
   bool spawn;
   int kind;
   uint64_t size;
@@ -597,6 +621,7 @@ static void usage(FILE *f) {
           "  --addr ADDR          a running daemon instead of --spawn (default: the daemon's default socket)\n"
           "  --keys-dir DIR       with --spawn: the daemon's keys_dir (default: a temp directory)\n"
           "  --daemon-args \"...\"  with --spawn: more daemon flags, e.g. \"--gpus none --synthesis-workers 1\"\n"
+          "  --gpu-memory-limit S  with --spawn: the daemon uses at most S of each GPU (a smaller card emulated)\n"
           "\n"
           "A job is good when it returned COMPLETED with parts x 192 proof bytes, and its partitions verified: with\n"
           "--params here against the .vk, else by the daemon's self-verification (self_verify = true), whose count must\n"
@@ -644,13 +669,14 @@ static int parse_opts(int argc, char **argv, fc_opts *o) {
   o->size = 32ull << 30;
   o->jobs = 4;
   o->seed = 1;
-  enum { O_KIND = 256, O_MIX, O_SIZE, O_INFL, O_DUR, O_SECT, O_SEED, O_SPAWN, O_PARAMS, O_ADDR, O_KEYS, O_DARGS };
+  enum { O_KIND = 256, O_MIX, O_SIZE, O_INFL, O_DUR, O_SECT, O_SEED, O_SPAWN, O_PARAMS, O_ADDR, O_KEYS, O_DARGS, O_GLIM };
   static const struct option lo[] = {
       {"kind", 1, 0, O_KIND},     {"mix", 1, 0, O_MIX},         {"sector-size", 1, 0, O_SIZE},
       {"jobs", 1, 0, 'n'},        {"inflight", 1, 0, O_INFL},   {"duration", 1, 0, O_DUR},
       {"sectors", 1, 0, O_SECT},  {"seed", 1, 0, O_SEED},       {"spawn", 0, 0, O_SPAWN},
       {"params", 1, 0, O_PARAMS}, {"addr", 1, 0, O_ADDR},       {"keys-dir", 1, 0, O_KEYS},
-      {"daemon-args", 1, 0, O_DARGS}, {"help", 0, 0, 'h'},      {0, 0, 0, 0}};
+      {"daemon-args", 1, 0, O_DARGS}, {"gpu-memory-limit", 1, 0, O_GLIM}, {"help", 0, 0, 'h'},
+      {0, 0, 0, 0}};
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "hn:", lo, NULL)) != -1) {
@@ -685,6 +711,12 @@ static int parse_opts(int argc, char **argv, fc_opts *o) {
     case O_ADDR: o->addr = optarg; break;
     case O_KEYS: o->keys = optarg; break;
     case O_DARGS: o->daemon_args = optarg; break;
+    case O_GLIM: {
+      uint64_t v;
+      if (!czk__parse_size(optarg, &v)) goto bad;
+      o->gpu_limit = optarg;
+      break;
+    }
     case 'h': usage(stdout); return -1;
     default: usage(stderr); return 2;
     }
@@ -696,8 +728,8 @@ static int parse_opts(int argc, char **argv, fc_opts *o) {
   if (optind < argc) return fprintf(stderr, "czk bench filecoin: unexpected argument '%s'\n", argv[optind]), 2;
   if ((o->kind >= 0) == (o->mix_spec != NULL))
     return fprintf(stderr, "czk bench filecoin: give one of --kind and --mix (--help)\n"), 2;
-  if (!o->spawn && (o->daemon_args || o->keys))
-    return fprintf(stderr, "czk bench filecoin: --daemon-args and --keys-dir need --spawn\n"), 2;
+  if (!o->spawn && (o->daemon_args || o->keys || o->gpu_limit))
+    return fprintf(stderr, "czk bench filecoin: --daemon-args, --gpu-memory-limit and --keys-dir need --spawn\n"), 2;
   struct stat sb;
   if (o->params && (stat(o->params, &sb) != 0 || !S_ISDIR(sb.st_mode)))
     return fprintf(stderr, "czk bench filecoin: --params %s is not a directory\n", o->params), 2;
@@ -939,8 +971,9 @@ int czk_bench_filecoin(int argc, char **argv) {
       fprintf(stderr, "czk bench filecoin: mkdtemp: %s\n", strerror(errno));
       rc = 1;
     }
-    snprintf(dargs, sizeof dargs, "--param-dir %s --setup-in-memory %s %s", o.params ? o.params : tmp,
-             o.params ? "false" : "true", o.daemon_args ? o.daemon_args : "");
+    snprintf(dargs, sizeof dargs, "--param-dir %s --setup-in-memory %s%s%s %s", o.params ? o.params : tmp,
+             o.params ? "false" : "true", o.gpu_limit ? " --gpu-memory-limit " : "", o.gpu_limit ? o.gpu_limit : "",
+             o.daemon_args ? o.daemon_args : "");
     if (rc == 0 && !(d = czk__bench_daemon_start(o.keys ? o.keys : keys, dargs))) rc = 1;
     if (d) addr = czk__bench_daemon_addr(d);
   }

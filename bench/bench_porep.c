@@ -32,13 +32,19 @@ static void usage(FILE *f) {
   fprintf(f, "usage: czk bench porep --sector-size S [--c1 FILE --miner M --sector N] [--partition K] [--reps R]\n"
              "                       [--witness-only]\n"
              "                       [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key)]\n"
+             "                       [--gpu-memory-limit S] [--gpu-memory-reserve S] [--tier auto|resident|partial|streamed]\n"
+             "                       [--lanes auto|full|compact] [--prove-only]\n"
              "  One PoRep C2 partition's host work through the daemon's kind: C1 read (envelope), native\n"
              "  checks, public inputs, synthesis (witness + a/b/c); peak RSS of the synthesis against the kind's\n"
              "  reservation. Without --c1 a sparse C1 output of the size is generated (interactive V1_1).\n"
              "  --witness-only: skip the kind's synthesis and the evaluator (time czk_porep_witness alone, e.g.\n"
              "  under perf).\n"
              "  --setup: a real key of our own made in memory on the backend (GPU fixed-base multiplications;\n"
-             "  the circuit walked once), every proof verified; --random-key: random points (device work only).\n");
+             "  the circuit walked once), every proof verified; --random-key: random points (device work only).\n"
+             "  --gpu-memory-limit: use at most this much of the device (a smaller card emulated), less\n"
+             "  --gpu-memory-reserve (default 2GiB); the key's tier and lane shape are the daemon's plan's choice\n"
+             "  unless --tier / --lanes say; the device memory czk used is measured on the device (peak).\n"
+             "  --prove-only: skip the host stage timings (read, checks, synthesis reps).\n");
 }
 
 static double median(double *v, unsigned n) {
@@ -48,9 +54,14 @@ static double median(double *v, unsigned n) {
 
 /* --backend: partition `part` assigned (czk_porep_evaluate, as the kind does) and proven reps + 1 times with the key
  * resident on the device; prove time and device busy time per rep. */
+typedef struct dev_opts {
+  uint64_t limit, reserve;
+  const char *tier, *lanes;
+} dev_opts;
+
 static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32_t part, const char *bname,
                       const char *params, bool setup, unsigned reps, czk_pool *pool, double *tv, double *tg,
-                      double frac[3]) {
+                      double frac[3], const dev_opts *dopt) {
   const bool verify = params || setup;
   czk_groth16_key_mem km;
   memset(&km, 0, sizeof km);
@@ -89,8 +100,16 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     printf("  %s key of the full size in %.2f s\n", params ? "the" : setup ? "a setup (on this backend)" : "a random",
            czk__now_s() - t);
   t = czk__now_s();
-  if (st == CZK_OK) st = czk_groth16_key_upload(&dkey, key, be);
-  if (st == CZK_OK) printf("  key resident on %s (%.2f s)\n", czk_backend_name(be), czk__now_s() - t);
+  unsigned mask = CZK_GROTH16_Q_ALL;
+  czk_groth16_lane_opts lo = {false, 0};
+  if (st == CZK_OK)
+    st = czk__bench_tier(be, key, false, dopt->limit, dopt->reserve, 2, dopt->tier, dopt->lanes, &mask, &lo);
+  if (st == CZK_OK) (void)czk_backend_mem_watch(be);
+  if (st == CZK_OK) st = czk__bench_copy(be, key, mask, &dkey);
+  if (st == CZK_OK)
+    printf("  key on %s: %s, %.2f GiB copied (%.2f s), %s lanes\n", czk_backend_name(be),
+           mask == CZK_GROTH16_Q_ALL ? "resident" : mask ? "partial" : "streamed",
+           (double)czk_groth16_dkey_bytes(dkey) / (1u << 30), czk__now_s() - t, lo.compact ? "compact" : "full");
   size_t np = 3 + 18 * (size_t)info->challenges;
   czk_fr *pub = malloc(np * sizeof *pub);
   if (st == CZK_OK && !pub) st = CZK_ERR_NOMEM;
@@ -128,12 +147,18 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     czk_groth16_proof proof;
     czk_groth16_timings tim;
     t = czk__now_s();
-    st = czk_groth16_prove_start(&job, be, key, dkey, &as, pool); /* consumes the assignment */
+    memset(&tim, 0, sizeof tim);
+    st = czk_groth16_prove_start_ex(&job, be, key, dkey, &as, pool, &lo); /* consumes the assignment */
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
     tv[r] = czk__now_s() - t, tg[r] = tim.device;
     if (st == CZK_OK && verify) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
-    printf("  %s prove %.1f ms (device %.1f ms)%s\n", r ? "rep    " : "warm-up", 1e3 * tv[r], 1e3 * tg[r],
-           verify && st == CZK_OK ? ", verified" : "");
+    printf("  %s prove %.1f ms (device %.1f ms: check %.1f, H %.1f, msm h %.1f l %.1f a %.1f b1 %.1f b2 %.1f; "
+           "uploaded %.2f GiB of bases)%s; device memory in use, peak %.2f GiB\n",
+           r ? "rep    " : "warm-up", 1e3 * tv[r], 1e3 * tg[r], 1e3 * tim.check, 1e3 * tim.h, 1e3 * tim.msm_h,
+           1e3 * tim.msm_l, 1e3 * tim.msm_a, 1e3 * tim.msm_b_g1, 1e3 * tim.msm_b_g2,
+           (double)tim.upload_bytes / (1u << 30), verify && st == CZK_OK ? ", verified" : "",
+           (double)czk_backend_mem_peak(be) / (1u << 30));
+    fflush(stdout);
   }
   if (st != CZK_OK) fprintf(stderr, "czk bench porep: prove: %s\n", czk_status_str(st));
   free(pub);
@@ -153,13 +178,14 @@ int czk_bench_porep(int argc, char **argv) {
     return 0;
   }
   const char *size = NULL, *file = NULL, *bname = NULL, *params = NULL;
-  bool random_key = false, setup = false, witness_only = false;
+  bool random_key = false, setup = false, witness_only = false, prove_only = false;
+  dev_opts dopt = {0, 2ull << 30, NULL, NULL};
   unsigned reps = 3;
   uint64_t miner = 1000, sector = 1, part = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--witness-only") == 0) {
-      witness_only = true;
+    if (strcmp(a, "--witness-only") == 0 || strcmp(a, "--prove-only") == 0) {
+      *(a[2] == 'w' ? &witness_only : &prove_only) = true;
       continue;
     }
     if (strcmp(a, "--random-key") == 0 || strcmp(a, "--setup") == 0) {
@@ -175,6 +201,13 @@ int czk_bench_porep(int argc, char **argv) {
     else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
     else if (strcmp(a, "--backend") == 0) bname = v;
     else if (strcmp(a, "--params") == 0) params = v;
+    else if (strcmp(a, "--tier") == 0) dopt.tier = v;
+    else if (strcmp(a, "--lanes") == 0) dopt.lanes = v;
+    else if ((strcmp(a, "--gpu-memory-limit") == 0 && !czk__parse_size(v, &dopt.limit)) ||
+             (strcmp(a, "--gpu-memory-reserve") == 0 && !czk__parse_size(v, &dopt.reserve)))
+      return fprintf(stderr, "czk bench porep: %s: '%s' is not a size\n", a, v), 2;
+    else if (strcmp(a, "--gpu-memory-limit") == 0 || strcmp(a, "--gpu-memory-reserve") == 0) {
+    }
     else return fprintf(stderr, "czk bench porep: unknown option '%s'\n", a), usage(stderr), 2;
     i++;
   }
@@ -224,7 +257,8 @@ int czk_bench_porep(int argc, char **argv) {
   double *ts = calloc(reps + 1, sizeof(double));
   char err[512] = "";
   uint64_t parse_peak = 0;
-  for (unsigned r = 0; r <= reps; r++) {
+  const unsigned hreps = prove_only ? 0 : reps; /* --prove-only: each host stage once (untimed) */
+  for (unsigned r = 0; r <= hreps; r++) {
     uint64_t num = 0, ssz = 0, base = czk__bench_proc_bytes("VmRSS");
     czk__bench_reset_peak();
     czk_porep_c1 c1;
@@ -254,7 +288,7 @@ int czk_bench_porep(int argc, char **argv) {
   req.error_len = sizeof err;
   void *parsed = NULL;
   uint32_t nparts = 0;
-  for (unsigned r = 0; r <= reps; r++) {
+  for (unsigned r = 0; r <= hreps; r++) {
     if (parsed) kind.parsed_free(kind.user, parsed);
     parsed = NULL;
     t = czk__now_s();
@@ -264,7 +298,7 @@ int czk_bench_porep(int argc, char **argv) {
   }
   uint64_t synth_peak = 0;
   double first = 0;
-  for (unsigned r = 0; r <= reps && !witness_only; r++) {
+  for (unsigned r = 0; r <= reps && !witness_only && !prove_only; r++) {
     void *synth = NULL;
     malloc_trim(0);
     uint64_t base = czk__bench_proc_bytes("VmRSS");
@@ -286,8 +320,10 @@ int czk_bench_porep(int argc, char **argv) {
     czk_porep_circuit circ;
     czk_porep_circuit_of(info, &circ);
     czk_cs_counts n;
-    czk_status st = czk_porep_c1_read(&c1, (const uint8_t *)env, env_len, NULL, NULL, err, sizeof err);
-    if (st == CZK_OK) {
+    czk_status st = prove_only ? CZK_ERR_UNSUPPORTED
+                               : czk_porep_c1_read(&c1, (const uint8_t *)env, env_len, NULL, NULL, err, sizeof err);
+    if (prove_only) st = CZK_OK;
+    else if (st == CZK_OK) {
       st = czk_porep_counts(&circ, &n);
       czk_porep_partition vals;
       czk_porep_c1_partition(&c1, (uint32_t)part, &vals);
@@ -318,10 +354,19 @@ int czk_bench_porep(int argc, char **argv) {
   if (bname) { /* the prove reads the C1 output itself (the kind's parsed job is opaque) */
     czk_porep_c1 c1;
     rc = czk_porep_c1_read(&c1, (const uint8_t *)env, env_len, NULL, NULL, err, sizeof err) == CZK_OK ? 0 : 1;
-    if (rc == 0) rc = prove_reps(info, &c1, (uint32_t)part, bname, params, setup, reps, pool, tv, tg, frac);
+    if (rc == 0) rc = prove_reps(info, &c1, (uint32_t)part, bname, params, setup, reps, pool, tv, tg, frac, &dopt);
     czk_porep_c1_free(&c1);
   }
   uint64_t reserved = kind.shape.abc_bytes + kind.shape.witness_bytes;
+  if (prove_only) {
+    if (bname && rc == 0)
+      printf("\n| prove on %s (witness %.1f%% zero, %.1f%% one, %.1f%% other) | median %.1f ms, device %.1f ms |\n",
+             bname, 100 * frac[0], 100 * frac[1], 100 * frac[2], 1e3 * median(tv + 1, reps),
+             1e3 * median(tg + 1, reps));
+    czk_kind_free(&kind);
+    free(tv), free(tg), free(env), free(tp), free(tc), free(tj), free(ts), free(tev), free(twi);
+    return rc;
+  }
   printf("\n| stage | median ms (of %u) |\n|---|---:|\n", reps);
   printf("| C1 read (envelope decode + streaming parse) | %.1f |\n", 1e3 * median(tp + 1, reps));
   printf("| native checks | %.1f |\n", 1e3 * median(tc + 1, reps));

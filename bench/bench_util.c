@@ -2,6 +2,8 @@
  * multiplications (vartime), then n - 1 Jacobian additions P[i] = P[i-1] + Q and one batch normalization (one
  * inversion + ~3n multiplications). */
 #include "bench/bench_util.h"
+#include "czk/backend.h"
+#include "czk/engine.h"
 #include "czk/groth16.h"
 #include "czk/pool.h"
 #include "bench/bench.h"
@@ -306,3 +308,72 @@ czk_status czk__bench_random_key(czk_groth16_key **key, const czk_r1cs *outline,
   return czk_groth16_key_from_queries(key, &vk, &kq, &ks, outline);
 }
 
+
+czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool witness_only, uint64_t limit,
+                           uint64_t reserve, unsigned lanes, const char *force, const char *lanes_force,
+                           unsigned *mask, czk_groth16_lane_opts *o) {
+  *mask = CZK_GROTH16_Q_ALL;
+  memset(o, 0, sizeof *o);
+  if (czk_backend_host_memory(be)) return CZK_OK;
+  czk_backend_props pr;
+  CZK_TRY(czk_backend_get_props(be, &pr));
+  uint64_t total = pr.mem_total;
+  if (limit && limit < total) total = limit;
+  czk_engine_plan_in in;
+  memset(&in, 0, sizeof in);
+  in.limit = total > reserve ? total - reserve : 1;
+  in.lanes = lanes ? lanes : 1;
+  in.nparts = 5;
+  in.base = czk_groth16_key_copy_bytes(key, 0);
+  for (int q = 0; q < 5; q++) in.part_bytes[q] = czk_groth16_key_copy_bytes(key, 1u << q) - in.base;
+  const czk_groth16_lane_opts full = {false, 0}, cmp = {true, 0};
+  czk_groth16_prove_plan pl;
+  CZK_TRY(czk_groth16_plan_prove_ex(&pl, be, key, CZK_GROTH16_Q_ALL, witness_only, &full));
+  in.lane_full_res = pl.lane, in.tables = pl.tables;
+  CZK_TRY(czk_groth16_plan_prove_ex(&pl, be, key, CZK_GROTH16_Q_ALL, witness_only, &cmp));
+  in.lane_compact_res = pl.lane;
+  CZK_TRY(czk_groth16_plan_prove_ex(&pl, be, key, 0, witness_only, &cmp));
+  in.lane_compact_part = pl.lane;
+  CZK_TRY(czk_groth16_plan_prove_ex(&pl, be, key, 0, witness_only, &full));
+  in.lane_full_stream = pl.lane;
+  in.tables += czk_backend_tables_bytes(be);
+  czk_engine_plan_out out;
+  czk_engine_plan_tier(&in, &out);
+  *mask = out.parts;
+  o->compact = out.compact;
+  if (force && strcmp(force, "auto") != 0) {
+    if (!strcmp(force, "resident")) *mask = CZK_GROTH16_Q_ALL;
+    else if (!strcmp(force, "streamed")) *mask = 0;
+    else if (!strcmp(force, "partial")) *mask = out.parts && out.parts != CZK_GROTH16_Q_ALL ? out.parts : 0x1; /* h */
+    else return CZK_ERR_INVALID_ARG;
+  }
+  if (lanes_force && strcmp(lanes_force, "auto") != 0) {
+    if (!strcmp(lanes_force, "full")) o->compact = false;
+    else if (!strcmp(lanes_force, "compact")) o->compact = true;
+    else return CZK_ERR_INVALID_ARG;
+  }
+  if (*mask && *mask != CZK_GROTH16_Q_ALL) o->compact = true;
+  const double G = 1024.0 * 1024 * 1024;
+  printf("  plan: %.2f GiB for czk (%s%.2f GiB less %.2f GiB reserve): %s copy %.2f GiB (queries 0x%x), %s lanes "
+         "(full %.2f / compact %.2f GiB resident, compact %.2f GiB streaming), tables %.2f GiB; the plan's own "
+         "choice: %s, %s, %u lane(s)\n",
+         (double)in.limit / G, limit && limit < pr.mem_total ? "gpu_memory_limit " : "", (double)total / G,
+         (double)reserve / G,
+         *mask == CZK_GROTH16_Q_ALL ? "resident" : *mask ? "partial" : "streamed",
+         (double)czk_groth16_key_copy_bytes(key, *mask) / G * (*mask != 0), *mask, o->compact ? "compact" : "full",
+         (double)in.lane_full_res / G, (double)in.lane_compact_res / G, (double)in.lane_compact_part / G,
+         (double)in.tables / G, out.parts == CZK_GROTH16_Q_ALL ? "resident" : out.parts ? "partial" : "streamed",
+         out.compact ? "compact" : "full", out.lanes);
+  return CZK_OK;
+}
+
+czk_status czk__bench_copy(czk_backend *be, czk_groth16_key *key, unsigned mask, czk_groth16_dkey **dkey) {
+  *dkey = NULL;
+  if (mask != CZK_GROTH16_Q_ALL && !czk_backend_host_memory(be)) {
+    czk_status st = czk_groth16_key_pin(key, be);
+    if (st != CZK_OK) printf("  (the host key could not be pinned: %s; streaming from pageable memory)\n",
+                             czk_status_str(st));
+  }
+  if (!mask) return CZK_OK;
+  return czk_groth16_key_upload_partial(dkey, key, be, mask);
+}

@@ -6,6 +6,7 @@
 #ifndef CZK_CLI_BENCH_UTIL_H
 #define CZK_CLI_BENCH_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -36,6 +37,20 @@ typedef struct czk_r1cs czk_r1cs;
 typedef struct czk_pool czk_pool;
 czk_status czk__bench_random_key(czk_groth16_key **key, const czk_r1cs *outline, uint64_t dom, czk_pool *pool,
                                  czk_g1_affine **g1, czk_g2_affine **g2);
+
+/* The device tier of a bench's prove, as the daemon's memory plan picks it (czk_engine_plan_tier): the device's
+ * memory (or limit, when smaller and non-zero) less reserve, `lanes` lanes wanted at once; force: NULL/"auto", or
+ * "resident" / "partial" / "streamed" with lanes "full" / "compact" (lanes_force NULL/"auto": the plan's). Out: the
+ * query mask to copy (0: streamed), the lane shape, and one line printed with the choice and its sizes. */
+typedef struct czk_backend czk_backend;
+typedef struct czk_groth16_lane_opts czk_groth16_lane_opts;
+czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool witness_only, uint64_t limit,
+                           uint64_t reserve, unsigned lanes, const char *force, const char *lanes_force,
+                           unsigned *mask, czk_groth16_lane_opts *o);
+/* Makes the copy of `mask` for a bench (pinning the host key first when something is streamed); *dkey NULL when
+ * mask is 0. */
+typedef struct czk_groth16_dkey czk_groth16_dkey;
+czk_status czk__bench_copy(czk_backend *be, czk_groth16_key *key, unsigned mask, czk_groth16_dkey **dkey);
 
 /* The fractions of zeros, ones and other values in w[0..n) (out[0..3)): what the 0/1-aware MSMs skip, sum, bucket. */
 

@@ -65,6 +65,14 @@ CZK_API bool czk_backend_quarantined(const czk_backend *be);
 /* props.host_memory without a device query (cheap: for per-proof decisions). */
 CZK_API bool czk_backend_host_memory(const czk_backend *be);
 
+/* Device memory actually used, measured on the device: czk_backend_mem_watch starts a thread that samples the
+ * device's memory in use (total - free, as the driver reports it: every process's) every 10 ms until the backend is
+ * freed; czk_backend_mem_peak is the highest sample so far (0 before the first), _reset starts over. A host-memory
+ * backend has none (CZK_ERR_UNSUPPORTED). */
+CZK_API czk_status czk_backend_mem_watch(czk_backend *be);
+CZK_API uint64_t czk_backend_mem_peak(czk_backend *be);
+CZK_API void czk_backend_mem_peak_reset(czk_backend *be);
+
 /* ------------------------------------------------------------------------------------------------ memory, streams */
 CZK_API czk_status czk_backend_alloc(czk_backend *be, void **dptr, size_t bytes);
 CZK_API void czk_backend_mem_free(czk_backend *be, void *dptr);

@@ -97,6 +97,8 @@ typedef struct czk_engine_device_desc {
   uint64_t plan_bytes;
   uint64_t (*tables_bytes)(void *backend); /* optional: device bytes the backend holds itself (NTT tables) */
   uint64_t (*mem_free)(void *backend);     /* optional, for status: the device's free memory now (0 = unknown) */
+  uint64_t mem_limit_bytes;                /* gpu_memory_limit of the device (0 = none), for status */
+  uint64_t (*mem_peak)(void *backend);     /* optional, for status: the most device memory seen in use (0 = unknown) */
 } czk_engine_device_desc;
 
 /* Timings a kind reports from prove_start/prove_finish (all optional, ns). kernel_ns is the device's kernel-busy time
@@ -372,6 +374,8 @@ typedef struct czk_engine_device_status {
   uint32_t lanes_busy, lanes_idle;
   uint64_t plan_waits;  /* proves that waited for device memory (lanes of proves in flight) */
   uint64_t lanes_warmed; /* lanes made ahead of their proves when keys were preloaded */
+  uint64_t mem_limit_bytes;   /* gpu_memory_limit (0 = none) */
+  uint64_t mem_peak_used_bytes; /* the most device memory seen in use, measured on the device (0 = unknown) */
   bool quarantined;           /* lost after a sticky error (kind->device_lost): takes no more work */
   uint64_t prove_errors;      /* proves that failed on this device */
 } czk_engine_device_status;
@@ -396,6 +400,36 @@ typedef struct czk_engine_kind_status {
   uint64_t stage_ns[CZK_STAGE_COUNT], stage_count[CZK_STAGE_COUNT];
 } czk_engine_kind_status;
 
+/* The device tier a plan gives a key (a pure function; the key cache's choice, also used by the benchmarks): the parts of its copy (0: none,
+ * streamed; all: resident; else partial) and the lane shape of its proves, from the plan's bytes, the key's parts and
+ * the kind's lane sizes. */
+typedef struct czk_engine_plan_in {
+  uint64_t limit;                                  /* the device's plan (0: no plan) */
+  uint32_t nparts;                                 /* >= 1 */
+  uint64_t base, part_bytes[CZK_ENGINE_KEY_PARTS]; /* a copy's bytes: base + its parts' */
+  uint64_t tables;                                 /* tables its proves need (0 when there) */
+  uint64_t lane_full_res, lane_compact_res;        /* one lane beside the whole copy, full / compact */
+  uint64_t lane_compact_part;                      /* one compact lane beside a partial copy or streaming (>= the former) */
+  uint64_t lane_full_stream;                       /* one full lane streaming the host copy */
+  uint32_t lanes;                                  /* lanes wanted at once (the device's workers; >= 1) */
+} czk_engine_plan_in;
+typedef struct czk_engine_plan_out {
+  uint32_t parts;   /* the copy's parts */
+  bool compact;     /* the lane shape */
+  uint64_t copy, lane; /* their bytes */
+  uint32_t lanes;   /* lanes that fit beside the copy and tables (>= 1 unless nothing fits) */
+} czk_engine_plan_out;
+CZK_API void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *out);
+
+/* The tier a device memory plan gave a key on a device. */
+typedef enum czk_engine_dev_tier {
+  CZK_DEV_TIER_NONE = 0,     /* not decided yet (no prove of it there), or no device plan */
+  CZK_DEV_TIER_RESIDENT = 1, /* a whole copy on the device */
+  CZK_DEV_TIER_PARTIAL = 2,  /* some parts on the device, the rest streamed from the pinned host copy */
+  CZK_DEV_TIER_STREAMED = 3, /* nothing on the device: every prove streams the host copy */
+} czk_engine_dev_tier;
+#define CZK_ENGINE_STATUS_DEVICES 8
+CZK_API const char *czk_engine_dev_tier_str(czk_engine_dev_tier t);
 typedef struct czk_engine_key_status {
   char key_id[64];
   czk_key_tier tier;      /* best tier: DEVICE when a device holds a copy, else host_tier */
@@ -404,6 +438,11 @@ typedef struct czk_engine_key_status {
   uint64_t bytes;         /* host bytes (counted in the budget) */
   uint64_t device_bytes;  /* bytes of one device copy */
   uint32_t device_mask;   /* bit d set: a copy is resident on device ordinal d (d < 32) */
+  /* per device (d < CZK_ENGINE_STATUS_DEVICES): the tier the plan gave the key there (czk_engine_dev_tier) and whether
+   * its proves use compact lanes; the copy's bytes there (a partial copy holds some parts) */
+  uint8_t dev_tier[8];
+  bool dev_compact[8];
+  uint64_t dev_copy_bytes[8];
   uint32_t refs;
   uint64_t last_use_ms_ago;
 } czk_engine_key_status;

@@ -459,6 +459,8 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
     snprintf(err, errlen, "gpu_key_memory: '%s' is neither auto nor a size (e.g. 96GiB, 0)", c->gpu_key_memory);
     return CZK_ERR_CONFIG;
   }
+  uint64_t lim;
+  if (czk__config_gpu_limit(c->gpu_memory_limit, 0, &lim, err, errlen) != CZK_OK) return CZK_ERR_CONFIG;
   if (c->gpu_workers_per_device == 0 || c->gpu_workers_per_device > 16) {
     snprintf(err, errlen, "gpu_workers_per_device: must be 1..16");
     return CZK_ERR_CONFIG;
@@ -547,4 +549,43 @@ void czk__config_print_markdown(FILE *out) {
     fprintf(out, "| `%s` | `%s` | %s | %s | %s |\n", k_table[i].key, flag, type_name(k_table[i].type),
             *k_table[i].def ? k_table[i].def : "(computed)", k_table[i].help);
   }
+}
+
+czk_status czk__config_gpu_limit(const char *spec, int ordinal, uint64_t *out, char *err, size_t errlen) {
+  *out = 0;
+  if (!spec || !*spec) return CZK_OK;
+  if (!strchr(spec, ':')) {
+    if (!czk__parse_size(spec, out)) {
+      snprintf(err, errlen, "gpu_memory_limit: '%s' is not a size (e.g. 16GiB) or ORDINAL:SIZE entries", spec);
+      return CZK_ERR_CONFIG;
+    }
+    return CZK_OK;
+  }
+  const char *p = spec;
+  while (*p) {
+    char *end;
+    errno = 0;
+    long ord = strtol(p, &end, 10);
+    if (end == p || *end != ':' || ord < 0 || ord > 1023 || errno) {
+      snprintf(err, errlen, "gpu_memory_limit: '%s': expected ORDINAL:SIZE entries separated by commas", spec);
+      return CZK_ERR_CONFIG;
+    }
+    const char *v = end + 1, *comma = strchr(v, ',');
+    size_t len = comma ? (size_t)(comma - v) : strlen(v);
+    char buf[64];
+    uint64_t b;
+    if (len == 0 || len >= sizeof buf) {
+      snprintf(err, errlen, "gpu_memory_limit: '%s': a size is missing or too long", spec);
+      return CZK_ERR_CONFIG;
+    }
+    memcpy(buf, v, len);
+    buf[len] = 0;
+    if (!czk__parse_size(buf, &b)) {
+      snprintf(err, errlen, "gpu_memory_limit: '%s' is not a size", buf);
+      return CZK_ERR_CONFIG;
+    }
+    if (ord == ordinal) *out = b;
+    p = comma ? comma + 1 : v + len;
+  }
+  return CZK_OK;
 }

@@ -34,6 +34,7 @@
   X(SIZE, urgent_lane, "4GiB", "urgent lane: CRITICAL partitions up to this size (a/b/c + witness + scratch) get a synthesis worker, a GPU worker per device and budget headroom of their own, so a WinningPoSt never waits behind a backlog (0: off)") \
   X(STR, gpu_key_memory, "auto", "GPU memory for resident key copies (auto: as much as the device memory plan holds; 0: keys streamed)") \
   X(SIZE, gpu_memory_reserve, "2GiB", "GPU memory left outside the device memory plan (CUDA context, transient allocations); the plan holds key copies, the proves' lanes and NTT tables in the rest, so a prove waits for memory instead of failing an allocation (0: no plan)") \
+  X(STR, gpu_memory_limit, "", "use at most this much of each GPU: a size for every device (e.g. 16GiB, to emulate a 16 GB card on a larger one) or ORDINAL:SIZE entries separated by commas (default: the whole device)") \
   X(UINT, cpu_workers, "1", "workers of the CPU proving device (when it is used)")                                   \
   X(UINT, threads, "0", "threads of the shared CPU pool (0 = all online CPUs)")                                      \
   X(DUR, result_ttl, "600s", "how long finished results are kept for AwaitProof")                                    \
@@ -63,6 +64,10 @@ typedef struct czk__config {
   char **warnings;      /* one line per key of a reference (cuzk) TOML file that czk ignores, and why */
   size_t nwarnings;
 } czk__config;
+
+/* gpu_memory_limit for the device of this ordinal: *out = the limit in bytes, 0 for none. CZK_ERR_CONFIG (err says
+ * why) when the text is neither empty, a size, nor ORDINAL:SIZE entries separated by commas. */
+czk_status czk__config_gpu_limit(const char *spec, int ordinal, uint64_t *out, char *err, size_t errlen);
 
 /* Defaults from the table (computed keys stay empty/0 until czk__config_finalize). */
 czk_status czk__config_init(czk__config *c);

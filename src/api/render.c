@@ -139,11 +139,13 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const
                   "\"memory_plan\": {\"limit_bytes\": %llu, \"keys_bytes\": %llu, \"lanes_bytes\": %llu, "
                   "\"tables_bytes\": %llu, \"lanes_busy\": %u, \"lanes_idle\": %u, \"waits\": %llu, "
                   "\"lanes_warmed\": %llu}, "
+                  "\"mem_limit_bytes\": %llu, \"mem_peak_used_bytes\": %llu, "
                   "\"quarantined\": %s, \"prove_errors\": %llu}",
                   (unsigned long long)d->key_mem_limit, (unsigned long long)d->key_mem_used, d->keys_resident,
                   (unsigned long long)d->plan_limit, (unsigned long long)d->key_mem_used,
                   (unsigned long long)d->plan_lanes_bytes, (unsigned long long)d->plan_tables_bytes, d->lanes_busy,
                   d->lanes_idle, (unsigned long long)d->plan_waits, (unsigned long long)d->lanes_warmed,
+                  (unsigned long long)d->mem_limit_bytes, (unsigned long long)d->mem_peak_used_bytes,
                   d->quarantined ? "true" : "false",
                   (unsigned long long)d->prove_errors);
   }
@@ -181,6 +183,12 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const
                   (unsigned long long)k->bytes, (unsigned long long)k->device_bytes);
     for (uint32_t d = 0, n = 0; d < 32; d++)
       if (k->device_mask & (1u << d)) czk__sb_printf(sb, "%s%u", n++ ? ", " : "", d);
+    czk__sb_puts(sb, "], \"device_tiers\": [");
+    for (uint32_t d = 0, n = 0; d < st->ndevices && d < CZK_ENGINE_STATUS_DEVICES; d++)
+      if (k->dev_tier[d])
+        czk__sb_printf(sb, "%s{\"device\": %u, \"tier\": \"%s\", \"lanes\": \"%s\", \"copy_bytes\": %llu}",
+                       n++ ? ", " : "", d, czk_engine_dev_tier_str((czk_engine_dev_tier)k->dev_tier[d]),
+                       k->dev_compact[d] ? "compact" : "full", (unsigned long long)k->dev_copy_bytes[d]);
     czk__sb_printf(sb, "], \"refs\": %u, \"last_use_ms_ago\": %llu, \"files\": ", k->refs,
                    (unsigned long long)k->last_use_ms_ago);
     key_files_json(sb, source_of(st, k->key_id));
@@ -487,6 +495,34 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
     for (int k = 0; k < 4; k++)
       czk__sb_printf(sb, "czk_device_memory_plan_bytes{device=\"%u\",part=\"%s\"} %llu\n", d->ordinal, names[k],
                     (unsigned long long)vals[k]);
+  }
+
+  help_type(sb, "czk_device_memory_limit_bytes", "gauge",
+            "gpu_memory_limit: the most of the device czk may use (absent when the whole device is czk's).");
+  for (uint32_t i = 0; i < st->ndevices; i++)
+    if (st->devices[i].mem_limit_bytes)
+      czk__sb_printf(sb, "czk_device_memory_limit_bytes{device=\"%u\"} %llu\n", st->devices[i].ordinal,
+                    (unsigned long long)st->devices[i].mem_limit_bytes);
+  help_type(sb, "czk_device_memory_peak_bytes", "gauge",
+            "The most device memory seen in use since the daemon started, measured on the device every 10 ms (total "
+            "less free, as the driver reports it).");
+  for (uint32_t i = 0; i < st->ndevices; i++)
+    if (st->devices[i].mem_peak_used_bytes)
+      czk__sb_printf(sb, "czk_device_memory_peak_bytes{device=\"%u\"} %llu\n", st->devices[i].ordinal,
+                    (unsigned long long)st->devices[i].mem_peak_used_bytes);
+  help_type(sb, "czk_key_device_tier", "gauge",
+            "The tier the device memory plan gave each key on each device (resident, partial, streamed) and its lane "
+            "shape (full, compact); the value is the bytes of its copy there.");
+  for (uint32_t i = 0; i < st->nkeys; i++) {
+    const czk_engine_key_status *k = &st->keys[i];
+    for (uint32_t d = 0; d < st->ndevices && d < CZK_ENGINE_STATUS_DEVICES; d++) {
+      if (!k->dev_tier[d]) continue;
+      czk__sb_puts(sb, "czk_key_device_tier{key=\"");
+      label_val(sb, k->key_id);
+      czk__sb_printf(sb, "\",device=\"%u\",tier=\"%s\",lanes=\"%s\"} %llu\n", d,
+                    czk_engine_dev_tier_str((czk_engine_dev_tier)k->dev_tier[d]),
+                    k->dev_compact[d] ? "compact" : "full", (unsigned long long)k->dev_copy_bytes[d]);
+    }
   }
 
   help_type(sb, "czk_job_latency_seconds", "histogram",

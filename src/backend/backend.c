@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backend/backend_impl.h"
 #include "core/fault.h"
@@ -95,8 +96,44 @@ czk_status czk_backend_open(czk_backend **out, const char *name, czk_pool *pool)
   return CZK_ERR_INVALID_ARG;
 }
 
+/* The memory watcher: device memory in use = total - free as the driver reports it (every process's: on a shared
+ * device the peak includes the others'), the highest value kept. */
+static void *watch_main(void *arg) {
+  czk_backend *be = arg;
+  const struct timespec tick = {0, 10 * 1000 * 1000};
+  while (atomic_load(&be->watching) == 1) {
+    czk_backend_props p;
+    if (!czk_backend_quarantined(be) && czk_backend_get_props(be, &p) == CZK_OK && p.mem_total >= p.mem_free &&
+        p.mem_total) {
+      const uint64_t used = p.mem_total - p.mem_free;
+      uint64_t old = atomic_load(&be->mem_peak);
+      while (used > old && !atomic_compare_exchange_weak(&be->mem_peak, &old, used)) {
+      }
+    }
+    nanosleep(&tick, NULL);
+  }
+  return NULL;
+}
+czk_status czk_backend_mem_watch(czk_backend *be) {
+  if (!be) return CZK_ERR_INVALID_ARG;
+  if (czk_backend_host_memory(be)) return CZK_ERR_UNSUPPORTED;
+  int off = 0;
+  if (!atomic_compare_exchange_strong(&be->watching, &off, 1)) return CZK_OK; /* already on */
+  if (pthread_create(&be->watch_thread, NULL, watch_main, be) != 0) {
+    atomic_store(&be->watching, 0);
+    return CZK_ERR_NOMEM;
+  }
+  return CZK_OK;
+}
+uint64_t czk_backend_mem_peak(czk_backend *be) { return be ? atomic_load(&be->mem_peak) : 0; }
+void czk_backend_mem_peak_reset(czk_backend *be) {
+  if (be) atomic_store(&be->mem_peak, 0);
+}
+
 void czk_backend_free(czk_backend *be) {
-  if (be) be->iface->destroy(be);
+  if (!be) return;
+  if (atomic_exchange(&be->watching, 2) == 1) pthread_join(be->watch_thread, NULL);
+  be->iface->destroy(be);
 }
 czk_status czk_backend_get_props(czk_backend *be, czk_backend_props *out) {
   if (!be || !out) return CZK_ERR_INVALID_ARG;

@@ -5,6 +5,8 @@
 
 #include <stdatomic.h>
 
+#include <pthread.h>
+
 #include "czk/backend.h"
 
 typedef struct czk_backend_iface {
@@ -85,6 +87,11 @@ struct czk_backend {
   char name[32];
   int device;
   _Atomic int quarantined;
+  /* czk_backend_mem_watch: a thread sampling the device's memory in use (total - free) every 10 ms */
+  pthread_mutex_t watch_mu;
+  pthread_t watch_thread;
+  _Atomic int watching; /* 0 off, 1 running, 2 stop asked */
+  _Atomic uint64_t mem_peak;
 };
 
 /* Backend constructors (backend_cpu.c, backend_cuda.c). cuda: CZK_ERR_UNSUPPORTED without CUDA. */

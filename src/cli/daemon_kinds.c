@@ -116,6 +116,7 @@ void czk__daemon_kinds_free(void) {
 
 
 static uint64_t backend_tables_bytes(void *backend) { return czk_backend_tables_bytes((czk_backend *)backend); }
+static uint64_t backend_mem_peak(void *backend) { return czk_backend_mem_peak((czk_backend *)backend); }
 static uint64_t backend_mem_free(void *backend) {
   czk_backend_props p;
   return czk_backend_get_props((czk_backend *)backend, &p) == CZK_OK ? p.mem_free : 0;
@@ -195,13 +196,25 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
      * share the device's memory less gpu_memory_reserve; copies are further bounded by gpu_key_memory (auto: the
      * plan alone bounds them). Without a plan (reserve 0), copies get the memory less 24 GiB for the lanes. */
     const uint64_t rsv = cfg->gpu_memory_reserve;
-    const uint64_t plan = rsv && pr.mem_total > rsv ? pr.mem_total - rsv : 0;
-    uint64_t km = plan ? plan : pr.mem_total > (24ull << 30) ? pr.mem_total - (24ull << 30) : pr.mem_total / 2;
+    /* gpu_memory_limit: czk uses at most that much of the device (a smaller card emulated on a larger one) */
+    uint64_t lim = 0, total = pr.mem_total;
+    char lerr[160];
+    if (czk__config_gpu_limit(cfg->gpu_memory_limit, pr.device, &lim, lerr, sizeof lerr) == CZK_OK && lim &&
+        lim < total) {
+      total = lim;
+      CZK_INFO("daemon", "%s: gpu_memory_limit %.2f GiB of %.2f GiB", pr.name, (double)lim / (1u << 30),
+               (double)pr.mem_total / (1u << 30));
+    }
+    const uint64_t plan = rsv && total > rsv ? total - rsv : 0;
+    uint64_t km = plan ? plan : total > (24ull << 30) ? total - (24ull << 30) : total / 2;
     if (strcmp(cfg->gpu_key_memory, "auto") != 0 && !czk__parse_size(cfg->gpu_key_memory, &km)) km = 0;
     (*devs)[*n].key_mem_bytes = km;
     (*devs)[*n].plan_bytes = plan;
     (*devs)[*n].tables_bytes = backend_tables_bytes;
     (*devs)[*n].mem_free = backend_mem_free;
+    (*devs)[*n].mem_peak = backend_mem_peak;
+    (*devs)[*n].mem_limit_bytes = lim < pr.mem_total ? lim : 0;
+    (void)czk_backend_mem_watch(all[i]); /* the peak czk used, from the device (status, metrics) */
     g_backends[g_nbackends++] = all[i];
     (*n)++;
   }

@@ -1129,6 +1129,8 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
     dv->plan_limit = devs[d].backend ? devs[d].plan_bytes : 0;
     dv->tables_bytes = devs[d].tables_bytes;
     dv->mem_free = devs[d].mem_free;
+    dv->mem_peak = devs[d].mem_peak;
+    dv->mem_limit = devs[d].mem_limit_bytes;
     dv->t_mark = now;
     dv->cause = CZK_IDLE_NO_WORK;
     char tn[96];

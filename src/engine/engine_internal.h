@@ -120,6 +120,8 @@ typedef struct ekey_dev {
   uint64_t gone1; /* a key being dropped: its streaming lanes' bytes, freed with the host key (drop_key) */
   uint32_t parts; /* the copy's parts (kind->key_device_parts; all of them: the whole copy) */
   uint8_t shape[2]; /* lane shape of [0] the copy's, [1] the streaming proves: 0 not decided, 1 full, 2 compact */
+  uint8_t tier;     /* czk_engine_dev_tier the plan chose (status) */
+  uint64_t tier_copy; /* the chosen copy's bytes (status) */
 } ekey_dev;
 
 struct ekey {
@@ -180,6 +182,8 @@ typedef struct edevice {
   uint64_t plan_waits, lanes_warmed;
   uint64_t (*tables_bytes)(void *backend);
   uint64_t (*mem_free)(void *backend);
+  uint64_t (*mem_peak)(void *backend);
+  uint64_t mem_limit;
   uint64_t idle_ns[CZK_IDLE_COUNT];
   atomic_bool quarantined; /* lost (kind->device_lost after a failed prove); set once, under e->gq_mu */
   uint32_t gq_proving;     /* partitions its workers took and are proving (e->gq_mu) */
@@ -283,26 +287,7 @@ void czk__key_mark_stale(czk_engine *e, ekey *key);
  * memory allows (evicting least recently used unreferenced copies there), else NULL: prove from the host copy.
  * Every non-NULL result is released once with czk__key_device_release after prove_finish. */
 void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t track, bool spare);
-/* The device tier a plan gives a key (keys.c czk__plan_tier, a pure function): the parts of its copy (0: none,
- * streamed; all: resident; else partial) and the lane shape of its proves, from the plan's bytes, the key's parts and
- * the kind's lane sizes. */
-typedef struct czk_plan_in {
-  uint64_t limit;                                  /* the device's plan (0: no plan) */
-  uint32_t nparts;                                 /* >= 1 */
-  uint64_t base, part_bytes[CZK_ENGINE_KEY_PARTS]; /* a copy's bytes: base + its parts' */
-  uint64_t tables;                                 /* tables its proves need (0 when there) */
-  uint64_t lane_full_res, lane_compact_res;        /* one lane beside the whole copy, full / compact */
-  uint64_t lane_compact_part;                      /* one compact lane beside a partial copy or streaming (>= the former) */
-  uint64_t lane_full_stream;                       /* one full lane streaming the host copy */
-  uint32_t lanes;                                  /* lanes wanted at once (the device's workers; >= 1) */
-} czk_plan_in;
-typedef struct czk_plan_out {
-  uint32_t parts;   /* the copy's parts */
-  bool compact;     /* the lane shape */
-  uint64_t copy, lane; /* their bytes */
-  uint32_t lanes;   /* lanes that fit beside the copy and tables (>= 1 unless nothing fits) */
-} czk_plan_out;
-void czk__plan_tier(const czk_plan_in *in, czk_plan_out *out);
+
 void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
 /* The device memory plan (keys.c): a lane for a prove of key on d (resident: with its copy), reused or made room for
  * (idle lanes and unreferenced copies freed, or waiting for proves in flight); CZK_ERR_NOMEM when it cannot fit and

@@ -398,7 +398,7 @@ static bool uploading_locked(czk_engine *e, const edevice *d) {
  * the whole copy with compact lanes, a partial copy (the largest parts first, as many as fit beside the compact
  * lanes: each resident byte is a byte not copied per prove) with compact lanes, the host copy streamed by full lanes,
  * then by compact lanes. The first that fits is taken; with no plan, the whole copy and full lanes (as before). */
-void czk__plan_tier(const czk_plan_in *in, czk_plan_out *o) {
+void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) {
   memset(o, 0, sizeof *o);
   const uint32_t np = in->nparts < 1 ? 1 : in->nparts > CZK_ENGINE_KEY_PARTS ? CZK_ENGINE_KEY_PARTS : in->nparts;
   const uint32_t all = (1u << np) - 1;
@@ -406,7 +406,7 @@ void czk__plan_tier(const czk_plan_in *in, czk_plan_out *o) {
   for (uint32_t i = 0; i < np; i++) copy_all += in->part_bytes[i];
   const uint32_t W = in->lanes ? in->lanes : 1;
   if (!in->limit) {
-    *o = (czk_plan_out){all, false, copy_all, in->lane_full_res, W};
+    *o = (czk_engine_plan_out){all, false, copy_all, in->lane_full_res, W};
     return;
   }
   /* partial: parts by size, largest first, while they fit beside `want` compact lanes */
@@ -448,11 +448,11 @@ void czk__plan_tier(const czk_plan_in *in, czk_plan_out *o) {
     if (c[i].copy + in->tables > in->limit || (c[i].lane && (in->limit - c[i].copy - in->tables) / c[i].lane < c[i].want))
       continue;
     uint64_t fit = c[i].lane ? (in->limit - c[i].copy - in->tables) / c[i].lane : W;
-    *o = (czk_plan_out){c[i].parts, c[i].compact, c[i].copy, c[i].lane, (uint32_t)(fit < W ? fit : W)};
+    *o = (czk_engine_plan_out){c[i].parts, c[i].compact, c[i].copy, c[i].lane, (uint32_t)(fit < W ? fit : W)};
     return;
   }
   /* nothing fits: streamed compact, no lane (a prove is refused) */
-  *o = (czk_plan_out){0, true, 0, in->lane_compact_part, 0};
+  *o = (czk_engine_plan_out){0, true, 0, in->lane_compact_part, 0};
 }
 
 /* Without engine locks: the tier the plan gives key on d (computed once, kept in key->dev[d]: the copy's parts and
@@ -464,7 +464,7 @@ static void key_tier(czk_engine *e, ekey *key, edevice *d) {
   pthread_mutex_unlock(&e->kc_mu);
   if (known) return;
   ekind *k = key->kind;
-  czk_plan_in in;
+  czk_engine_plan_in in;
   memset(&in, 0, sizeof in);
   in.limit = planned(d, key) ? d->plan_limit : 0;
   in.lanes = d->nworkers ? d->nworkers : 1;
@@ -489,8 +489,8 @@ static void key_tier(czk_engine *e, ekey *key, edevice *d) {
     if (t > in.tables) in.tables = t;
     if (d->tables_bytes) in.tables += d->tables_bytes(d->backend); /* made already: they stay */
   }
-  czk_plan_out out;
-  czk__plan_tier(&in, &out);
+  czk_engine_plan_out out;
+  czk_engine_plan_tier(&in, &out);
   /* the streaming proves (when no copy is there): full lanes where one fits beside the tables, else compact */
   const bool stream_full = !in.limit || (in.lane_full_stream != UINT64_MAX &&
                                          in.tables + in.lane_full_stream <= in.limit && !(out.parts == 0 && out.compact));
@@ -499,6 +499,11 @@ static void key_tier(czk_engine *e, ekey *key, edevice *d) {
     s->parts = out.parts;
     s->shape[0] = out.compact ? 2 : 1;
     s->shape[1] = stream_full ? 1 : 2;
+    s->tier = !in.limit ? CZK_DEV_TIER_NONE
+              : out.parts == all ? CZK_DEV_TIER_RESIDENT
+              : out.parts        ? CZK_DEV_TIER_PARTIAL
+                                 : CZK_DEV_TIER_STREAMED;
+    s->tier_copy = out.copy;
     if (in.limit)
       CZK_INFO("keys", "%s on %s: %s (%.2f GiB of %u parts), %s lanes of %.2f GiB (%u at once), tables %.2f GiB, "
                "plan %.2f GiB", key->id, d->name,

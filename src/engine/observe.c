@@ -276,6 +276,11 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     for (uint32_t d = 0; d < e->ndevices && d < 32; d++)
       if (k->dev[d].state == KD_RESIDENT) ks->device_mask |= 1u << d;
     ks->tier = ks->device_mask ? CZK_KEY_TIER_DEVICE : ks->host_tier;
+    for (uint32_t d = 0; d < e->ndevices && d < CZK_ENGINE_STATUS_DEVICES; d++) {
+      ks->dev_tier[d] = k->dev[d].tier;
+      ks->dev_compact[d] = k->dev[d].shape[k->dev[d].tier == CZK_DEV_TIER_STREAMED ? 1 : 0] == 2;
+      ks->dev_copy_bytes[d] = k->dev[d].tier_copy;
+    }
     ks->loading = k->state == KS_LOADING;
     ks->bytes = k->state == KS_RESIDENT ? k->actual_bytes : k->bytes;
     ks->refs = k->refs;
@@ -286,6 +291,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     s->devices[d].key_mem_used = e->devices[d].key_mem_used;
     const edevice *dv = &e->devices[d];
     s->devices[d].plan_limit = dv->plan_limit;
+    s->devices[d].mem_limit_bytes = dv->mem_limit;
     s->devices[d].plan_lanes_bytes = dv->lane_used;
     s->devices[d].plan_tables_bytes = dv->tables_bytes ? dv->tables_bytes(dv->backend) : 0;
     s->devices[d].lanes_busy = dv->lanes_busy;
@@ -343,6 +349,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     pthread_mutex_unlock(&d->mu);
     /* free device memory (the backend asks the driver; no lock held), not from a lost device */
     if (d->mem_free && d->backend && !ds->quarantined) ds->mem_free_bytes = d->mem_free(d->backend);
+    if (d->mem_peak && d->backend) ds->mem_peak_used_bytes = d->mem_peak(d->backend);
   }
   /* which file backs which key (stat calls: no lock held), and where the cache holds it */
   for (uint32_t i = 0; i < s->nsources; i++) {
@@ -438,4 +445,13 @@ czk_status czk_engine_trace_write(czk_engine *e, const char *path) {
   if (st == CZK_OK) return czk__afile_commit(&af);
   czk__afile_abort(&af);
   return st;
+}
+
+const char *czk_engine_dev_tier_str(czk_engine_dev_tier t) {
+  switch (t) {
+    case CZK_DEV_TIER_RESIDENT: return "resident";
+    case CZK_DEV_TIER_PARTIAL: return "partial";
+    case CZK_DEV_TIER_STREAMED: return "streamed";
+    default: return "-";
+  }
 }
