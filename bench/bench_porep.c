@@ -101,7 +101,7 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
            czk__now_s() - t);
   t = czk__now_s();
   unsigned mask = CZK_GROTH16_Q_ALL;
-  czk_groth16_lane_opts lo = {false, 0};
+  czk_groth16_lane_opts lo = {false, 0, false};
   if (st == CZK_OK)
     st = czk__bench_tier(be, key, false, dopt->limit, dopt->reserve, 2, dopt->tier, dopt->lanes, &mask, &lo);
   if (st == CZK_OK) (void)czk_backend_mem_watch(be);

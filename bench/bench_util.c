@@ -326,21 +326,21 @@ czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool wit
   in.nparts = 5;
   in.base = czk_groth16_key_copy_bytes(key, 0);
   for (int q = 0; q < 5; q++) in.part_bytes[q] = czk_groth16_key_copy_bytes(key, 1u << q) - in.base;
-  const czk_groth16_lane_opts full = {false, 0}, cmp = {true, 0};
-  czk_groth16_prove_plan pl;
-  CZK_TRY(czk_groth16_plan_prove_ex(&pl, be, key, CZK_GROTH16_Q_ALL, witness_only, &full));
-  in.lane_full_res = pl.lane, in.tables = pl.tables;
-  CZK_TRY(czk_groth16_plan_prove_ex(&pl, be, key, CZK_GROTH16_Q_ALL, witness_only, &cmp));
-  in.lane_compact_res = pl.lane;
-  CZK_TRY(czk_groth16_plan_prove_ex(&pl, be, key, 0, witness_only, &cmp));
-  in.lane_compact_part = pl.lane;
-  CZK_TRY(czk_groth16_plan_prove_ex(&pl, be, key, 0, witness_only, &full));
-  in.lane_full_stream = pl.lane;
+  for (int sh = 0; sh < CZK_LANE_SHAPES; sh++) {
+    const czk_groth16_lane_opts lo = {sh != CZK_LANE_FULL, 0, sh == CZK_LANE_LEAN};
+    czk_groth16_prove_plan pl;
+    in.lane_res[sh] = in.lane_stream[sh] = UINT64_MAX;
+    if (czk_groth16_plan_prove_ex(&pl, be, key, CZK_GROTH16_Q_ALL, witness_only, &lo) == CZK_OK) {
+      in.lane_res[sh] = pl.lane;
+      if (pl.tables > in.tables) in.tables = pl.tables;
+    }
+    if (czk_groth16_plan_prove_ex(&pl, be, key, 0, witness_only, &lo) == CZK_OK) in.lane_stream[sh] = pl.lane;
+  }
   in.tables += czk_backend_tables_bytes(be);
   czk_engine_plan_out out;
   czk_engine_plan_tier(&in, &out);
   *mask = out.parts;
-  o->compact = out.compact;
+  int shape = out.shape;
   if (force && strcmp(force, "auto") != 0) {
     if (!strcmp(force, "resident")) *mask = CZK_GROTH16_Q_ALL;
     else if (!strcmp(force, "streamed")) *mask = 0;
@@ -348,22 +348,24 @@ czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool wit
     else return CZK_ERR_INVALID_ARG;
   }
   if (lanes_force && strcmp(lanes_force, "auto") != 0) {
-    if (!strcmp(lanes_force, "full")) o->compact = false;
-    else if (!strcmp(lanes_force, "compact")) o->compact = true;
+    if (!strcmp(lanes_force, "full")) shape = CZK_LANE_FULL;
+    else if (!strcmp(lanes_force, "compact")) shape = CZK_LANE_COMPACT;
+    else if (!strcmp(lanes_force, "lean")) shape = CZK_LANE_LEAN;
     else return CZK_ERR_INVALID_ARG;
   }
-  if (*mask && *mask != CZK_GROTH16_Q_ALL) o->compact = true;
+  if (*mask && *mask != CZK_GROTH16_Q_ALL && shape == CZK_LANE_FULL) shape = CZK_LANE_COMPACT;
+  o->compact = shape != CZK_LANE_FULL, o->lean = shape == CZK_LANE_LEAN;
   const double G = 1024.0 * 1024 * 1024;
-  printf("  plan: %.2f GiB for czk (%s%.2f GiB less %.2f GiB reserve): %s copy %.2f GiB (queries 0x%x), %s lanes "
-         "(full %.2f / compact %.2f GiB resident, compact %.2f GiB streaming), tables %.2f GiB; the plan's own "
-         "choice: %s, %s, %u lane(s)\n",
+  printf("  plan: %.2f GiB for czk (%s%.2f GiB less %.2f GiB reserve): %s copy %.2f GiB (queries 0x%x), %s lanes; "
+         "lanes full / compact / lean: %.2f / %.2f / %.2f GiB resident, %.2f / %.2f / %.2f GiB streaming; tables "
+         "%.2f GiB; the plan's own choice: %s, %s, %u lane(s)\n",
          (double)in.limit / G, limit && limit < pr.mem_total ? "gpu_memory_limit " : "", (double)total / G,
-         (double)reserve / G,
-         *mask == CZK_GROTH16_Q_ALL ? "resident" : *mask ? "partial" : "streamed",
-         (double)czk_groth16_key_copy_bytes(key, *mask) / G * (*mask != 0), *mask, o->compact ? "compact" : "full",
-         (double)in.lane_full_res / G, (double)in.lane_compact_res / G, (double)in.lane_compact_part / G,
+         (double)reserve / G, *mask == CZK_GROTH16_Q_ALL ? "resident" : *mask ? "partial" : "streamed",
+         (double)czk_groth16_key_copy_bytes(key, *mask) / G * (*mask != 0), *mask, czk_engine_lane_shape_str(shape),
+         (double)in.lane_res[0] / G, (double)in.lane_res[1] / G, (double)in.lane_res[2] / G,
+         (double)in.lane_stream[0] / G, (double)in.lane_stream[1] / G, (double)in.lane_stream[2] / G,
          (double)in.tables / G, out.parts == CZK_GROTH16_Q_ALL ? "resident" : out.parts ? "partial" : "streamed",
-         out.compact ? "compact" : "full", out.lanes);
+         czk_engine_lane_shape_str(out.shape), out.lanes);
   return CZK_OK;
 }
 

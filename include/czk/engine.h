@@ -73,6 +73,15 @@ typedef struct czk_engine_key_file {
 
 /* ---- devices ------------------------------------------------------------------------------------------------------ */
 #define CZK_ENGINE_KEY_PARTS 8
+/* Lane shapes a kind may offer (prove_plan), from the fastest and largest: full; compact (less device memory); lean
+ * (the least, slowest). A kind without shapes plans every one the same. */
+typedef enum czk_engine_lane_shape {
+  CZK_LANE_FULL = 0,
+  CZK_LANE_COMPACT = 1,
+  CZK_LANE_LEAN = 2,
+  CZK_LANE_SHAPES = 3
+} czk_engine_lane_shape;
+CZK_API const char *czk_engine_lane_shape_str(int shape);
 /* What a kind's prove callbacks see about the device they run on. */
 typedef struct czk_engine_device_ctx {
   uint32_t ordinal; /* index in the engine's device list */
@@ -80,7 +89,7 @@ typedef struct czk_engine_device_ctx {
   void *backend;    /* the device's backend handle (NULL for the default CPU device) */
   void *dkey;       /* the key's copy in this device's memory (kind->key_upload's object), or NULL: prove from the
                        host copy (the kind streams it) */
-  bool compact;     /* the device memory plan chose the kind's compact lane shape for this prove (prove_plan) */
+  int shape;        /* the lane shape the device memory plan chose for this prove (czk_engine_lane_shape) */
 } czk_engine_device_ctx;
 
 typedef struct czk_engine_device_desc {
@@ -208,15 +217,15 @@ typedef struct czk_engine_kind {
    * host bytes one lane pins (staging). While a prove holds its lane, the partition's reservation covers that staging
    * (a device prove does not use the host prover's scratch it reserves); an idle cached lane's staging is counted in
    * the budget (category KEY) or, when the budget cannot take it, the lane is freed. */
-  /* parts: the parts the copy holds (0: no copy, streaming); compact: the kind's compact lane shape (less device
-   * memory, slower; proves then see ctx.compact). A partial copy proves in compact lanes only. */
-  czk_status (*prove_plan)(void *user, void *key, void *backend, uint32_t parts, bool compact, uint64_t *lane,
+  /* parts: the parts the copy holds (0: no copy, streaming); shape: czk_engine_lane_shape (proves then see
+   * ctx.shape). A partial copy proves in compact or lean lanes only (its full shape fails). */
+  czk_status (*prove_plan)(void *user, void *key, void *backend, uint32_t parts, int shape, uint64_t *lane,
                            uint64_t *tables, uint64_t *pinned);
   void (*lanes_trim)(void *user, void *key, void *dkey, void *backend);
   /* Optional: makes one lane of `key` on `backend` now (of its copy `dkey`) and leaves it idle in the kind's cache;
    * the engine calls it when it preloads a key onto a device, for as many lanes as the device has workers and the
    * plan and budget hold, so that the first proves allocate nothing (runs outside every lock). */
-  czk_status (*lane_warm)(void *user, void *key, void *dkey, void *backend, bool compact);
+  czk_status (*lane_warm)(void *user, void *key, void *dkey, void *backend, int shape);
   /* Optional: after prove_start or prove_finish failed on `dev`, whether that device is lost for good (a sticky error:
    * its backend is quarantined). The engine then quarantines the device (its workers stop taking work) and proves the
    * partition again elsewhere; NULL = devices are never lost. A failure with CZK_ERR_DEVICE on a device that is not
@@ -408,14 +417,14 @@ typedef struct czk_engine_plan_in {
   uint32_t nparts;                                 /* >= 1 */
   uint64_t base, part_bytes[CZK_ENGINE_KEY_PARTS]; /* a copy's bytes: base + its parts' */
   uint64_t tables;                                 /* tables its proves need (0 when there) */
-  uint64_t lane_full_res, lane_compact_res;        /* one lane beside the whole copy, full / compact */
-  uint64_t lane_compact_part;                      /* one compact lane beside a partial copy or streaming (>= the former) */
-  uint64_t lane_full_stream;                       /* one full lane streaming the host copy */
+  /* one lane of each shape (UINT64_MAX: the kind cannot make it): beside the whole copy, and beside a partial copy
+   * or streaming (the latter at least the former) */
+  uint64_t lane_res[CZK_LANE_SHAPES], lane_stream[CZK_LANE_SHAPES];
   uint32_t lanes;                                  /* lanes wanted at once (the device's workers; >= 1) */
 } czk_engine_plan_in;
 typedef struct czk_engine_plan_out {
   uint32_t parts;   /* the copy's parts */
-  bool compact;     /* the lane shape */
+  int shape;        /* the lane shape (czk_engine_lane_shape) */
   uint64_t copy, lane; /* their bytes */
   uint32_t lanes;   /* lanes that fit beside the copy and tables (>= 1 unless nothing fits) */
 } czk_engine_plan_out;
@@ -439,9 +448,9 @@ typedef struct czk_engine_key_status {
   uint64_t device_bytes;  /* bytes of one device copy */
   uint32_t device_mask;   /* bit d set: a copy is resident on device ordinal d (d < 32) */
   /* per device (d < CZK_ENGINE_STATUS_DEVICES): the tier the plan gave the key there (czk_engine_dev_tier) and whether
-   * its proves use compact lanes; the copy's bytes there (a partial copy holds some parts) */
+   * the lane shape of its proves; the copy's bytes there (a partial copy holds some parts) */
   uint8_t dev_tier[8];
-  bool dev_compact[8];
+  uint8_t dev_shape[8]; /* czk_engine_lane_shape */
   uint64_t dev_copy_bytes[8];
   uint32_t refs;
   uint64_t last_use_ms_ago;

@@ -188,7 +188,7 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const
       if (k->dev_tier[d])
         czk__sb_printf(sb, "%s{\"device\": %u, \"tier\": \"%s\", \"lanes\": \"%s\", \"copy_bytes\": %llu}",
                        n++ ? ", " : "", d, czk_engine_dev_tier_str((czk_engine_dev_tier)k->dev_tier[d]),
-                       k->dev_compact[d] ? "compact" : "full", (unsigned long long)k->dev_copy_bytes[d]);
+                       czk_engine_lane_shape_str(k->dev_shape[d]), (unsigned long long)k->dev_copy_bytes[d]);
     czk__sb_printf(sb, "], \"refs\": %u, \"last_use_ms_ago\": %llu, \"files\": ", k->refs,
                    (unsigned long long)k->last_use_ms_ago);
     key_files_json(sb, source_of(st, k->key_id));
@@ -512,7 +512,7 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
                     (unsigned long long)st->devices[i].mem_peak_used_bytes);
   help_type(sb, "czk_key_device_tier", "gauge",
             "The tier the device memory plan gave each key on each device (resident, partial, streamed) and its lane "
-            "shape (full, compact); the value is the bytes of its copy there.");
+            "shape (full, compact, lean); the value is the bytes of its copy there.");
   for (uint32_t i = 0; i < st->nkeys; i++) {
     const czk_engine_key_status *k = &st->keys[i];
     for (uint32_t d = 0; d < st->ndevices && d < CZK_ENGINE_STATUS_DEVICES; d++) {
@@ -521,7 +521,7 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
       label_val(sb, k->key_id);
       czk__sb_printf(sb, "\",device=\"%u\",tier=\"%s\",lanes=\"%s\"} %llu\n", d,
                     czk_engine_dev_tier_str((czk_engine_dev_tier)k->dev_tier[d]),
-                    k->dev_compact[d] ? "compact" : "full", (unsigned long long)k->dev_copy_bytes[d]);
+                    czk_engine_lane_shape_str(k->dev_shape[d]), (unsigned long long)k->dev_copy_bytes[d]);
     }
   }
 

@@ -862,9 +862,10 @@ static void *prove_main(void *arg) {
     const bool resident = ctx.dkey != NULL;
     /* its lane in the device's memory plan (may wait for proves in flight to give memory back) */
     uint64_t tables = 0, tl0 = czk__clock_now_ns();
-    bool laned = false, compact = false;
-    czk_status st = czk__lane_acquire(e, p->key, d, resident, spare, &tables, &laned, &compact);
-    ctx.compact = compact;
+    bool laned = false;
+    int shape = CZK_LANE_FULL;
+    czk_status st = czk__lane_acquire(e, p->key, d, resident, spare, &tables, &laned, &shape);
+    ctx.shape = shape;
     uint64_t tl = czk__clock_now_ns();
     if (tl - tl0 > 1000000) /* it waited for device memory */
       czk__span(e, "device memory", TRACK_PID_DEVICE0 + d->ordinal, w->index, tl0, tl, j->id, (int32_t)p->index);

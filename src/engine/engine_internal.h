@@ -119,7 +119,8 @@ typedef struct ekey_dev {
   czk_reservation pin_res[2];
   uint64_t gone1; /* a key being dropped: its streaming lanes' bytes, freed with the host key (drop_key) */
   uint32_t parts; /* the copy's parts (kind->key_device_parts; all of them: the whole copy) */
-  uint8_t shape[2]; /* lane shape of [0] the copy's, [1] the streaming proves: 0 not decided, 1 full, 2 compact */
+  uint8_t shape[2]; /* lane shape of [0] the copy's, [1] the streaming proves: 0 not decided, else 1 + the
+                       czk_engine_lane_shape */
   uint8_t tier;     /* czk_engine_dev_tier the plan chose (status) */
   uint64_t tier_copy; /* the chosen copy's bytes (status) */
 } ekey_dev;
@@ -296,7 +297,7 @@ void czk__key_device_release(czk_engine *e, ekey *key, edevice *d);
  * lanes there are freed); *pending: table bytes counted until czk__lane_tables_made (after prove_start). No-ops
  * without a plan. */
 czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending,
-                             bool *held, bool *compact);
+                             bool *held, int *shape);
 void czk__lane_tables_made(czk_engine *e, edevice *d, uint64_t pending);
 void czk__lane_release(czk_engine *e, ekey *key, edevice *d, bool resident, bool ok);
 /* Without locks: evict the least recently used unreferenced resident key other than keep_id (NULL: any); false when

@@ -279,9 +279,9 @@ void czk__fake_kind_device(czk_engine_kind *k, uint64_t device_bytes) {
   k->key_unload = fake_key_unload;
 }
 
-static czk_status fake_prove_plan(void *user, void *key, void *backend, uint32_t parts, bool compact, uint64_t *lane,
+static czk_status fake_prove_plan(void *user, void *key, void *backend, uint32_t parts, int shape, uint64_t *lane,
                                   uint64_t *tables, uint64_t *pinned) {
-  (void)key, (void)backend, (void)parts, (void)compact;
+  (void)key, (void)backend, (void)parts, (void)shape;
   czk_fake *f = user;
   *lane = f->lane_bytes;
   *tables = 0;
@@ -294,8 +294,8 @@ static void fake_lanes_trim(void *user, void *key, void *dkey, void *backend) {
   lanes_free_locked(f, dkey ? dkey : key, backend);
   pthread_mutex_unlock(&f->mu);
 }
-static czk_status fake_lane_warm(void *user, void *key, void *dkey, void *backend, bool compact) {
-  (void)compact;
+static czk_status fake_lane_warm(void *user, void *key, void *dkey, void *backend, int shape) {
+  (void)shape;
   czk_fake *f = user;
   pthread_mutex_lock(&f->mu);
   czk_fake_lanes *l = lanes_of_locked(f, dkey ? dkey : key, backend);

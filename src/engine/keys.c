@@ -394,10 +394,10 @@ static bool uploading_locked(czk_engine *e, const edevice *d) {
 }
 
 /* ---- device tiers (the plan's choice for a key on a device) */
-/* Candidates from fastest to slowest: the whole copy with full lanes (as many as the device has workers, then one),
- * the whole copy with compact lanes, a partial copy (the largest parts first, as many as fit beside the compact
- * lanes: each resident byte is a byte not copied per prove) with compact lanes, the host copy streamed by full lanes,
- * then by compact lanes. The first that fits is taken; with no plan, the whole copy and full lanes (as before). */
+/* Candidates from fastest to slowest: the whole copy with each lane shape from full to lean (as many lanes as the
+ * device has workers, then one); a partial copy (the largest parts first, as many as fit beside the lanes: each
+ * resident byte is a byte not copied per prove) with compact, then lean lanes; the host copy streamed by each shape.
+ * The first that fits is taken; with no plan, the whole copy and full lanes (as before). */
 void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) {
   memset(o, 0, sizeof *o);
   const uint32_t np = in->nparts < 1 ? 1 : in->nparts > CZK_ENGINE_KEY_PARTS ? CZK_ENGINE_KEY_PARTS : in->nparts;
@@ -406,53 +406,60 @@ void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) 
   for (uint32_t i = 0; i < np; i++) copy_all += in->part_bytes[i];
   const uint32_t W = in->lanes ? in->lanes : 1;
   if (!in->limit) {
-    *o = (czk_engine_plan_out){all, false, copy_all, in->lane_full_res, W};
+    *o = (czk_engine_plan_out){all, CZK_LANE_FULL, copy_all, in->lane_res[CZK_LANE_FULL], W};
     return;
   }
-  /* partial: parts by size, largest first, while they fit beside `want` compact lanes */
-  uint32_t part_mask[2] = {0, 0};
-  uint64_t part_copy[2] = {0, 0};
-  for (int wi = 0; wi < 2; wi++) {
-    if (in->lane_compact_part == UINT64_MAX || in->lane_compact_part > in->limit) break;
-    const uint64_t want = wi == 0 ? W : 1, fixed = in->tables + want * in->lane_compact_part + in->base;
-    if (fixed >= in->limit) continue;
-    uint64_t room = in->limit - fixed, used = 0;
-    uint32_t mask = 0;
-    for (uint32_t k = 0; k < np; k++) {
-      uint32_t best = np;
-      for (uint32_t i = 0; i < np; i++)
-        if (!(mask & (1u << i)) && in->part_bytes[i] && in->part_bytes[i] <= room - used &&
-            (best == np || in->part_bytes[i] > in->part_bytes[best]))
-          best = i;
-      if (best == np) break;
-      mask |= 1u << best;
-      used += in->part_bytes[best];
+  /* one candidate: parts (copy bytes), shape, lane bytes, lanes wanted; true when it fits */
+#define TRY(PARTS, COPY, SHAPE, LANE, WANT)                                                                          \
+  do {                                                                                                              \
+    const uint64_t lane_ = (LANE), copy_ = (COPY);                                                                  \
+    if (lane_ != UINT64_MAX && copy_ + in->tables <= in->limit &&                                                  \
+        (!lane_ || (in->limit - copy_ - in->tables) / lane_ >= (WANT))) {                                          \
+      const uint64_t fit_ = lane_ ? (in->limit - copy_ - in->tables) / lane_ : W;                                  \
+      *o = (czk_engine_plan_out){(PARTS), (SHAPE), copy_, lane_, (uint32_t)(fit_ < W ? fit_ : W)};                 \
+      return;                                                                                                       \
+    }                                                                                                               \
+  } while (0)
+  for (int sh = CZK_LANE_FULL; sh < CZK_LANE_SHAPES; sh++)
+    for (uint32_t want = W;; want = 1) {
+      TRY(all, copy_all, sh, in->lane_res[sh], want);
+      if (want == 1) break;
     }
-    if (mask && mask != all) part_mask[wi] = mask, part_copy[wi] = in->base + used;
-  }
-  const struct {
-    uint32_t parts;
-    bool compact;
-    uint64_t copy, lane, want;
-  } c[] = {
-      {all, false, copy_all, in->lane_full_res, W},         {all, false, copy_all, in->lane_full_res, 1},
-      {all, true, copy_all, in->lane_compact_res, W},       {all, true, copy_all, in->lane_compact_res, 1},
-      {part_mask[0], true, part_copy[0], in->lane_compact_part, W},
-      {part_mask[1], true, part_copy[1], in->lane_compact_part, 1},
-      {0, false, 0, in->lane_full_stream, W},               {0, false, 0, in->lane_full_stream, 1},
-      {0, true, 0, in->lane_compact_part, W},               {0, true, 0, in->lane_compact_part, 1},
-  };
-  for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
-    if ((i == 4 || i == 5) && !c[i].parts) continue;
-    if (c[i].lane == UINT64_MAX) continue; /* the kind could not plan it */
-    if (c[i].copy + in->tables > in->limit || (c[i].lane && (in->limit - c[i].copy - in->tables) / c[i].lane < c[i].want))
-      continue;
-    uint64_t fit = c[i].lane ? (in->limit - c[i].copy - in->tables) / c[i].lane : W;
-    *o = (czk_engine_plan_out){c[i].parts, c[i].compact, c[i].copy, c[i].lane, (uint32_t)(fit < W ? fit : W)};
-    return;
-  }
-  /* nothing fits: streamed compact, no lane (a prove is refused) */
-  *o = (czk_engine_plan_out){0, true, 0, in->lane_compact_part, 0};
+  for (int sh = CZK_LANE_COMPACT; sh < CZK_LANE_SHAPES; sh++)
+    for (uint32_t want = W;; want = 1) {
+      const uint64_t lane = in->lane_stream[sh];
+      if (lane != UINT64_MAX && lane <= in->limit) {
+        const uint64_t fixed = in->tables + (uint64_t)want * lane + in->base;
+        if (fixed < in->limit) { /* parts by size, largest first, while they fit */
+          uint64_t room = in->limit - fixed, used = 0;
+          uint32_t mask = 0;
+          for (uint32_t k = 0; k < np; k++) {
+            uint32_t best = np;
+            for (uint32_t i = 0; i < np; i++)
+              if (!(mask & (1u << i)) && in->part_bytes[i] && in->part_bytes[i] <= room - used &&
+                  (best == np || in->part_bytes[i] > in->part_bytes[best]))
+                best = i;
+            if (best == np) break;
+            mask |= 1u << best;
+            used += in->part_bytes[best];
+          }
+          if (mask && mask != all) TRY(mask, in->base + used, sh, lane, want);
+        }
+      }
+      if (want == 1) break;
+    }
+  for (int sh = CZK_LANE_FULL; sh < CZK_LANE_SHAPES; sh++)
+    for (uint32_t want = W;; want = 1) {
+      TRY(0, 0, sh, in->lane_stream[sh], want);
+      if (want == 1) break;
+    }
+#undef TRY
+  /* nothing fits: streamed lean, no lane (a prove is refused) */
+  *o = (czk_engine_plan_out){0, CZK_LANE_LEAN, 0, in->lane_stream[CZK_LANE_LEAN], 0};
+}
+
+const char *czk_engine_lane_shape_str(int shape) {
+  return shape == CZK_LANE_FULL ? "full" : shape == CZK_LANE_COMPACT ? "compact" : shape == CZK_LANE_LEAN ? "lean" : "-";
 }
 
 /* Without engine locks: the tier the plan gives key on d (computed once, kept in key->dev[d]: the copy's parts and
@@ -475,30 +482,31 @@ static void key_tier(czk_engine *e, ekey *key, edevice *d) {
     pthread_mutex_unlock(&e->kc_mu);
   }
   const uint32_t all = (1u << in.nparts) - 1;
-  uint64_t pinned = 0, t = 0, t2 = 0;
+  for (int sh = 0; sh < CZK_LANE_SHAPES; sh++) in.lane_res[sh] = in.lane_stream[sh] = UINT64_MAX;
   if (in.limit) {
     void *u = k->k.user, *o = key->obj;
-    if (k->k.prove_plan(u, o, d->backend, all, false, &in.lane_full_res, &in.tables, &pinned) != CZK_OK)
-      in.lane_full_res = UINT64_MAX;
-    if (k->k.prove_plan(u, o, d->backend, all, true, &in.lane_compact_res, &t, &pinned) != CZK_OK)
-      in.lane_compact_res = UINT64_MAX;
-    if (k->k.prove_plan(u, o, d->backend, 0, true, &in.lane_compact_part, &t, &pinned) != CZK_OK)
-      in.lane_compact_part = UINT64_MAX;
-    if (k->k.prove_plan(u, o, d->backend, 0, false, &in.lane_full_stream, &t2, &pinned) != CZK_OK)
-      in.lane_full_stream = UINT64_MAX;
-    if (t > in.tables) in.tables = t;
+    for (int sh = 0; sh < CZK_LANE_SHAPES; sh++) {
+      uint64_t pinned = 0, t = 0, lane = 0;
+      if (k->k.prove_plan(u, o, d->backend, all, sh, &lane, &t, &pinned) == CZK_OK) in.lane_res[sh] = lane;
+      if (t > in.tables) in.tables = t;
+      if (k->k.prove_plan(u, o, d->backend, 0, sh, &lane, &t, &pinned) == CZK_OK) in.lane_stream[sh] = lane;
+      if (t > in.tables) in.tables = t;
+    }
     if (d->tables_bytes) in.tables += d->tables_bytes(d->backend); /* made already: they stay */
   }
   czk_engine_plan_out out;
   czk_engine_plan_tier(&in, &out);
-  /* the streaming proves (when no copy is there): full lanes where one fits beside the tables, else compact */
-  const bool stream_full = !in.limit || (in.lane_full_stream != UINT64_MAX &&
-                                         in.tables + in.lane_full_stream <= in.limit && !(out.parts == 0 && out.compact));
+  /* the streaming proves (when the copy is not there): the fastest shape whose lane fits beside the tables */
+  int stream_shape = CZK_LANE_LEAN;
+  for (int sh = CZK_LANE_SHAPES - 1; sh >= 0; sh--)
+    if (!in.limit || (in.lane_stream[sh] != UINT64_MAX && in.tables + in.lane_stream[sh] <= in.limit))
+      stream_shape = sh;
+  if (out.parts == 0) stream_shape = out.shape;
   pthread_mutex_lock(&e->kc_mu);
   if (!s->shape[0]) {
     s->parts = out.parts;
-    s->shape[0] = out.compact ? 2 : 1;
-    s->shape[1] = stream_full ? 1 : 2;
+    s->shape[0] = (uint8_t)(out.shape + 1);
+    s->shape[1] = (uint8_t)(stream_shape + 1);
     s->tier = !in.limit ? CZK_DEV_TIER_NONE
               : out.parts == all ? CZK_DEV_TIER_RESIDENT
               : out.parts        ? CZK_DEV_TIER_PARTIAL
@@ -508,7 +516,7 @@ static void key_tier(czk_engine *e, ekey *key, edevice *d) {
       CZK_INFO("keys", "%s on %s: %s (%.2f GiB of %u parts), %s lanes of %.2f GiB (%u at once), tables %.2f GiB, "
                "plan %.2f GiB", key->id, d->name,
                out.parts == all ? "resident" : out.parts ? "partial" : "streamed", (double)out.copy / (1u << 30),
-               in.nparts, out.compact ? "compact" : "full", (double)out.lane / (1u << 30), out.lanes,
+               in.nparts, czk_engine_lane_shape_str(out.shape), (double)out.lane / (1u << 30), out.lanes,
                (double)in.tables / (1u << 30), (double)in.limit / (1u << 30));
   }
   pthread_mutex_unlock(&e->kc_mu);
@@ -527,14 +535,14 @@ static uint64_t copy_bytes_locked(const ekey *key, uint32_t parts) {
 }
 
 czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident, bool spare, uint64_t *pending,
-                             bool *held, bool *compact) {
+                             bool *held, int *shape) {
   *pending = 0;
   *held = false;
-  *compact = false;
+  *shape = CZK_LANE_FULL;
   ekey_dev *s = key ? &key->dev[d->ordinal] : NULL;
-  if (key && resident) { /* a partial copy proves in compact lanes, with or without a plan */
+  if (key && resident) { /* a partial copy proves in compact or lean lanes, with or without a plan */
     pthread_mutex_lock(&e->kc_mu);
-    *compact = s->shape[0] == 2;
+    if (s->shape[0]) *shape = s->shape[0] - 1;
     pthread_mutex_unlock(&e->kc_mu);
   }
   if (!planned(d, key)) return CZK_OK;
@@ -542,7 +550,7 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
   const int t = resident ? 0 : 1;
   key_tier(e, key, d);
   pthread_mutex_lock(&e->kc_mu);
-  *compact = s->shape[t] == 2;
+  *shape = s->shape[t] ? s->shape[t] - 1 : CZK_LANE_FULL;
   const uint32_t parts = t == 0 ? s->parts : 0;
   pthread_mutex_unlock(&e->kc_mu);
   pthread_mutex_lock(&e->kc_mu);
@@ -555,7 +563,7 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
     return CZK_OK;
   }
   uint64_t lane = 0, tables = 0, pinned = 0;
-  czk_status st = k->k.prove_plan(k->k.user, key->obj, d->backend, parts, *compact, &lane, &tables, &pinned);
+  czk_status st = k->k.prove_plan(k->k.user, key->obj, d->backend, parts, *shape, &lane, &tables, &pinned);
   if (st != CZK_OK) return st;
   if (!lane && !tables) return CZK_OK; /* nothing on the device (a host-memory backend keeps no lanes) */
   *held = true;
@@ -603,7 +611,7 @@ czk_status czk__lane_acquire(czk_engine *e, ekey *key, edevice *d, bool resident
     *held = false; /* nothing counted: nothing to release */
     CZK_WARN("engine", "%s: a prove on %s needs a %s lane of %.2f GiB%s (+%.2f GiB of tables); the device's memory "
              "plan is %.2f GiB with %.2f GiB in use (key copies in use, lanes, tables) and nothing to free or wait for",
-             key->id, d->name, *compact ? "compact" : "full", (double)lane / (1u << 30),
+             key->id, d->name, czk_engine_lane_shape_str(*shape), (double)lane / (1u << 30),
              resident ? " beside the key's copy" : " (streaming)",
              (double)tables / (1u << 30), (double)d->plan_limit / (1u << 30), (double)used / (1u << 30));
     return CZK_ERR_NOMEM;
@@ -733,9 +741,9 @@ static void lanes_warm(czk_engine *e, ekey *key, edevice *d) {
     uint64_t lane = 0, tables = 0, pinned = 0;
     pthread_mutex_lock(&e->kc_mu);
     const uint32_t parts = s->parts;
-    const bool compact = s->shape[0] == 2;
+    const int shape = s->shape[0] ? s->shape[0] - 1 : CZK_LANE_FULL;
     pthread_mutex_unlock(&e->kc_mu);
-    if (k->k.prove_plan(k->k.user, key->obj, d->backend, parts, compact, &lane, &tables, &pinned) != CZK_OK || !lane)
+    if (k->k.prove_plan(k->k.user, key->obj, d->backend, parts, shape, &lane, &tables, &pinned) != CZK_OK || !lane)
       return;
     pthread_mutex_lock(&e->kc_mu);
     const bool go = s->state == KD_RESIDENT && s->lanes[0] <= i && plan_fits_locked(d, lane + tables);
@@ -747,7 +755,7 @@ static void lanes_warm(czk_engine *e, ekey *key, edevice *d) {
     }
     pthread_mutex_unlock(&e->kc_mu);
     if (!go) return;
-    czk_status st = k->k.lane_warm(k->k.user, key->obj, dk, d->backend, compact);
+    czk_status st = k->k.lane_warm(k->k.user, key->obj, dk, d->backend, shape);
     pthread_mutex_lock(&e->kc_mu);
     s->busy[0]--, d->lanes_busy--;
     d->tables_pending -= tables;

@@ -278,7 +278,8 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ks->tier = ks->device_mask ? CZK_KEY_TIER_DEVICE : ks->host_tier;
     for (uint32_t d = 0; d < e->ndevices && d < CZK_ENGINE_STATUS_DEVICES; d++) {
       ks->dev_tier[d] = k->dev[d].tier;
-      ks->dev_compact[d] = k->dev[d].shape[k->dev[d].tier == CZK_DEV_TIER_STREAMED ? 1 : 0] == 2;
+      const uint8_t sh = k->dev[d].shape[k->dev[d].tier == CZK_DEV_TIER_STREAMED ? 1 : 0];
+      ks->dev_shape[d] = sh ? (uint8_t)(sh - 1) : CZK_LANE_FULL;
       ks->dev_copy_bytes[d] = k->dev[d].tier_copy;
     }
     ks->loading = k->state == KS_LOADING;

@@ -49,7 +49,8 @@ enum {
   EV_MB2,
   EV_WO, /* witness-only: s_h's first kernel may start (after the chain's wait) */
   EV_SLOT0,
-  EV_COUNT = EV_SLOT0 + 8
+  EV_SLOT1 = EV_SLOT0 + 8, /* a compact lane's second pipeline (s_w) */
+  EV_COUNT = EV_SLOT1 + 8
 };
 /* a/b/c are staged and their copies issued in chunks of max(2^16, n/16) rows: small domains start their copies early
  * (2^18-2^19 pipeline: device busy 93-94% -> 96%), large ones keep few, large chunks (2^24: 16 chunks of 2^20) */
@@ -85,11 +86,16 @@ struct czk__lane {
   czk_g1 *part1;
   czk_g2 *part2;
   /* compact lanes */
-  czk_fr *d_x, *d_y;                 /* the two domain vectors (y also holds slots, gathers, index copies) */
+  bool lean;                         /* one pipeline on s_h (else h on s_h, the witness MSMs on s_w beside H) */
+  czk_fr *d_x, *d_y;                 /* the two domain vectors (y also holds pipeline 0's slots, gathers, index
+                                        copies once H is done) */
+  void *d_p1;                        /* pipeline 1's own buffer (slots, gathers, index copies: it runs beside H) */
+  czk_backend_stream *s_c2;          /* pipeline 1's copy stream */
   czk_backend_msm *mq[CZK__NQ];      /* resident queries' handles (bases in place, runs over chunks) */
-  void *slot[4];                     /* streamed chunks' slots inside y: [0,1] G1, [2,3] G2 */
-  czk_fr *d_gather;                  /* a chunk's gathered a / b scalars, inside y */
-  uint32_t *d_idxc[2];               /* index lists copied into y (a host key's) */
+  czk_backend_msm *ms[2][4];         /* per pipeline, streamed chunks' slot handles: [0,1] G1, [2,3] G2 */
+  void *slot[2][4];
+  czk_fr *d_gather[2];               /* a chunk's gathered a / b scalars */
+  uint32_t *d_idxc[2];               /* index lists copied to the device (a host key's) */
   uint64_t up_bytes;                 /* bytes copied from host memory by this proof */
   /* per proof */
   const czk__bases *bases;
@@ -105,8 +111,13 @@ static void lane_free(czk__lane *l) {
     if (ss[i]) (void)czk_backend_stream_sync(be, ss[i]);
   for (int i = 0; i < CZK__NQ; i++) czk_backend_msm_free(be, l->m[i]);
   for (int i = 0; i < CZK__NQ; i++) czk_backend_msm_free(be, l->mq[i]);
+  for (int p = 0; p < 2; p++)
+    for (int i = 0; i < 4; i++) czk_backend_msm_free(be, l->ms[p][i]);
+  if (l->s_c2) (void)czk_backend_stream_sync(be, l->s_c2);
+  czk_backend_stream_free(be, l->s_c2);
   czk_backend_mem_free(be, l->d_x);
   czk_backend_mem_free(be, l->d_y);
+  czk_backend_mem_free(be, l->d_p1);
   for (int i = 0; i < 4; i++) czk_backend_mem_free(be, l->d_slot[i]);
   for (int i = 0; i < 2; i++) czk_backend_mem_free(be, l->d_idx[i]);
   czk_backend_mem_free(be, l->d_abc);
@@ -258,15 +269,22 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
 #define COMPACT_CHUNK_LOG 22u
 #define LANE_SLACK_C ((uint64_t)64 << 20) /* allocator rounding and the handles' small buffers */
 static size_t al32(size_t x) { return (x + 31) & ~(size_t)31; }
-/* A compact lane's geometry: chunk sizes and the layout of y in the MSM phase. */
+/* Which pipeline runs query q: lean lanes run all five on pipeline 0; else h on 0 (after H, on s_h), the witness
+ * MSMs on 1 (s_w, beside H). */
+static int q_pipe(bool lean, int q) { return lean || q == CZK__Q_H ? 0 : 1; }
+/* A compact lane's geometry: chunk sizes, each pipeline's buffer layout (pipeline 0's lies in y once H is done;
+ * pipeline 1's is a buffer of its own, d_p1), chunks per proof. */
 typedef struct compact_geom {
-  size_t c1, c2;             /* points per G1 / G2 chunk */
-  bool s1, s2;               /* some G1 query / b_g2 streamed */
-  bool idx_copy;             /* the index lists are host memory: copied into y after H */
-  size_t off_slot[4], off_gather, off_idx[2], y_bytes;
-  size_t cap1, cap2;         /* chunks (partial sums) per proof */
+  size_t c1, c2;                /* points per G1 / G2 chunk */
+  bool sl[2][2];                /* [pipe][G1, G2]: some query of that group streamed there */
+  bool gath[2];                 /* the pipeline gathers a / b scalars */
+  bool idx_copy;                /* the index lists are host memory: copied to the device */
+  int idx_pipe;                 /* which pipeline's buffer holds the index copies */
+  size_t off_slot[2][4], off_gather[2], off_idx[2], bytes[2];
+  size_t y_bytes;
+  size_t cap1, cap2;            /* chunks (partial sums) per proof */
 } compact_geom;
-static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, compact_geom *g) {
+static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, bool lean, compact_geom *g) {
   memset(g, 0, sizeof *g);
   if (!chunk_log) chunk_log = COMPACT_CHUNK_LOG;
   if (chunk_log > 30) chunk_log = 30;
@@ -276,70 +294,105 @@ static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, c
   const size_t c = (size_t)1 << chunk_log;
   g->c1 = m1 < c ? m1 : c;
   g->c2 = m2 < c / 2 ? m2 : (c / 2 ? c / 2 : 1);
-  for (int i = 0; i < CZK__Q_B2; i++) g->s1 |= b->nq[i] && czk__q_host(b, i);
-  g->s2 = b->nq[CZK__Q_B2] && czk__q_host(b, CZK__Q_B2);
+  for (int q = 0; q < CZK__NQ; q++) {
+    if (!b->nq[q]) continue;
+    const int p = q_pipe(lean, q);
+    if (czk__q_host(b, q)) g->sl[p][q == CZK__Q_B2] = true;
+    if ((q == CZK__Q_A && b->n_idx[0]) || ((q == CZK__Q_B1 || q == CZK__Q_B2) && b->n_idx[1])) g->gath[p] = true;
+  }
   g->idx_copy = b->streamed && (b->n_idx[0] || b->n_idx[1]);
-  size_t off = 0;
-  for (int i = 0; i < 2; i++)
-    if (g->s1) g->off_slot[i] = off, off += al32(g->c1 * sizeof(czk_g1_affine));
-  for (int i = 2; i < 4; i++)
-    if (g->s2) g->off_slot[i] = off, off += al32(g->c2 * sizeof(czk_g2_affine));
-  g->off_gather = off, off += al32(g->c1 * sizeof(czk_fr));
-  for (int i = 0; i < 2; i++)
-    if (g->idx_copy && b->n_idx[i]) g->off_idx[i] = off, off += al32(b->n_idx[i] * sizeof(uint32_t));
-  g->y_bytes = n * sizeof(czk_fr) > off ? n * sizeof(czk_fr) : off;
+  g->idx_pipe = lean ? 0 : 1;
+  for (int p = 0; p < 2; p++) {
+    size_t off = 0;
+    for (int i = 0; i < 4; i++)
+      if (g->sl[p][i >= 2]) g->off_slot[p][i] = off, off += al32(i < 2 ? g->c1 * sizeof(czk_g1_affine)
+                                                                         : g->c2 * sizeof(czk_g2_affine));
+    if (g->gath[p]) g->off_gather[p] = off, off += al32(g->c1 * sizeof(czk_fr));
+    for (int i = 0; i < 2 && p == g->idx_pipe; i++)
+      if (g->idx_copy && b->n_idx[i]) g->off_idx[i] = off, off += al32(b->n_idx[i] * sizeof(uint32_t));
+    g->bytes[p] = off;
+  }
+  g->y_bytes = n * sizeof(czk_fr) > g->bytes[0] ? n * sizeof(czk_fr) : g->bytes[0];
   for (int i = 0; i < CZK__Q_B2; i++) g->cap1 += (b->nq[i] + g->c1 - 1) / g->c1;
   g->cap2 = (b->nq[CZK__Q_B2] + g->c2 - 1) / g->c2;
 }
 
+/* The MSM scratch needs of each pipeline (one scratch per pipeline, shared by its handles): its groups at a chunk;
+ * h (pipeline 0 of a lane that is not lean) is dense. */
+static size_t pipe_needs(const czk__bases *b, const compact_geom *g, bool lean, int p, czk_backend_msm_need *w) {
+  bool g1 = false, g2 = false, sparse1 = false;
+  for (int q = 0; q < CZK__NQ; q++) {
+    if (!b->nq[q] || q_pipe(lean, q) != p) continue;
+    if (q == CZK__Q_B2) g2 = true;
+    else g1 = true, sparse1 |= q != CZK__Q_H;
+  }
+  size_t k = 0;
+  if (g1) w[k++] = (czk_backend_msm_need){CZK_BACKEND_G1, g->c1, !sparse1};
+  if (g2) w[k++] = (czk_backend_msm_need){CZK_BACKEND_G2, g->c2, false};
+  return k;
+}
+
 static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b, size_t n, size_t nw,
-                                   unsigned chunk_log, czk__lane **out) {
+                                   unsigned chunk_log, bool lean, czk__lane **out) {
   czk__lane *l = calloc(1, sizeof *l);
   if (!l) return CZK_ERR_NOMEM;
   compact_geom g;
-  compact_geom_of(b, n, chunk_log, &g);
-  l->be = be, l->compact = true, l->n = n, l->nw = nw, l->wo = wo, l->bases = b;
+  compact_geom_of(b, n, chunk_log, lean, &g);
+  l->be = be, l->compact = true, l->lean = lean, l->n = n, l->nw = nw, l->wo = wo, l->bases = b;
   l->chunk1 = g.c1, l->chunk2 = g.c2, l->cap1 = g.cap1, l->cap2 = g.cap2;
   czk_status (*mk)(czk_backend *, czk_backend_stream **) =
       n <= URGENT_DOMAIN_MAX ? czk_backend_stream_new_urgent : czk_backend_stream_new;
   czk_status st = mk(be, &l->s_h);
   if (st == CZK_OK) st = mk(be, &l->s_w);
   if (st == CZK_OK) st = mk(be, &l->s_c);
+  if (st == CZK_OK && !lean) st = mk(be, &l->s_c2);
   for (int i = 0; i < EV_COUNT && st == CZK_OK; i++) st = czk_backend_event_new(be, &l->ev[i]);
   if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_w, nw * sizeof(czk_fr));
   if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_x, n * sizeof(czk_fr));
   if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_y, g.y_bytes);
+  if (st == CZK_OK && !lean && g.bytes[1]) st = czk_backend_alloc(be, &l->d_p1, g.bytes[1]);
   if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_flag, 256);
   if (st == CZK_OK)
     st = czk_backend_host_alloc(be, (void **)&l->h_stage, ((wo ? 0 : 3 * n) + nw) * sizeof(czk_fr));
   if (st == CZK_OK) {
-    uint8_t *y = (uint8_t *)l->d_y;
-    for (int i = 0; i < 4; i++)
-      if (i < 2 ? g.s1 : g.s2) l->slot[i] = y + g.off_slot[i];
-    l->d_gather = (czk_fr *)(y + g.off_gather);
-    for (int i = 0; i < 2; i++)
-      if (g.idx_copy && b->n_idx[i]) l->d_idxc[i] = (uint32_t *)(y + g.off_idx[i]);
+    for (int p = 0; p < 2; p++) {
+      uint8_t *base = p == 0 ? (uint8_t *)l->d_y : (uint8_t *)l->d_p1;
+      if (!base) continue;
+      for (int i = 0; i < 4; i++)
+        if (g.sl[p][i >= 2]) l->slot[p][i] = base + g.off_slot[p][i];
+      if (g.gath[p]) l->d_gather[p] = (czk_fr *)(base + g.off_gather[p]);
+      for (int i = 0; i < 2 && p == g.idx_pipe; i++)
+        if (g.idx_copy && b->n_idx[i]) l->d_idxc[i] = (uint32_t *)(base + g.off_idx[i]);
+    }
   }
-  /* handles: resident queries over their bases in place, streamed ones over the slots; one scratch for all (every run
-   * is on s_h), reserved for a chunk of each group */
-  czk_backend_msm *first = NULL;
+  /* handles: resident queries over their bases in place, streamed ones over their pipeline's slots; one scratch per
+   * pipeline (its runs are on one stream), reserved for a chunk of each group */
+  czk_backend_msm *first[2] = {NULL, NULL};
   for (int q = 0; q < CZK__NQ && st == CZK_OK; q++) {
     if (!b->nq[q] || czk__q_host(b, q)) continue;
+    const int p = q_pipe(lean, q);
     st = czk_backend_msm_new(be, &l->mq[q], q == CZK__Q_B2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, b->q[q], b->nq[q]);
-    if (st == CZK_OK && first) st = czk_backend_msm_share(be, l->mq[q], first);
-    else if (st == CZK_OK) first = l->mq[q];
+    if (st == CZK_OK && first[p]) st = czk_backend_msm_share(be, l->mq[q], first[p]);
+    else if (st == CZK_OK) first[p] = l->mq[q];
   }
-  for (int i = 0; i < 4 && st == CZK_OK; i++) {
-    if (!l->slot[i]) continue;
-    bool g2 = i >= 2;
-    st = czk_backend_msm_new(be, &l->m[i], g2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, l->slot[i], g2 ? g.c2 : g.c1);
-    if (st == CZK_OK && first) st = czk_backend_msm_share(be, l->m[i], first);
-    else if (st == CZK_OK) first = l->m[i];
-  }
+  for (int p = 0; p < 2 && st == CZK_OK; p++)
+    for (int i = 0; i < 4 && st == CZK_OK; i++) {
+      if (!l->slot[p][i]) continue;
+      const bool g2 = i >= 2;
+      st = czk_backend_msm_new(be, &l->ms[p][i], g2 ? CZK_BACKEND_G2 : CZK_BACKEND_G1, l->slot[p][i],
+                               g2 ? g.c2 : g.c1);
+      if (st == CZK_OK && first[p]) st = czk_backend_msm_share(be, l->ms[p][i], first[p]);
+      else if (st == CZK_OK) first[p] = l->ms[p][i];
+    }
+  if (st == CZK_OK && !lean && l->mq[CZK__Q_H]) czk_backend_msm_set_dense(be, l->mq[CZK__Q_H], true);
   for (int q = 0; q < CZK__NQ && st == CZK_OK; q++)
     if (l->mq[q]) st = czk_backend_msm_reserve(be, l->mq[q], q == CZK__Q_B2 ? g.c2 : g.c1);
-  for (int i = 0; i < 4 && st == CZK_OK; i++)
-    if (l->m[i]) st = czk_backend_msm_reserve(be, l->m[i], i >= 2 ? g.c2 : g.c1);
+  for (int p = 0; p < 2 && st == CZK_OK; p++)
+    for (int i = 0; i < 4 && st == CZK_OK; i++)
+      if (l->ms[p][i]) {
+        if (!lean && p == 0) czk_backend_msm_set_dense(be, l->ms[p][i], true); /* h alone */
+        st = czk_backend_msm_reserve(be, l->ms[p][i], i >= 2 ? g.c2 : g.c1);
+      }
   l->part1 = calloc(g.cap1 + 1, sizeof *l->part1);
   l->part2 = calloc(g.cap2 + 1, sizeof *l->part2);
   if (st == CZK_OK && (!l->part1 || !l->part2)) st = CZK_ERR_NOMEM;
@@ -353,36 +406,36 @@ static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b
 
 /* The device bytes lane_new_compact allocates. */
 static czk_status compact_bytes(czk_backend *be, const czk__bases *b, size_t n, size_t nw, unsigned chunk_log,
-                                uint64_t *out) {
+                                bool lean, uint64_t *out) {
   compact_geom g;
-  compact_geom_of(b, n, chunk_log, &g);
+  compact_geom_of(b, n, chunk_log, lean, &g);
   uint64_t sum = LANE_SLACK_C + (uint64_t)nw * sizeof(czk_fr) + (uint64_t)n * sizeof(czk_fr) + g.y_bytes + 256;
-  czk_backend_msm_need w[2];
-  size_t k = 0;
-  bool has1 = false;
-  for (int i = 0; i < CZK__Q_B2; i++) has1 |= b->nq[i] != 0;
-  if (has1) w[k++] = (czk_backend_msm_need){CZK_BACKEND_G1, g.c1, false};
-  if (b->nq[CZK__Q_B2]) w[k++] = (czk_backend_msm_need){CZK_BACKEND_G2, g.c2, false};
-  uint64_t sh = 0;
-  CZK_TRY(czk_backend_msm_plan_bytes(be, w, k, &sh));
-  *out = sum + sh;
+  if (!lean) sum += g.bytes[1];
+  for (int p = 0; p < (lean ? 1 : 2); p++) {
+    czk_backend_msm_need w[2];
+    const size_t k = pipe_needs(b, &g, lean, p, w);
+    uint64_t sh = 0;
+    if (k) CZK_TRY(czk_backend_msm_plan_bytes(be, w, k, &sh));
+    sum += sh;
+  }
+  *out = sum;
   return CZK_OK;
 }
 
 static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, bool wo, const czk__bases *b, size_t n,
                            size_t nw, const czk_groth16_lane_opts *o, czk__lane **out) {
-  const bool compact = o && o->compact;
+  const bool compact = o && o->compact, lean = compact && o->lean;
   wo = wo && (!host || compact);
   size_t c1 = 0;
   if (compact) {
     compact_geom g;
-    compact_geom_of(b, n, o->chunk_log, &g);
+    compact_geom_of(b, n, o->chunk_log, lean, &g);
     c1 = g.c1;
   }
   pthread_mutex_lock(&c->mu);
   czk__lane **pp = &c->head;
   while (*pp && ((*pp)->be != be || (*pp)->n != n || (*pp)->nw != nw || (*pp)->wo != wo ||
-                 (*pp)->compact != compact || (compact && (*pp)->chunk1 != c1)))
+                 (*pp)->compact != compact || (compact && ((*pp)->chunk1 != c1 || (*pp)->lean != lean))))
     pp = &(*pp)->next;
   czk__lane *l = *pp;
   if (l) *pp = l->next;
@@ -392,7 +445,7 @@ static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, bool wo, c
     *out = l;
     return CZK_OK;
   }
-  if (compact) return lane_new_compact(be, wo, b, n, nw, o->chunk_log, out);
+  if (compact) return lane_new_compact(be, wo, b, n, nw, o->chunk_log, lean, out);
   return lane_new(be, host, wo, b, n, nw, out);
 }
 
@@ -453,7 +506,7 @@ czk_status czk_groth16_plan_prove_ex(czk_groth16_prove_plan *out, czk_backend *b
   czk__bases b = *czk__key_bases(key); /* a device copy holds the same queries (sizes) and index lists */
   b.streamed = dev_mask == 0;
   for (int q = 0; q < CZK__NQ; q++) b.host_q[q] = !(dev_mask & (1u << q));
-  if (compact) CZK_TRY(compact_bytes(be, &b, n, nw, o ? o->chunk_log : 0, &out->lane));
+  if (compact) CZK_TRY(compact_bytes(be, &b, n, nw, o ? o->chunk_log : 0, o && o->lean, &out->lane));
   else CZK_TRY(lane_bytes(be, &b, dev_mask == 0, n, nw, &out->lane));
   out->tables = czk_backend_h_plan_bytes(be, key->log_n, key->h_mode);
   out->pinned = ((witness_only ? 0 : 3ull * n) + nw) * sizeof(czk_fr);
@@ -480,10 +533,10 @@ czk_status czk_groth16_lane_warm_ex(const czk_groth16_key *key, const czk_groth1
   CZK_TRY(czk_backend_h_prepare(be, key->log_n, key->h_mode));
   const czk__bases *b = dkey ? czk__dkey_bases(dkey) : czk__key_bases(key);
   const bool partial = dkey && czk_groth16_dkey_mask(dkey) != CZK_GROTH16_Q_ALL;
-  const czk_groth16_lane_opts oc = {true, o ? o->chunk_log : 0};
+  const czk_groth16_lane_opts oc = {true, o ? o->chunk_log : 0, o && o->lean};
   czk__lane *l = NULL;
   const size_t n = (size_t)1 << key->log_n, nw = key->n_inputs + key->n_aux;
-  if ((o && o->compact) || partial) CZK_TRY(lane_new_compact(be, witness_only, b, n, nw, oc.chunk_log, &l));
+  if ((o && o->compact) || partial) CZK_TRY(lane_new_compact(be, witness_only, b, n, nw, oc.chunk_log, oc.lean, &l));
   else CZK_TRY(lane_new(be, false, witness_only, b, n, nw, &l));
   lane_put(dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key), l);
   return CZK_OK;
@@ -745,18 +798,96 @@ typedef struct cchunk {
   size_t off, len, part; /* part: index into part1 (G1) / part2 (G2) */
 } cchunk;
 
-/* Copy chunk c's bases into its slot on s_c: after H (the slots are in y) and after the slot's previous MSM. */
-static czk_status compact_copy(czk_backend *be, czk__lane *l, const czk__bases *b, const cchunk *c, unsigned *uses) {
-  czk_backend_event *ev_copied = l->ev[EV_SLOT0 + 2 * c->slot], *ev_done = l->ev[EV_SLOT0 + 2 * c->slot + 1];
-  if (uses[c->slot]++ > 0) CZK_TRY(czk_backend_stream_wait(be, l->s_c, ev_done));
-  const size_t bytes = c->len * QSZ[c->q];
-  CZK_TRY(czk_backend_copy_htod(be, l->slot[c->slot], (const uint8_t *)b->q[c->q] + c->off * QSZ[c->q], bytes, l->s_c));
-  l->up_bytes += bytes;
-  return czk_backend_event_record(be, ev_copied, l->s_c);
+/* One pipeline's MSMs: its queries' chunks in order on compute stream s, streamed chunks' bases copied on copy
+ * stream sc into the pipeline's slots (events ev0 .. ev0 + 7: per slot, copied and done), each copy issued as soon
+ * as its slot's previous MSM is enqueued (one or two chunks ahead), and each query's end event recorded. */
+typedef struct cpipe {
+  int p;
+  czk_backend_stream *s, *sc;
+  int ev0;
+  const uint32_t *idx[2]; /* device index lists for the gathers */
+} cpipe;
+static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases *b, const czk_groth16_assignment *as,
+                           const cpipe *pp) {
+  czk_backend *be = job->be;
+  const size_t ni = job->key->n_inputs;
+  const size_t nch = l->cap1 + l->cap2;
+  cchunk *ch = calloc(nch ? nch : 1, sizeof *ch);
+  if (!ch) return CZK_ERR_NOMEM;
+  /* the chunk list; partial sums are numbered over all queries in order h, l, a, b1 (G1) and b2 (G2) */
+  size_t nc = 0, p1 = 0, p2 = 0, k1 = 0, k2 = 0;
+  for (int q = 0; q < CZK__NQ; q++) {
+    const bool g2 = q == CZK__Q_B2, host = czk__q_host(b, q);
+    const size_t C = g2 ? l->chunk2 : l->chunk1;
+    for (size_t off = 0; off < b->nq[q]; off += C) {
+      cchunk c = {q, -1, off, b->nq[q] - off < C ? b->nq[q] - off : C, g2 ? p2++ : p1++};
+      if (q_pipe(l->lean, q) != pp->p) continue;
+      if (host) c.slot = g2 ? 2 + (int)(k2++ & 1) : (int)(k1++ & 1);
+      ch[nc++] = c;
+    }
+  }
+  czk_status st = CZK_OK;
+  unsigned uses[4] = {0, 0, 0, 0};
+  size_t next = 0;                           /* the next chunk whose copy (if streamed) is not issued */
+  bool pend[4] = {false, false, false, false}; /* a slot holds a copy whose MSM is not enqueued yet */
+  const int evq[CZK__NQ] = {EV_MH, EV_ML, EV_MA, EV_MB1, EV_MB2};
+  int done = -1; /* the last query whose end event is recorded */
+  for (size_t i = 0; i < nc && st == CZK_OK; i++) {
+    const cchunk *c = &ch[i];
+    for (int q = done + 1; q < c->q && st == CZK_OK; q++, done++)
+      if (q_pipe(l->lean, q) == pp->p) st = czk_backend_event_record(be, l->ev[evq[q]], pp->s);
+    while (st == CZK_OK && next < nc && (ch[next].slot < 0 || !pend[ch[next].slot])) {
+      const cchunk *cn = &ch[next];
+      if (cn->slot >= 0) {
+        czk_backend_event *ev_copied = l->ev[pp->ev0 + 2 * cn->slot], *ev_done = l->ev[pp->ev0 + 2 * cn->slot + 1];
+        if (uses[cn->slot]++ > 0) st = czk_backend_stream_wait(be, pp->sc, ev_done);
+        const size_t bytes = cn->len * QSZ[cn->q];
+        if (st == CZK_OK)
+          st = czk_backend_copy_htod(be, l->slot[pp->p][cn->slot], (const uint8_t *)b->q[cn->q] + cn->off * QSZ[cn->q],
+                                     bytes, pp->sc);
+        l->up_bytes += bytes;
+        if (st == CZK_OK) st = czk_backend_event_record(be, ev_copied, pp->sc);
+        pend[cn->slot] = true;
+      }
+      next++;
+    }
+    if (st == CZK_OK && c->slot >= 0 && next <= i) st = CZK_ERR_INTERNAL; /* its copy must be out */
+    if (st != CZK_OK) break;
+    const czk_fr *sc;
+    if (c->q == CZK__Q_H) sc = l->d_x + c->off;
+    else if (c->q == CZK__Q_L) sc = l->d_w + ni + c->off;
+    else {
+      const int ii = c->q == CZK__Q_A ? 0 : 1;
+      if (b->n_idx[ii]) {
+        st = czk_backend_gather(be, l->d_gather[pp->p], l->d_w, pp->idx[ii] + c->off, c->len, pp->s);
+        sc = l->d_gather[pp->p];
+      } else {
+        sc = l->d_w + c->off;
+      }
+    }
+    void *out = c->q == CZK__Q_B2 ? (void *)&l->part2[c->part] : (void *)&l->part1[c->part];
+    const bool dense = c->q == CZK__Q_H || as->wpack_dense;
+    if (st == CZK_OK && c->slot >= 0) {
+      czk_backend_msm *m = l->ms[pp->p][c->slot];
+      st = czk_backend_stream_wait(be, pp->s, l->ev[pp->ev0 + 2 * c->slot]);
+      czk_backend_msm_set_dense(be, m, dense);
+      if (st == CZK_OK) st = czk_backend_msm_run(be, m, out, sc, c->len, pp->s);
+      if (st == CZK_OK) st = czk_backend_event_record(be, l->ev[pp->ev0 + 2 * c->slot + 1], pp->s);
+      pend[c->slot] = false;
+    } else if (st == CZK_OK) {
+      czk_backend_msm_set_dense(be, l->mq[c->q], dense);
+      st = czk_backend_msm_run_at(be, l->mq[c->q], out, c->off, sc, c->len, pp->s);
+    }
+  }
+  free(ch);
+  for (int q = done + 1; q < CZK__NQ && st == CZK_OK; q++)
+    if (q_pipe(l->lean, q) == pp->p) st = czk_backend_event_record(be, l->ev[evq[q]], pp->s);
+  return st;
 }
 
-/* H over x and y (one vector at a time), then the five MSMs chunk by chunk, all on s_h; streamed chunks copied one
- * ahead on s_c. Witness-only: the row check runs first as its own pass (nothing of it is stored). */
+/* H over x and y (one vector at a time) on s_h, then the MSMs: a lean lane runs all five after H on s_h; else h after
+ * H on s_h and the witness MSMs on s_w from the moment w is on the device. Witness-only: the row check runs first as
+ * its own pass (nothing of it is stored). */
 static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__bases *b, czk_groth16_assignment *as,
                                  czk_pool *pool) {
   czk_backend *be = job->be;
@@ -769,8 +900,9 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
   l->up_bytes = 0;
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_START], l->s_h));
   const bool wo = !as->a;
+  const czk_backend_compiled *dcc = as->dcc;
+  czk_fr *sa = NULL, *sb = NULL, *scc = NULL;
   if (wo) {
-    const czk_backend_compiled *dcc = as->dcc;
     if (!dcc) {
       CZK_TRY(czk_groth16_compiled_upload(&job->dcc_own, be, as->cc));
       dcc = job->dcc_own;
@@ -784,35 +916,43 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
     const uint64_t m = as->cc->n_user_constraints, chk = as->n_rows < m ? as->n_rows : m;
     CZK_TRY(czk_backend_compiled_check(be, dcc, W, chk, l->d_flag, l->s_h));
     job->check_on_device = true;
-    l->t_check = czk__now_s() - t0 - job->t_chain;
-    CZK_TRY(czk_backend_event_record(be, l->ev[EV_ABC], l->s_h));
-    /* y = A w -> A^; x = B w -> B^; x = A^ B^; y = C w -> C^; x = (x - y) / Z -> h */
-    CZK_TRY(czk_backend_compiled_matvec(be, Y, NULL, NULL, dcc, W, l->s_h));
-    CZK_TRY(czk_backend_abc_finish(be, Y, NULL, NULL, W, m, ni, n, 0, l->d_flag, l->s_h));
-    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, Y, NULL, L, hk, l->s_h));
-    CZK_TRY(czk_backend_compiled_matvec(be, NULL, X, NULL, dcc, W, l->s_h));
-    CZK_TRY(czk_backend_abc_finish(be, NULL, X, NULL, W, m, ni, n, 0, l->d_flag, l->s_h));
-    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, X, NULL, L, hk, l->s_h));
-    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_MUL, X, Y, L, hk, l->s_h));
-    CZK_TRY(czk_backend_compiled_matvec(be, NULL, NULL, Y, dcc, W, l->s_h));
-    CZK_TRY(czk_backend_abc_finish(be, NULL, NULL, Y, W, m, ni, n, 0, l->d_flag, l->s_h));
   } else {
     /* a, b, c staged and checked on the host (the whole stage first: the copies below interleave with H) */
-    czk_fr *sa = l->h_stage, *sb = sa + n, *scc = sb + n;
+    sa = l->h_stage, sb = sa + n, scc = sb + n;
     stage_ctx x = {as->a, as->b, as->c, sa, sb, scc, as->n_rows, 0};
     czk_pool_parallel_for(pool, n, 8192, stage_rows, &x);
     if (atomic_load(&x.bad)) return CZK_ERR_UNSATISFIED;
     copy_ctx cw = {l->h_stage + 3 * n, as->w.w};
     czk_pool_parallel_for(pool, l->nw, 16384, copy_rows, &cw);
-    l->t_check = czk__now_s() - t0;
-    const size_t vb = n * sizeof(czk_fr);
     CZK_TRY(czk_backend_copy_htod(be, W, l->h_stage + 3 * n, l->nw * sizeof(czk_fr), l->s_h));
-    CZK_TRY(czk_backend_event_record(be, l->ev[EV_ABC], l->s_h));
+  }
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_WUP], l->s_h)); /* w is on the device */
+  l->t_check = czk__now_s() - t0 - job->t_chain;
+  CZK_TRY(czk_backend_event_record(be, l->ev[EV_ABC], l->s_h));
+  /* y = A w -> A^; x = B w -> B^; x = A^ B^; y = C w -> C^; x = (x - y) / Z -> h */
+  const size_t vb = n * sizeof(czk_fr);
+  if (wo) {
+    const uint64_t m = as->cc->n_user_constraints;
+    CZK_TRY(czk_backend_compiled_matvec(be, Y, NULL, NULL, dcc, W, l->s_h));
+    CZK_TRY(czk_backend_abc_finish(be, Y, NULL, NULL, W, m, ni, n, 0, l->d_flag, l->s_h));
+  } else {
     CZK_TRY(czk_backend_copy_htod(be, Y, sa, vb, l->s_h));
-    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, Y, NULL, L, hk, l->s_h));
+  }
+  CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, Y, NULL, L, hk, l->s_h));
+  if (wo) {
+    const uint64_t m = as->cc->n_user_constraints;
+    CZK_TRY(czk_backend_compiled_matvec(be, NULL, X, NULL, dcc, W, l->s_h));
+    CZK_TRY(czk_backend_abc_finish(be, NULL, X, NULL, W, m, ni, n, 0, l->d_flag, l->s_h));
+  } else {
     CZK_TRY(czk_backend_copy_htod(be, X, sb, vb, l->s_h));
-    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, X, NULL, L, hk, l->s_h));
-    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_MUL, X, Y, L, hk, l->s_h));
+  }
+  CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, X, NULL, L, hk, l->s_h));
+  CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_MUL, X, Y, L, hk, l->s_h));
+  if (wo) {
+    const uint64_t m = as->cc->n_user_constraints;
+    CZK_TRY(czk_backend_compiled_matvec(be, NULL, NULL, Y, dcc, W, l->s_h));
+    CZK_TRY(czk_backend_abc_finish(be, NULL, NULL, Y, W, m, ni, n, 0, l->d_flag, l->s_h));
+  } else {
     CZK_TRY(czk_backend_copy_htod(be, Y, scc, vb, l->s_h));
   }
   CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, Y, NULL, L, hk, l->s_h));
@@ -820,77 +960,25 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_H], l->s_h));
   double t1 = czk__now_s();
   l->t_h = t1 - t0 - l->t_check;
-  /* the MSM phase: y is free now (index copies, gathers and slots live in it) */
+  /* the index lists of a host key, where its gathers run */
   const uint32_t *idx[2] = {b->idx[0], b->idx[1]};
+  czk_backend_stream *sidx = l->lean ? l->s_h : l->s_w;
+  if (!l->lean) CZK_TRY(czk_backend_stream_wait(be, l->s_w, l->ev[EV_WUP]));
   for (int i = 0; i < 2; i++) {
     if (!l->d_idxc[i]) continue;
-    CZK_TRY(czk_backend_copy_htod(be, l->d_idxc[i], b->idx[i], b->n_idx[i] * sizeof(uint32_t), l->s_h));
+    CZK_TRY(czk_backend_copy_htod(be, l->d_idxc[i], b->idx[i], b->n_idx[i] * sizeof(uint32_t), sidx));
     l->up_bytes += b->n_idx[i] * sizeof(uint32_t);
     idx[i] = l->d_idxc[i];
   }
+  /* pipeline 0's slots are in y: its copies wait for H */
   CZK_TRY(czk_backend_stream_wait(be, l->s_c, l->ev[EV_H]));
-  /* the chunk list, in MSM order h, l, a, b_g1, b_g2 */
-  const size_t nch = l->cap1 + l->cap2;
-  cchunk *ch = calloc(nch ? nch : 1, sizeof *ch);
-  if (!ch) return CZK_ERR_NOMEM;
-  size_t nc = 0, p1 = 0, p2 = 0, k1 = 0, k2 = 0;
-  for (int q = 0; q < CZK__NQ; q++) {
-    const bool g2 = q == CZK__Q_B2, host = czk__q_host(b, q);
-    const size_t C = g2 ? l->chunk2 : l->chunk1;
-    for (size_t off = 0; off < b->nq[q]; off += C) {
-      cchunk c = {q, -1, off, b->nq[q] - off < C ? b->nq[q] - off : C, g2 ? p2++ : p1++};
-      if (host) c.slot = g2 ? 2 + (int)(k2++ & 1) : (int)(k1++ & 1);
-      ch[nc++] = c;
-    }
+  const cpipe p0 = {0, l->s_h, l->s_c, EV_SLOT0, {idx[0], idx[1]}};
+  CZK_TRY(run_pipe(job, l, b, as, &p0));
+  if (!l->lean) {
+    const cpipe p1 = {1, l->s_w, l->s_c2, EV_SLOT1, {idx[0], idx[1]}};
+    CZK_TRY(run_pipe(job, l, b, as, &p1));
+    /* the lane's end on s_w (collect waits for EV_MB2, recorded there last) */
   }
-  czk_status st = CZK_OK;
-  unsigned uses[4] = {0, 0, 0, 0};
-  /* copies go out in chunk order, each as soon as its slot's previous MSM is enqueued (pend: a slot holds a copy
-   * whose MSM is not enqueued yet) */
-  size_t next = 0; /* the next chunk whose copy (if streamed) is not issued */
-  bool pend[4] = {false, false, false, false};
-  const int evq[CZK__NQ] = {EV_MH, EV_ML, EV_MA, EV_MB1, EV_MB2};
-  int done = 0; /* queries below this one have their end event recorded (order == the query enum) */
-  for (size_t i = 0; i < nc && st == CZK_OK; i++) {
-    const cchunk *c = &ch[i];
-    for (; done < c->q && st == CZK_OK; done++) st = czk_backend_event_record(be, l->ev[evq[done]], l->s_h);
-    while (st == CZK_OK && next < nc && (ch[next].slot < 0 || !pend[ch[next].slot])) {
-      if (ch[next].slot >= 0) {
-        st = compact_copy(be, l, b, &ch[next], uses);
-        pend[ch[next].slot] = true;
-      }
-      next++;
-    }
-    if (st == CZK_OK && c->slot >= 0 && next <= i) st = CZK_ERR_INTERNAL; /* its copy must be out */
-    if (st != CZK_OK) break;
-    const czk_fr *sc;
-    if (c->q == CZK__Q_H) sc = X + c->off;
-    else if (c->q == CZK__Q_L) sc = W + ni + c->off;
-    else {
-      const int ii = c->q == CZK__Q_A ? 0 : 1;
-      if (b->n_idx[ii]) {
-        st = czk_backend_gather(be, l->d_gather, W, idx[ii] + c->off, c->len, l->s_h);
-        sc = l->d_gather;
-      } else {
-        sc = W + c->off;
-      }
-    }
-    void *out = c->q == CZK__Q_B2 ? (void *)&l->part2[c->part] : (void *)&l->part1[c->part];
-    const bool dense = c->q == CZK__Q_H || as->wpack_dense;
-    if (st == CZK_OK && c->slot >= 0) {
-      st = czk_backend_stream_wait(be, l->s_h, l->ev[EV_SLOT0 + 2 * c->slot]);
-      czk_backend_msm_set_dense(be, l->m[c->slot], dense);
-      if (st == CZK_OK) st = czk_backend_msm_run(be, l->m[c->slot], out, sc, c->len, l->s_h);
-      if (st == CZK_OK) st = czk_backend_event_record(be, l->ev[EV_SLOT0 + 2 * c->slot + 1], l->s_h);
-      pend[c->slot] = false;
-    } else if (st == CZK_OK) {
-      czk_backend_msm_set_dense(be, l->mq[c->q], dense);
-      st = czk_backend_msm_run_at(be, l->mq[c->q], out, c->off, sc, c->len, l->s_h);
-    }
-  }
-  free(ch);
-  CZK_TRY(st);
-  for (; done < CZK__NQ; done++) CZK_TRY(czk_backend_event_record(be, l->ev[evq[done]], l->s_h));
   atomic_fetch_add(&g_msm_launches, 1);
   l->t_msm[CZK__Q_H] = czk__now_s() - t1;
   return CZK_OK;
@@ -1016,7 +1104,7 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
 czk_status czk_groth16_prove_start_ex(czk_groth16_job **out, czk_backend *be, const czk_groth16_key *key,
                                       const czk_groth16_dkey *dkey, czk_groth16_assignment *as, czk_pool *pool,
                                       const czk_groth16_lane_opts *o) {
-  czk_groth16_lane_opts oc = {false, 0};
+  czk_groth16_lane_opts oc = {false, 0, false};
   if (o) oc = *o;
   if (dkey && czk_groth16_dkey_mask(dkey) != CZK_GROTH16_Q_ALL) oc.compact = true; /* a partial copy */
   if (out) *out = NULL;
@@ -1107,12 +1195,18 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
     }
     job->t.h = ms_between(be, l->ev[EV_ABC], l->ev[EV_H]);
     job->t.msm_h = ms_between(be, l->ev[EV_H], l->ev[EV_MH]);
-    job->t.msm_l = ms_between(be, l->ev[EV_MH], l->ev[EV_ML]);
+    /* lean: the witness MSMs follow h on s_h; else they run on s_w from EV_WUP (w on the device) */
+    job->t.msm_l = ms_between(be, l->ev[l->lean ? EV_MH : EV_WUP], l->ev[EV_ML]);
     job->t.msm_a = ms_between(be, l->ev[EV_ML], l->ev[EV_MA]);
     job->t.msm_b_g1 = ms_between(be, l->ev[EV_MA], l->ev[EV_MB1]);
     job->t.msm_b_g2 = ms_between(be, l->ev[EV_MB1], l->ev[EV_MB2]);
     job->t.abc = job->check_on_device ? ms_between(be, l->ev[EV_WO], l->ev[EV_ABC]) : 0;
-    job->t.device = ms_between(be, l->ev[EV_ABC], l->ev[EV_MB2]) + job->t.abc;
+    czk_backend_event *abc = l->ev[EV_ABC];
+    if (l->lean) job->t.device = ms_between(be, abc, l->ev[EV_MB2]);
+    else /* s_h over [ABC, MH], s_w over [WUP, MB2] (WUP precedes ABC) */
+      job->t.device = union_len(0, ms_between(be, abc, l->ev[EV_MH]), -ms_between(be, l->ev[EV_WUP], abc),
+                                ms_between(be, abc, l->ev[EV_MB2]));
+    job->t.device += job->t.abc;
     return CZK_OK;
   }
   if (l->streamed) {

@@ -353,6 +353,11 @@ static void k_synth_free(void *user, void *synth) {
   free(ks);
 }
 
+/* The kind's lane shapes: czk_groth16_lane_opts (full; compact; compact lean). */
+static czk_groth16_lane_opts lane_opts(int shape) {
+  return (czk_groth16_lane_opts){shape != CZK_LANE_FULL, 0, shape == CZK_LANE_LEAN};
+}
+
 static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, void *key, void *synth, void **pending,
                                 czk_engine_prove_report *rep) {
   (void)rep;
@@ -370,7 +375,7 @@ static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, vo
   /* prove_start consumes the assignment's arrays; the engine still owns (and will free) the struct itself */
   const adkey *ad = dev ? (const adkey *)dev->dkey : NULL;
   if (ad) ks->as.dcc = ad->dcc;
-  const czk_groth16_lane_opts o = {dev && dev->compact, 0};
+  const czk_groth16_lane_opts o = lane_opts(dev ? dev->shape : CZK_LANE_FULL);
   st = czk_groth16_prove_start_ex(&pd->job, be, k->gk, ad ? ad->dk : NULL, &ks->as, u->pool, &o);
   if (st != CZK_OK) {
     free(pd);
@@ -685,13 +690,14 @@ static uint64_t k_key_device_size(void *user, void *key) {
 
 /* The device memory plan: one prove's lane (czk_groth16_plan_prove), plus, streaming in witness-only mode, the
  * compiled circuit's per-proof copy. */
-static czk_status k_prove_plan(void *user, void *key, void *backend, uint32_t parts, bool compact, uint64_t *lane,
+static czk_status k_prove_plan(void *user, void *key, void *backend, uint32_t parts, int shape, uint64_t *lane,
                                uint64_t *tables, uint64_t *pinned) {
   kuser *u = user;
   akey *k = key;
   czk_groth16_prove_plan pl;
   const bool resident = parts != 0;
-  const czk_groth16_lane_opts o = {compact, 0};
+  if (shape == CZK_LANE_FULL && parts && parts != CZK_GROTH16_Q_ALL) return CZK_ERR_UNSUPPORTED;
+  const czk_groth16_lane_opts o = lane_opts(shape);
   CZK_TRY(czk_groth16_plan_prove_ex(&pl, (czk_backend *)backend, k->gk, parts, u->device_mode, &o));
   *lane = pl.lane + (!resident && u->device_mode && u->cc ? czk_cc_file_size(u->cc) : 0);
   *tables = pl.tables;
@@ -705,10 +711,10 @@ static void k_lanes_trim(void *user, void *key, void *dkey, void *backend) {
   (void)czk_groth16_lanes_trim(((akey *)key)->gk, ad ? ad->dk : NULL, (czk_backend *)backend);
 }
 
-static czk_status k_lane_warm(void *user, void *key, void *dkey, void *backend, bool compact) {
+static czk_status k_lane_warm(void *user, void *key, void *dkey, void *backend, int shape) {
   kuser *u = user;
   const adkey *ad = dkey;
-  const czk_groth16_lane_opts o = {compact, 0};
+  const czk_groth16_lane_opts o = lane_opts(shape);
   return czk_groth16_lane_warm_ex(((akey *)key)->gk, ad ? ad->dk : NULL, (czk_backend *)backend, u->device_mode, &o);
 }
 
