@@ -66,6 +66,10 @@ typedef struct czk_backend_iface {
   uint64_t (*h_plan_bytes)(czk_backend *be, unsigned log_n, czk_h_kind kind);
   czk_status (*h_prepare)(czk_backend *be, unsigned log_n, czk_h_kind kind);
   uint64_t (*tables_bytes)(czk_backend *be);
+  /* optional (NULL: the backend has one kind of tables): make compact NTT tables from now on (backend.h
+   * czk_backend_set_compact_tables), and whether it does */
+  void (*set_compact_tables)(czk_backend *be, bool compact);
+  bool (*compact_tables)(const czk_backend *be);
   /* optional: a packed witness (backend.h) unpacked into w */
   czk_status (*wunpack)(czk_backend *be, czk_fr *w, const void *src, size_t n, size_t n_other, czk_backend_stream *s);
 } czk_backend_iface;
