@@ -114,6 +114,7 @@ static const char *gpu_option(const char *name, const char *opt) {
   } map[] = {
       {"msm", "--lo", "--msm-min"}, {"msm", "--hi", "--msm-max"}, {"msm", "--reps", "--reps"},
       {"ntt", "--lo", "--ntt-min"}, {"ntt", "--hi", "--ntt-max"}, {"ntt", "--reps", "--reps"},
+      {"ntt", "--compact", "--ntt-compact"},
       {"prove", "--reps", "--reps"}, {"prove", "--min", ""},     {"prove", "--max", ""},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
