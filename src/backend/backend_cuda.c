@@ -3,7 +3,8 @@
  * Primitives only: no keys, no Groth16, no jobs (the prover over these primitives is src/groth16/prover.c).
  *
  * NTT plans are created once per (roots, log_n) and per log_n for the snarkjs H coset (shift omega_2n), outside the
- * lock (a racing duplicate is freed) and kept until the backend is destroyed.
+ * lock (a racing duplicate is freed) and kept until the backend is destroyed; compact ones (czk_cuda_ntt_new_ex) once
+ * czk_backend_set_compact_tables is on.
  * Errors: every call's status is checked; a CZK_ERR_DEVICE whose device context turns out unusable (sticky error
  * probe) quarantines the backend. */
 #include <pthread.h>

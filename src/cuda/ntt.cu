@@ -14,7 +14,8 @@
  * costs 2 shared-memory exchanges and 2 __syncthreads (per exchange one barrier suffices: in a group every thread
  * rewrites exactly the slots it read). Shared memory holds each element as two 16-byte halves in two planes, at a
  * slot XOR-swizzled so that all the group shapes access it without bank conflicts.
- * Twiddles: one table w_N^j (j < N/2, N = 2^log_n_max) per direction, read through the read-only cache; a smaller
+ * Twiddles: (full plans; compact ones below) one table w_N^j (j < N/2, N = 2^log_n_max) per direction, read through
+ * the read-only cache; a smaller
  * domain reads it with stride N/n. A radix-8 group needs 7 of them per thread (4+2+1, its three stages). Each entry
  * is a Shoup pair (plain w^j, floor(w^j 2^256 / r)), 64 bytes, made on the device from the Montgomery powers
  * (ntt_expand, fr_shoup_pair), and the butterflies multiply by it with fr_mul_shoup (ff.cuh): 79 wide + 21 narrow
@@ -49,6 +50,26 @@
  * (38.6 exact). Tried and slower: an Fr-specific reduction that turns the two lowest words' products of m q into
  * additions (q0 = 1, q1 = 2^32 - 1; 41.7 ms), and the bit reversal fused into the last pass through an out-of-place
  * scratch buffer (passes 1.9 ms faster in total, but the 4 GiB stream-ordered allocation per call cost more).
+ * Compact plans (czk_cuda_ntt_new_ex, compact = 1): stage s of a 2^L transform reads exponents (in w_N) that are
+ * multiples of 2^(s + log_max - L), so every pass but the first of a multi-pass transform is served by a table of
+ * the pairs of w^(m 2^c) alone, m < 2^(log_max-1-c), c = tw_c the smallest such granularity over all domains and
+ * passes (compact_shift: 2^27: c = 8, from the second pass of 2^27 at stage 8; 2^28: 9): the same kernels read it
+ * as the full table of a domain 2^(log_max-c) with tw_shift = log_max - c - L taken mod 2^32 (negative for large L:
+ * the shifts it enters stay >= 0). The first pass (k stages, hs = L - k column bits) runs four-step (ntt_pass_four):
+ * by the decomposition X[k1 + 2^k k2] = sum_col w_n^(col k1) w_(n/2^k)^(col k2) [sum_a x_(a,col) w_(2^k)^(a k1)],
+ * after the first k stages of the DIF position (a, col) holds w_n^(col k1) DFT_(2^k)(x_(.,col))[k1], k1 = bitrev_k(a)
+ * (the sub-problems of a DIF are unique), so the pass drops the column from its twiddles (exponents multiples of
+ * 2^(hs + log_max - L): in the compact table; its last group's are the constants 1, omega_8^m, omega_4, as in the
+ * last pass) and multiplies each output by w_N^e, e = (col k1) << (log_max - L) < N, as two Shoup products by the
+ * pairs of w^(e mod 2^b) and w^(e - e mod 2^b) (d_ft: 2^b + 2^(log_max-b) pairs, b = log_max/2). Values mod r are
+ * those of the full plan's transform, and the outputs are normalized: bit-identical. Bytes at 2^27: per direction
+ * 2^18 pairs (16 MiB) + 2^13 + 2^14 pairs (1.5 MiB), plus the coset tables (1.5 MiB): 36.5 MiB (38,273,024 B)
+ * against 8193.5 MiB; 2^28: 38.0 MiB. Products per 8 elements of the first pass: radix-8 / radix-4 groups 12 / 8 as
+ * before but the last group 5 (radix 8) or 2 (radix 4) instead of 12 / 8, plus 16 for the element twiddles: at 2^27
+ * (8 stages: groups 3,3,2) 32 -> 42, the whole transform 102 -> 112 (+10%); the first pass's twiddle loads move from
+ * DRAM (the full table's fine exponents) to two tables that stay in L2 (1.5 MiB) and exponents shared by the
+ * block's columns (L1); the later passes read the same values as a full plan from a 16 MiB table. Other passes,
+ * ntt_tiny and the one-pass transforms (L <= 10, tw_shift >= c) are unchanged but for the table they read.
  * Work: (n/2) L - ~n products (+3n/8 inverse, +2n coset forward, +17n/8 coset inverse). Memory: ceil(L/10) read-write
  * passes over 32n bytes, plus one for the permutation when L > 10, plus twiddle reads (<= 7 per 8 elements and
  * radix-8 group; only the first pass of a large transform misses the caches: ~0.8 x 32n bytes). */
@@ -364,7 +385,9 @@ static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, co
 }
 
 /* The pass kernels: the coset input scaling and the constant last group compiled only where used (registers, code
- * size). ntt_pass: every pass but the last; ntt_pass_last: the last pass (flags NINV, COSET_OUT, BITREV). */
+ * size). ntt_pass: every pass but the last; ntt_pass_last: the last pass (flags NINV, COSET_OUT, BITREV);
+ * ntt_pass_four: the first pass of a multi-pass transform with a compact plan (four-step; 4 blocks per SM: 32-48
+ * bytes of spills, like ntt_pass's 16-24). */
 #define NTT_PASS_KERNEL(name, coset_in, last_pass, four_step, min_blocks)                                             \
   __global__ void __launch_bounds__(128, min_blocks)                                                                  \
       name(fr_t *__restrict__ data, const __grid_constant__ ntt_pass_args p) {                                        \
