@@ -9,7 +9,8 @@
  *   cpu:    (sizes <= --cpu-max) the host Pippenger on the same bases and scalars
  *   linear: (largest size) MSM(s1) + MSM(s2) == MSM(s1 + s2)
  * NTT: (sizes <= 2^20) equal to the host radix-2 NTT; all sizes: inverse(forward(x)) == x and coset round trip;
- * (sizes <= 2^24) one output X_k checked by Horner evaluation at w^k. */
+ * (sizes <= 2^24) one output X_k checked by Horner evaluation at w^k. --ntt-compact 1: a compact plan
+ * (czk_cuda_ntt_new_ex) timed beside the full one, all four directions, its outputs compared with the full plan's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ static double median(double *v, int n) {
 typedef struct {
   unsigned msm_min, msm_max, g2_max, ntt_min, ntt_max, cpu_max;
   int reps;
+  int ntt_compact; /* also time a compact NTT plan */
 } opts;
 
 #define FAIL(...)                                                                                                     \
@@ -248,16 +250,39 @@ BENCH_MSM(g1, czk_g1_affine, czk_g1, 1)
 BENCH_MSM(g2, czk_g2_affine, czk_g2, 2)
 
 /* ------------------------------------------------------------------------------------------------ NTT */
+/* Median ms of each direction (forward, inverse, coset forward, coset inverse) over reps runs of all four in turn
+ * (the data returns to x after each round). */
+static int ntt_times(czk_cuda_ntt *p, void *d, unsigned lg, int reps, void *st, double med[4]) {
+  double t[4][32];
+  for (int r = 0; r < reps; r++)
+    for (int dir = 0; dir < 4; dir++) {
+      double s0 = now_ms();
+      TRY(czk_cuda_ntt_run(p, (czk_fr *)d, lg, (czk_cuda_ntt_dir)dir, st));
+      TRY(czk_cuda_stream_sync(st));
+      t[dir][r] = now_ms() - s0;
+    }
+  for (int dir = 0; dir < 4; dir++) med[dir] = median(t[dir], reps);
+  return 0;
+}
+
 static int bench_ntt(const opts *o, void *st) {
   unsigned maxlog = o->ntt_max;
   size_t nmax = (size_t)1 << maxlog;
-  czk_cuda_ntt *p = NULL;
+  czk_cuda_ntt *p = NULL, *pc = NULL;
   double t0 = now_ms();
   TRY(czk_cuda_ntt_new(&p, maxlog, CZK_ROOTS_BELLMAN, NULL, st));
-  printf("# ntt plan 2^%u built in %.0f ms\n", maxlog, now_ms() - t0);
-  czk_fr *h = NULL, *h2 = NULL;
+  printf("# ntt plan 2^%u built in %.0f ms (%.1f MiB of tables)\n", maxlog, now_ms() - t0,
+         czk_cuda_ntt_bytes(p) / 1048576.0);
+  if (o->ntt_compact) {
+    t0 = now_ms();
+    TRY(czk_cuda_ntt_new_ex(&pc, maxlog, CZK_ROOTS_BELLMAN, NULL, 1, st));
+    printf("# compact ntt plan 2^%u built in %.0f ms (%.1f MiB of tables)\n", maxlog, now_ms() - t0,
+           czk_cuda_ntt_bytes(pc) / 1048576.0);
+  }
+  czk_fr *h = NULL, *h2 = NULL, *h3 = NULL;
   TRY(czk_cuda_host_alloc((void **)&h, nmax * sizeof(czk_fr)));
   TRY(czk_cuda_host_alloc((void **)&h2, nmax * sizeof(czk_fr)));
+  if (pc) TRY(czk_cuda_host_alloc((void **)&h3, nmax * sizeof(czk_fr)));
   void *d = NULL;
   TRY(czk_cuda_malloc(&d, nmax * sizeof(czk_fr)));
   int bad = 0;
@@ -270,23 +295,9 @@ static int bench_ntt(const opts *o, void *st) {
     TRY(czk_cuda_ntt_run(p, (czk_fr *)d, lg, CZK_CUDA_NTT_FORWARD, st)); /* warm-up */
     TRY(czk_cuda_ntt_run(p, (czk_fr *)d, lg, CZK_CUDA_NTT_INVERSE, st));
     TRY(czk_cuda_stream_sync(st));
-    double tf[64], ti[64], tc[64];
     int reps = o->reps < 32 ? o->reps : 32;
-    for (int r = 0; r < reps; r++) { /* forward then inverse: the data returns to x */
-      double s0 = now_ms();
-      TRY(czk_cuda_ntt_run(p, (czk_fr *)d, lg, CZK_CUDA_NTT_FORWARD, st));
-      TRY(czk_cuda_stream_sync(st));
-      double s1 = now_ms();
-      TRY(czk_cuda_ntt_run(p, (czk_fr *)d, lg, CZK_CUDA_NTT_INVERSE, st));
-      TRY(czk_cuda_stream_sync(st));
-      double s2 = now_ms();
-      TRY(czk_cuda_ntt_run(p, (czk_fr *)d, lg, CZK_CUDA_NTT_COSET_FORWARD, st));
-      TRY(czk_cuda_stream_sync(st));
-      double s3 = now_ms();
-      TRY(czk_cuda_ntt_run(p, (czk_fr *)d, lg, CZK_CUDA_NTT_COSET_INVERSE, st));
-      TRY(czk_cuda_stream_sync(st));
-      tf[r] = s1 - s0, ti[r] = s2 - s1, tc[r] = s3 - s2;
-    }
+    double mt[4], mc[4] = {0, 0, 0, 0};
+    if (ntt_times(p, d, lg, reps, st, mt)) return 1;
     double c0 = now_ms();
     /* round trips: data must be x again */
     TRY(czk_cuda_memcpy_dtoh(h2, d, n * sizeof(czk_fr), st));
@@ -323,16 +334,44 @@ static int bench_ntt(const opts *o, void *st) {
       spot = memcmp(&acc, &h2[k], sizeof acc) == 0 ? "yes" : "NO";
     }
     bool ok = ok_rt && full[0] != 'N' && spot[0] != 'N';
-    bad |= !ok;
-    double mf = median(tf, reps), mi = median(ti, reps), mc = median(tc, reps);
+    /* compact plan: the same data, timed the same way; its round trip and each direction's output against the full
+     * plan's (bit-identical) */
+    bool ok_c = true;
+    if (pc) {
+      TRY(czk_cuda_memcpy_htod(d, h, n * sizeof(czk_fr), st));
+      TRY(czk_cuda_ntt_run(pc, (czk_fr *)d, lg, CZK_CUDA_NTT_FORWARD, st)); /* warm-up */
+      TRY(czk_cuda_ntt_run(pc, (czk_fr *)d, lg, CZK_CUDA_NTT_INVERSE, st));
+      TRY(czk_cuda_stream_sync(st));
+      if (ntt_times(pc, d, lg, reps, st, mc)) return 1;
+      TRY(czk_cuda_memcpy_dtoh(h3, d, n * sizeof(czk_fr), st));
+      TRY(czk_cuda_stream_sync(st));
+      ok_c = memcmp(h, h3, n * sizeof(czk_fr)) == 0;
+      for (int dir = 0; dir < 4 && ok_c; dir++)
+        for (int pl = 0; pl < 2; pl++) {
+          TRY(czk_cuda_memcpy_htod(d, h, n * sizeof(czk_fr), st));
+          TRY(czk_cuda_ntt_run(pl ? pc : p, (czk_fr *)d, lg, (czk_cuda_ntt_dir)dir, st));
+          TRY(czk_cuda_memcpy_dtoh(pl ? h3 : h2, d, n * sizeof(czk_fr), st));
+          TRY(czk_cuda_stream_sync(st));
+          if (pl) ok_c = ok_c && memcmp(h2, h3, n * sizeof(czk_fr)) == 0;
+        }
+    }
+    bad |= !ok || !ok_c;
     printf("ntt fr  2^%-2u  forward median %8.3f ms  inverse %8.3f ms  coset-fwd %8.3f ms  correct=%s "
            "[roundtrip=%s cpu=%s spot=%s]  check %.1f s\n",
-           lg, mf, mi, mc, ok ? "yes" : "NO", ok_rt ? "yes" : "NO", full, spot, (now_ms() - c0) / 1e3);
+           lg, mt[0], mt[1], mt[2], ok ? "yes" : "NO", ok_rt ? "yes" : "NO", full, spot, (now_ms() - c0) / 1e3);
+    if (pc)
+      printf("ntt fr  2^%-2u  full    fwd %8.3f  inv %8.3f  coset-fwd %8.3f  coset-inv %8.3f ms\n"
+             "ntt fr  2^%-2u  compact fwd %8.3f  inv %8.3f  coset-fwd %8.3f  coset-inv %8.3f ms  "
+             "(x%.3f %.3f %.3f %.3f)  identical=%s\n",
+             lg, mt[0], mt[1], mt[2], mt[3], lg, mc[0], mc[1], mc[2], mc[3], mc[0] / mt[0], mc[1] / mt[1],
+             mc[2] / mt[2], mc[3] / mt[3], ok_c ? "yes" : "NO");
     fflush(stdout);
   }
   czk_cuda_free(d);
   czk_cuda_host_free(h), czk_cuda_host_free(h2);
+  if (h3) czk_cuda_host_free(h3);
   czk_cuda_ntt_free(p);
+  czk_cuda_ntt_free(pc);
   return bad;
 }
 
@@ -341,14 +380,15 @@ static unsigned arg_u(const char *s) { return (unsigned)strtoul(s, NULL, 10); }
 int czk_bench_gpu(int argc, char **argv) {
   if (czk__wants_help(argc, argv)) {
     printf("usage: czk bench gpu [--msm-min L] [--msm-max L] [--g2-max L] [--ntt-min L] [--ntt-max L] [--cpu-max L]\n"
-           "                     [--reps N] [--only mul|msm|g2|ntt]\n"
+           "                     [--reps N] [--only mul|msm|g2|ntt] [--ntt-compact 0|1]\n"
            "  Times the CUDA MSM (G1, G2; sizes 2^msm-min .. 2^max step 4x) and Fr NTT (forward/inverse/coset) with\n"
            "  data resident on GPU 0 and checks every result against the host reference (see the file header).\n"
+           "  --ntt-compact 1: also a compact NTT plan (tables of ~36 MiB), timed beside the full one.\n"
            "  Defaults: --msm-min 16 --msm-max 26 --g2-max 24 --ntt-min 16 --ntt-max 27 --cpu-max 16 --reps 5.\n"
            "  Environment: CZK_CUDA_MSM_WINDOW (window bits), CZK_CUDA_MSM_CHUNK (accumulation chunk).\n");
     return 0;
   }
-  opts o = {16, 26, 24, 16, 27, 16, 5};
+  opts o = {16, 26, 24, 16, 27, 16, 5, 0};
   const char *only = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -365,6 +405,7 @@ int czk_bench_gpu(int argc, char **argv) {
     else if (!strcmp(a, "--cpu-max")) o.cpu_max = arg_u(v);
     else if (!strcmp(a, "--reps")) o.reps = (int)arg_u(v);
     else if (!strcmp(a, "--only")) only = v;
+    else if (!strcmp(a, "--ntt-compact")) o.ntt_compact = arg_u(v) != 0;
     else {
       fprintf(stderr, "czk bench gpu: unknown option %s (see --help)\n", a);
       return 2;

@@ -14,10 +14,12 @@
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench ntt [--lo LOG] [--hi LOG] [--threads N] [--reps R] [--backend cpu|cuda[:N]]\n"
+             "                     [--compact 0|1]\n"
              "  ms per NTT / inverse / coset NTT / H (bellperson, snarkjs) over Fr of size 2^LOG, LOG = lo..hi\n"
              "  (default 10..18), with 1 thread and N threads (default: the default pool).\n"
              "  --backend cuda[:N]: the GPU NTT instead (czk bench gpu --only ntt: --lo/--hi/--reps carry over;\n"
-             "  results checked against the host; default sizes 2^16..2^27).\n");
+             "  results checked against the host; default sizes 2^16..2^27). --compact 1 (cuda only): also a\n"
+             "  compact plan (czk_cuda_ntt_new_ex), all four directions timed beside the full plan's.\n");
 }
 
 int czk_bench_ntt(int argc, char **argv) {

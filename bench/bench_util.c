@@ -116,6 +116,7 @@ static const char *gpu_option(const char *name, const char *opt) {
   } map[] = {
       {"msm", "--lo", "--msm-min"}, {"msm", "--hi", "--msm-max"}, {"msm", "--reps", "--reps"},
       {"ntt", "--lo", "--ntt-min"}, {"ntt", "--hi", "--ntt-max"}, {"ntt", "--reps", "--reps"},
+      {"ntt", "--compact", "--ntt-compact"},
       {"prove", "--reps", "--reps"}, {"prove", "--min", ""},     {"prove", "--max", ""},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -322,6 +323,7 @@ czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool wit
   czk_engine_plan_in in;
   memset(&in, 0, sizeof in);
   in.limit = total > reserve ? total - reserve : 1;
+  if (in.limit < CZK__COMPACT_TABLES_BELOW) czk_backend_set_compact_tables(be, true); /* as the daemon does */
   in.lanes = lanes ? lanes : 1;
   in.nparts = 5;
   in.base = czk_groth16_key_copy_bytes(key, 0);

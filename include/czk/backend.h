@@ -177,6 +177,14 @@ CZK_API czk_status czk_backend_h_step(czk_backend *be, czk_h_step step, czk_fr *
 CZK_API uint64_t czk_backend_h_plan_bytes(czk_backend *be, unsigned log_n, czk_h_kind kind);
 CZK_API czk_status czk_backend_h_prepare(czk_backend *be, unsigned log_n, czk_h_kind kind);
 CZK_API uint64_t czk_backend_tables_bytes(czk_backend *be);
+/* Compact NTT tables (CUDA: czk_cuda_ntt_new_ex's compact plans, ~36 MiB instead of 8 GiB at 2^27, transforms
+ * bit-identical and a little slower): when set, the plans the backend makes from then on are compact and
+ * czk_backend_h_plan_bytes counts those; plans already made stay as they are (czk_backend_tables_bytes counts each
+ * as it is). Off by default; a no-op on the CPU backend (czk_backend_compact_tables stays false there). */
+/* The device memory below which the daemon and the benches keep compact NTT tables (a 2^27 prove then fits 16 GB). */
+#define CZK__COMPACT_TABLES_BELOW (48ull << 30)
+CZK_API void czk_backend_set_compact_tables(czk_backend *be, bool compact);
+CZK_API bool czk_backend_compact_tables(const czk_backend *be);
 /* d_out[j] = d_in[d_idx[j]], j < n (the witness entries of a density-filtered query). */
 CZK_API czk_status czk_backend_gather(czk_backend *be, czk_fr *d_out, const czk_fr *d_in, const uint32_t *d_idx,
                                      size_t n, czk_backend_stream *s);

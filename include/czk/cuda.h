@@ -122,9 +122,18 @@ typedef struct czk_cuda_ntt czk_cuda_ntt;
  * all computed on the device on `stream`. Domain 2^k uses omega_{2^k} = omega_{2^log_n_max}^(2^(log_n_max-k)). */
 CZK_API czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, czk_fr_roots roots,
                                    const czk_fr *coset_shift, void *stream);
+/* The same with compact != 0: twiddle tables of at most ~36 MiB whatever log_n_max (2^27: 36.5 MiB against 8 GiB;
+ * src/cuda/ntt.cu's header comment has the layout), for transforms bit-identical to a full plan's and a little slower
+ * (the first pass of a transform of more than 2^10 points does more products). compact = 0 is czk_cuda_ntt_new. */
+CZK_API czk_status czk_cuda_ntt_new_ex(czk_cuda_ntt **out, unsigned log_n_max, czk_fr_roots roots,
+                                      const czk_fr *coset_shift, int compact, void *stream);
 CZK_API void czk_cuda_ntt_free(czk_cuda_ntt *p);
-/* Device bytes of a plan for 2^log_n_max (its twiddle and coset tables), before it is made. */
+/* Device bytes of a plan for 2^log_n_max (its twiddle and coset tables), before it is made: full, or compact (_ex with
+ * compact != 0); czk_cuda_ntt_bytes, those of a plan made (0 for NULL); czk_cuda_ntt_is_compact, whether it is one. */
 CZK_API uint64_t czk_cuda_ntt_plan_bytes(unsigned log_n_max);
+CZK_API uint64_t czk_cuda_ntt_plan_bytes_ex(unsigned log_n_max, int compact);
+CZK_API uint64_t czk_cuda_ntt_bytes(const czk_cuda_ntt *p);
+CZK_API int czk_cuda_ntt_is_compact(const czk_cuda_ntt *p);
 
 typedef enum czk_cuda_ntt_dir {
   CZK_CUDA_NTT_FORWARD = 0,       /* X_k = sum_i x_i w^(ik) */

@@ -301,6 +301,12 @@ czk_status czk_backend_h_prepare(czk_backend *be, unsigned log_n, czk_h_kind kin
 uint64_t czk_backend_tables_bytes(czk_backend *be) {
   return be && be->iface->tables_bytes ? be->iface->tables_bytes(be) : 0;
 }
+void czk_backend_set_compact_tables(czk_backend *be, bool compact) {
+  if (be && be->iface->set_compact_tables) be->iface->set_compact_tables(be, compact);
+}
+bool czk_backend_compact_tables(const czk_backend *be) {
+  return be && be->iface->compact_tables ? be->iface->compact_tables(be) : false;
+}
 
 /* One-shot MSM: a handle for this call; waits for the stream before the handle's scratch is freed. */
 static czk_status msm_once(czk_backend *be, czk_backend_group g, void *out, const void *d_bases, const czk_fr *d_k,

@@ -3,7 +3,8 @@
  * Primitives only: no keys, no Groth16, no jobs (the prover over these primitives is src/groth16/prover.c).
  *
  * NTT plans are created once per (roots, log_n) and per log_n for the snarkjs H coset (shift omega_2n), outside the
- * lock (a racing duplicate is freed) and kept until the backend is destroyed.
+ * lock (a racing duplicate is freed) and kept until the backend is destroyed; compact ones (czk_cuda_ntt_new_ex) once
+ * czk_backend_set_compact_tables is on.
  * Errors: every call's status is checked; a CZK_ERR_DEVICE whose device context turns out unusable (sticky error
  * probe) quarantines the backend. */
 #include <pthread.h>
@@ -31,6 +32,7 @@ typedef struct cu_ctx {
   int dev;
   pthread_mutex_t mu;
   czk_cuda_ntt *plan[3][29]; /* [roots] coset shift 7; [2] snarkjs roots, coset shift omega_2n (the snarkjs H) */
+  bool compact;              /* plans made from now on are compact (czk_backend_set_compact_tables); under mu */
   char desc[160];
   uint64_t mem_total;
   unsigned sms;
@@ -223,6 +225,7 @@ static czk_status plan_get(czk_backend *be, int slot, unsigned log_n, czk_cuda_n
   cu_ctx *c = CTX(be);
   pthread_mutex_lock(&c->mu);
   *out = c->plan[slot][log_n];
+  const bool compact = c->compact;
   pthread_mutex_unlock(&c->mu);
   if (*out) return CZK_OK;
   czk_cuda_ntt *p = NULL;
@@ -233,8 +236,8 @@ static czk_status plan_get(czk_backend *be, int slot, unsigned log_n, czk_cuda_n
   if (slot == PLAN_SNARKJS_H) s = czk_fr_root_of_unity(&shift, lg + 1, CZK_ROOTS_SNARKJS);
   if (s == CZK_OK) s = czk_cuda_stream_create(&st);
   if (s == CZK_OK)
-    s = czk_cuda_ntt_new(&p, lg, slot == PLAN_SNARKJS_H ? CZK_ROOTS_SNARKJS : (czk_fr_roots)slot,
-                         slot == PLAN_SNARKJS_H ? &shift : NULL, st);
+    s = czk_cuda_ntt_new_ex(&p, lg, slot == PLAN_SNARKJS_H ? CZK_ROOTS_SNARKJS : (czk_fr_roots)slot,
+                            slot == PLAN_SNARKJS_H ? &shift : NULL, compact ? 1 : 0, st);
   if (st) czk_cuda_stream_destroy(st);
   if (s != CZK_OK) return s;
   pthread_mutex_lock(&c->mu);
@@ -250,9 +253,9 @@ static uint64_t cu_h_plan_bytes(czk_backend *be, unsigned log_n, czk_h_kind kind
   if (log_n > 28) return 0;
   cu_ctx *c = CTX(be);
   pthread_mutex_lock(&c->mu);
-  bool have = c->plan[plan_slot(kind)][log_n] != NULL;
+  bool have = c->plan[plan_slot(kind)][log_n] != NULL, compact = c->compact;
   pthread_mutex_unlock(&c->mu);
-  return have ? 0 : czk_cuda_ntt_plan_bytes(log_n ? log_n : 1);
+  return have ? 0 : czk_cuda_ntt_plan_bytes_ex(log_n ? log_n : 1, compact ? 1 : 0);
 }
 static czk_status cu_h_prepare(czk_backend *be, unsigned log_n, czk_h_kind kind) {
   if (log_n > 28) return CZK_ERR_INVALID_ARG;
@@ -266,10 +269,22 @@ static uint64_t cu_tables_bytes(czk_backend *be) {
   uint64_t sum = 0;
   pthread_mutex_lock(&c->mu);
   for (int r = 0; r < 3; r++)
-    for (unsigned k = 0; k < 29; k++)
-      if (c->plan[r][k]) sum += czk_cuda_ntt_plan_bytes(k ? k : 1);
+    for (unsigned k = 0; k < 29; k++) sum += czk_cuda_ntt_bytes(c->plan[r][k]); /* full or compact, as made */
   pthread_mutex_unlock(&c->mu);
   return sum;
+}
+static void cu_set_compact_tables(czk_backend *be, bool compact) {
+  cu_ctx *c = CTX(be);
+  pthread_mutex_lock(&c->mu);
+  c->compact = compact;
+  pthread_mutex_unlock(&c->mu);
+}
+static bool cu_compact_tables(const czk_backend *be) {
+  cu_ctx *c = (cu_ctx *)be->ctx;
+  pthread_mutex_lock(&c->mu);
+  bool v = c->compact;
+  pthread_mutex_unlock(&c->mu);
+  return v;
 }
 
 static czk_status cu_ntt(czk_backend *be, czk_fr *d, unsigned log_n, czk_fr_roots roots, czk_backend_ntt_dir dir,
@@ -513,6 +528,8 @@ static const czk_backend_iface cu_iface = {
     .h_plan_bytes = cu_h_plan_bytes,
     .h_prepare = cu_h_prepare,
     .tables_bytes = cu_tables_bytes,
+    .set_compact_tables = cu_set_compact_tables,
+    .compact_tables = cu_compact_tables,
     .ntt = cu_ntt,
     .h = cu_h,
     .h_step = cu_h_step,

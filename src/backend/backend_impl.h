@@ -77,6 +77,10 @@ typedef struct czk_backend_iface {
   /* a run over bases [base_off, base_off + n) of the handle's */
   czk_status (*msm_run_at)(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k, size_t n,
                            czk_backend_stream *s);
+  /* optional (NULL: the backend has one kind of tables): make compact NTT tables from now on (backend.h
+   * czk_backend_set_compact_tables), and whether it does */
+  void (*set_compact_tables)(czk_backend *be, bool compact);
+  bool (*compact_tables)(const czk_backend *be);
   /* optional: a packed witness (backend.h) unpacked into w */
   czk_status (*wunpack)(czk_backend *be, czk_fr *w, const void *src, size_t n, size_t n_other, czk_backend_stream *s);
 } czk_backend_iface;

@@ -14,7 +14,8 @@
  * costs 2 shared-memory exchanges and 2 __syncthreads (per exchange one barrier suffices: in a group every thread
  * rewrites exactly the slots it read). Shared memory holds each element as two 16-byte halves in two planes, at a
  * slot XOR-swizzled so that all the group shapes access it without bank conflicts.
- * Twiddles: one table w_N^j (j < N/2, N = 2^log_n_max) per direction, read through the read-only cache; a smaller
+ * Twiddles: (full plans; compact ones below) one table w_N^j (j < N/2, N = 2^log_n_max) per direction, read through
+ * the read-only cache; a smaller
  * domain reads it with stride N/n. A radix-8 group needs 7 of them per thread (4+2+1, its three stages). Each entry
  * is a Shoup pair (plain w^j, floor(w^j 2^256 / r)), 64 bytes, made on the device from the Montgomery powers
  * (ntt_expand, fr_shoup_pair), and the butterflies multiply by it with fr_mul_shoup (ff.cuh): 79 wide + 21 narrow
@@ -49,6 +50,26 @@
  * (38.6 exact). Tried and slower: an Fr-specific reduction that turns the two lowest words' products of m q into
  * additions (q0 = 1, q1 = 2^32 - 1; 41.7 ms), and the bit reversal fused into the last pass through an out-of-place
  * scratch buffer (passes 1.9 ms faster in total, but the 4 GiB stream-ordered allocation per call cost more).
+ * Compact plans (czk_cuda_ntt_new_ex, compact = 1): stage s of a 2^L transform reads exponents (in w_N) that are
+ * multiples of 2^(s + log_max - L), so every pass but the first of a multi-pass transform is served by a table of
+ * the pairs of w^(m 2^c) alone, m < 2^(log_max-1-c), c = tw_c the smallest such granularity over all domains and
+ * passes (compact_shift: 2^27: c = 8, from the second pass of 2^27 at stage 8; 2^28: 9): the same kernels read it
+ * as the full table of a domain 2^(log_max-c) with tw_shift = log_max - c - L taken mod 2^32 (negative for large L:
+ * the shifts it enters stay >= 0). The first pass (k stages, hs = L - k column bits) runs four-step (ntt_pass_four):
+ * by the decomposition X[k1 + 2^k k2] = sum_col w_n^(col k1) w_(n/2^k)^(col k2) [sum_a x_(a,col) w_(2^k)^(a k1)],
+ * after the first k stages of the DIF position (a, col) holds w_n^(col k1) DFT_(2^k)(x_(.,col))[k1], k1 = bitrev_k(a)
+ * (the sub-problems of a DIF are unique), so the pass drops the column from its twiddles (exponents multiples of
+ * 2^(hs + log_max - L): in the compact table; its last group's are the constants 1, omega_8^m, omega_4, as in the
+ * last pass) and multiplies each output by w_N^e, e = (col k1) << (log_max - L) < N, as two Shoup products by the
+ * pairs of w^(e mod 2^b) and w^(e - e mod 2^b) (d_ft: 2^b + 2^(log_max-b) pairs, b = log_max/2). Values mod r are
+ * those of the full plan's transform, and the outputs are normalized: bit-identical. Bytes at 2^27: per direction
+ * 2^18 pairs (16 MiB) + 2^13 + 2^14 pairs (1.5 MiB), plus the coset tables (1.5 MiB): 36.5 MiB (38,273,024 B)
+ * against 8193.5 MiB; 2^28: 38.0 MiB. Products per 8 elements of the first pass: radix-8 / radix-4 groups 12 / 8 as
+ * before but the last group 5 (radix 8) or 2 (radix 4) instead of 12 / 8, plus 16 for the element twiddles: at 2^27
+ * (8 stages: groups 3,3,2) 32 -> 42, the whole transform 102 -> 112 (+10%); the first pass's twiddle loads move from
+ * DRAM (the full table's fine exponents) to two tables that stay in L2 (1.5 MiB) and exponents shared by the
+ * block's columns (L1); the later passes read the same values as a full plan from a 16 MiB table. Other passes,
+ * ntt_tiny and the one-pass transforms (L <= 10, tw_shift >= c) are unchanged but for the table they read.
  * Work: (n/2) L - ~n products (+3n/8 inverse, +2n coset forward, +17n/8 coset inverse). Memory: ceil(L/10) read-write
  * passes over 32n bytes, plus one for the permutation when L > 10, plus twiddle reads (<= 7 per 8 elements and
  * radix-8 group; only the first pass of a large transform misses the caches: ~0.8 x 32n bytes). */
@@ -77,7 +98,13 @@
 struct czk_cuda_ntt {
   unsigned log_max;
   unsigned lo_bits; /* coset tables: lo has 2^lo_bits entries, hi 2^(log_max - lo_bits) */
-  fr_t *d_tw[2];    /* [0] forward w^j, [1] inverse w^-j, j < 2^(log_max-1): Shoup pairs (plain w^j, ws_j) */
+  int compact;      /* compact tables (see the header comment) */
+  unsigned tw_c;    /* d_tw[d][m] is the pair of w^(+-m 2^tw_c), m < 2^(log_max-1-tw_c); 0 in a full plan */
+  unsigned ft_bits; /* compact, log_max > NTT_PASS_MAX: d_ft lo has 2^ft_bits pairs, hi 2^(log_max - ft_bits) */
+  fr_t *d_tw[2];    /* [0] forward w^j, [1] inverse w^-j, j < 2^(log_max-1) (compact: j = m 2^tw_c): Shoup pairs
+                       (plain w^j, ws_j) */
+  fr_t *d_ft[2];    /* compact: the first pass's element twiddles: pairs of w^(+-j) (lo, j < 2^ft_bits) followed by
+                       those of w^(+-k 2^ft_bits) (hi, k < 2^(log_max - ft_bits)); NULL otherwise */
   fr_t *d_coset[2]; /* [0] g^i tables (lo then hi), [1] g^-i tables */
   czk_fr ninv[29];  /* n^-1 for n = 2^k (Montgomery) */
   czk_fr w8[2][4];  /* [dir] omega_8^m, m < 4 (log_max >= 3) */
@@ -108,9 +135,14 @@ typedef struct ntt_pass_args {
                          Shoup pairs (plain, quotient) */
   fr_t w4, w4s;       /* omega_4 (Shoup pair) */
   fr_t gc[8];        /* first pass of COSET_FORWARD: g^(t n/8); COSET_OUT: n^-1 g^(-t n/8) */
-  const fr_t *tw;    /* w^j table of the direction, j < 2^(log_max-1) */
+  const fr_t *tw;    /* twiddle table of the direction: pairs of w_T^m, m < T/2, T = 2^(L + tw_shift) */
   const fr_t *coset; /* COSET_FORWARD: g^i lo/hi tables; COSET_OUT: g^-i tables */
-  unsigned L, s0, k, tlog, rlog, tw_shift, lo_bits, flags;
+  const fr_t *ft;    /* four-step first pass (compact plans): the d_ft table of the direction */
+  unsigned L, s0, k, tlog, rlog, flags;
+  unsigned tw_shift; /* log2(T) - L, taken mod 2^32: a compact plan's table T = 2^(log_max - tw_c) may be smaller than
+                        the domain; every shift it enters is >= 0 (czk_cuda_ntt's tw_c is chosen so) */
+  unsigned lo_bits;  /* coset tables' split */
+  unsigned ft_shift, ft_bits; /* four-step first pass: log_max - L, and d_ft's split */
 } ntt_pass_args;
 
 /* Pass geometry (host side; shared with the schedule of czk_cuda_ntt_run): pass pi of a 2^L transform (L >= 3) runs
@@ -211,9 +243,14 @@ static __device__ __forceinline__ void ntt_bfly_c(fr_t *x0, fr_t *x1, const fr_t
  * e0 = tau with a zero 3-bit field inserted at bit tlog+w. The stage on a-bit w+j (global stage s = S_w - j,
  * S_w = s0+k-1-w) gives pair t the twiddle exponent ((a mod 2^(w+j)) << hs | col) << s
  *     = (X << (S_w - j)) + ((t mod 2^j) << (L-1-j)),   X = ((a mod 2^w) << hs) | col,
- * and the global index of element t is i0 + (t << (w + hs)). */
+ * and the global index of element t is i0 + (t << (w + hs)).
+ * four_step (the first pass of a multi-pass transform with a compact plan): the twiddles drop the column part,
+ * X = (a mod 2^w) << hs, which makes the pass 2^(L-hs)-point DIFs over the a-bits, one per column (their last group's
+ * twiddles are the constants of the last pass: 1, omega_8^m, omega_4); then each output is multiplied by its
+ * element twiddle w_n^(col bitrev_k(a)) (see the header comment). */
 static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, const ntt_pass_args &p,
-                                                     const bool coset_in, const bool last_pass) {
+                                                     const bool coset_in, const bool last_pass,
+                                                     const bool four_step) {
   /* Everything but g and x[] is recomputed per group from the parameters (constant bank) and the thread and block
    * indices, which keeps registers free for the products. */
   fr_t x[8];
@@ -253,9 +290,9 @@ static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, co
       for (int t = 0; t < 8; t++) sm_get(&x[t], sm, tile, ntt_swz(e0 + ((unsigned)t << sh)));
     }
 
-    if (last_pass && last) {
-      /* window = index bits 2..0 of the last pass: X = 0, twiddles omega_8^m, omega_4, 1 */
-      if (flags & NTT_F_NINV) { /* n^-1 on the sums, n^-1 omega^m on the differences of the first stage */
+    if ((last_pass || four_step) && last) {
+      /* window = index bits 2..0 of the last pass (or of a four-step pass): X = 0, twiddles omega_8^m, omega_4, 1 */
+      if (!four_step && (flags & NTT_F_NINV)) { /* n^-1 on the sums, n^-1 omega^m on the differences of stage 1 */
         if (shape == 0) {
 #pragma unroll
           for (int t = 0; t < 4; t++) ntt_bfly_c(&x[t], &x[t + 4], &p.kc[0], &p.kcs[0], &p.kc[t], &p.kcs[t]);
@@ -289,10 +326,31 @@ static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, co
 #pragma unroll
       for (int t = 0; t < 8; t += 2) ntt_bfly_c(&x[t], &x[t + 1], NULL, NULL, NULL, NULL);
     } else {
-      const unsigned X = ((a0 & ((1u << w) - 1)) << hs) | col0 | c, Sw = p.s0 + k - 1 - w;
-      if (shape != 2) ntt_stage(x, 2, (X << (Sw - 2)) << p.tw_shift, log_max - 3, p.tw);
-      ntt_stage(x, 1, (X << (Sw - 1)) << p.tw_shift, log_max - 2, p.tw);
-      if (shape != 1) ntt_stage(x, 0, (X << Sw) << p.tw_shift, log_max - 1, p.tw);
+      /* table index of the stage on a-bit w+j: X << (Sw - j) in w_n, << tw_shift in w_T (four_step: X without its
+       * factor 2^hs, which goes into the shift, so that no shift count is negative) */
+      const unsigned X = four_step ? (a0 & ((1u << w) - 1)) : ((a0 & ((1u << w) - 1)) << hs) | col0 | c;
+      const unsigned Sw = p.s0 + k - 1 - w + p.tw_shift + (four_step ? hs : 0u);
+      if (shape != 2) ntt_stage(x, 2, X << (Sw - 2), log_max - 3, p.tw);
+      ntt_stage(x, 1, X << (Sw - 1), log_max - 2, p.tw);
+      if (shape != 1) ntt_stage(x, 0, X << Sw, log_max - 1, p.tw);
+    }
+    if (four_step && last) {
+      /* element t (a = a0 + t: the window is at bit 0) holds the DIF output k1 = bitrev_k(a) of column col: times
+       * w_n^(col k1) = w_N^e, e = (col k1) << ft_shift < N, as two Shoup products by the pairs of w^(e mod 2^ft_bits)
+       * and w^(e - e mod 2^ft_bits) */
+      const unsigned col = col0 | c, lmask = (1u << p.ft_bits) - 1;
+#pragma unroll
+      for (int t = 0; t < 8; t++) {
+        const unsigned e = (col * (__brev(a0 + (unsigned)t) >> (32 - k))) << p.ft_shift;
+        const fr_t *plo = p.ft + 2 * (size_t)(e & lmask), *phi = p.ft + 2 * ((size_t)lmask + 1 + (e >> p.ft_bits));
+        fr_t f, fs, y;
+        ldg_fr(&f, phi);
+        ldg_fr(&fs, phi + 1);
+        fr_mul_shoup(&y, &f, &fs, &x[t]);
+        ldg_fr(&f, plo);
+        ldg_fr(&fs, plo + 1);
+        fr_mul_shoup(&x[t], &f, &fs, &y);
+      }
     }
 
     if (last) {
@@ -327,16 +385,20 @@ static __device__ __forceinline__ void ntt_pass_impl(fr_t *__restrict__ data, co
 }
 
 /* The pass kernels: the coset input scaling and the constant last group compiled only where used (registers, code
- * size). ntt_pass: every pass but the last; ntt_pass_last: the last pass (flags NINV, COSET_OUT, BITREV). */
-#define NTT_PASS_KERNEL(name, coset_in, last_pass, min_blocks)                                                        \
+ * size). ntt_pass: every pass but the last; ntt_pass_last: the last pass (flags NINV, COSET_OUT, BITREV);
+ * ntt_pass_four: the first pass of a multi-pass transform with a compact plan (four-step; 4 blocks per SM: 32-48
+ * bytes of spills, like ntt_pass's 16-24). */
+#define NTT_PASS_KERNEL(name, coset_in, last_pass, four_step, min_blocks)                                             \
   __global__ void __launch_bounds__(128, min_blocks)                                                                  \
       name(fr_t *__restrict__ data, const __grid_constant__ ntt_pass_args p) {                                        \
-    ntt_pass_impl(data, p, coset_in, last_pass);                                                                      \
+    ntt_pass_impl(data, p, coset_in, last_pass, four_step);                                                           \
   }
-NTT_PASS_KERNEL(ntt_pass, false, false, NTT_MIN_BLOCKS)
-NTT_PASS_KERNEL(ntt_pass_coset, true, false, NTT_MIN_BLOCKS)
-NTT_PASS_KERNEL(ntt_pass_last, false, true, NTT_LAST_MIN_BLOCKS)
-NTT_PASS_KERNEL(ntt_pass_last_coset, true, true, NTT_LAST_MIN_BLOCKS)
+NTT_PASS_KERNEL(ntt_pass, false, false, false, NTT_MIN_BLOCKS)
+NTT_PASS_KERNEL(ntt_pass_coset, true, false, false, NTT_MIN_BLOCKS)
+NTT_PASS_KERNEL(ntt_pass_last, false, true, false, NTT_LAST_MIN_BLOCKS)
+NTT_PASS_KERNEL(ntt_pass_last_coset, true, true, false, NTT_LAST_MIN_BLOCKS)
+NTT_PASS_KERNEL(ntt_pass_four, false, false, true, NTT_MIN_BLOCKS)
+NTT_PASS_KERNEL(ntt_pass_four_coset, true, false, true, NTT_MIN_BLOCKS)
 
 /* In-place bit reversal of a 2^L array, L >= 11. Index i = (A, B, C): A the top 4 bits, C the low 4, B the middle
  * mb = L - 8 bits; bitrev(i) = (rev C, rev B, rev A). Block B (B <= rev B) swaps the tiles {(A, B, C)} and
@@ -468,6 +530,7 @@ extern "C" void czk_cuda_ntt_free(czk_cuda_ntt *p) {
   if (!p) return;
   for (int i = 0; i < 2; i++) {
     cudaFree(p->d_tw[i]);
+    cudaFree(p->d_ft[i]);
     cudaFree(p->d_coset[i]);
   }
   free(p);
@@ -479,30 +542,82 @@ static void fr_sqr_n(czk_fr *r, const czk_fr *a, unsigned e) {
   for (unsigned i = 0; i < e; i++) czk_fr_mul(r, r, r);
 }
 
+/* Compact plans: tw_c = the smallest log2 granularity of the twiddle exponents (in w_N, N = 2^log_max) that a
+ * pass reading d_tw meets, over every domain 2^L <= N: a stage s reads exponents that are multiples of
+ * 2^(s + log_max - L); a one-pass transform (and ntt_tiny) starts at s = 0, a multi-pass one reads d_tw from its
+ * second pass on (s >= s0 of pass 1; the four-step first pass reads multiples of 2^(hs + log_max - L), hs = L - k0,
+ * counted too). 2^27: 8 (from 2^27 itself, passes 8, 9, 10), 2^28: 9. */
+static unsigned compact_shift(unsigned log_max) {
+  unsigned c = log_max - 1;
+  for (unsigned L = 1; L <= log_max; L++) {
+    const unsigned tws = log_max - L, np = L >= 3 ? ntt_npasses(L) : 1;
+    unsigned g = tws;
+    if (np > 1) {
+      unsigned k, s0, tl, rl;
+      ntt_pass_geom(L, 0, &k, &s0, &tl, &rl);
+      g = L - k + tws;
+      for (unsigned pi = 1; pi < np; pi++) {
+        ntt_pass_geom(L, pi, &k, &s0, &tl, &rl);
+        if (s0 + tws < g) g = s0 + tws;
+      }
+    }
+    if (g < c) c = g;
+  }
+  return c;
+}
+
+/* The tables of a plan for 2^log_n_max: pairs per direction in d_tw (tw_n) and d_ft (ft_n), and the bytes of one
+ * direction's d_tw, d_ft, d_coset. Full: tw_n = 2^(log_max-1), no d_ft. Compact: tw_n = 2^(log_max-1-tw_c), and
+ * when a transform may take several passes (log_max > NTT_PASS_MAX) ft_n = 2^ft_bits + 2^(log_max-ft_bits). */
+typedef struct ntt_layout {
+  unsigned tw_c, ft_bits;
+  size_t tw_n, ft_n, tb, fb, cb;
+} ntt_layout;
+static size_t plan_layout(unsigned log_n_max, int compact, ntt_layout *y) {
+  memset(y, 0, sizeof *y);
+  y->tw_c = compact ? compact_shift(log_n_max) : 0u;
+  y->tw_n = (size_t)1 << (log_n_max - 1 - y->tw_c);
+  if (compact && log_n_max > NTT_PASS_MAX) {
+    y->ft_bits = log_n_max / 2;
+    y->ft_n = ((size_t)1 << y->ft_bits) + ((size_t)1 << (log_n_max - y->ft_bits));
+  }
+  const unsigned lo = (log_n_max + 1) / 2;
+  y->tb = y->tw_n * 2 * sizeof(fr_t);
+  y->fb = y->ft_n * 2 * sizeof(fr_t);
+  y->cb = (((size_t)1 << lo) + ((size_t)1 << (log_n_max - lo))) * sizeof(fr_t);
+  return 2 * (y->tb + y->fb + y->cb);
+}
 /* Device bytes of a plan for 2^log_n_max (czk_cuda_ntt_new's tables): the memory plan counts them before it exists. */
-static size_t plan_table_bytes(unsigned log_n_max, size_t *tb, size_t *cb) {
-  size_t half = ((size_t)1 << log_n_max) / 2;
-  unsigned lo = (log_n_max + 1) / 2;
-  *tb = (half ? half : 1) * 2 * sizeof(fr_t);
-  *cb = (((size_t)1 << lo) + ((size_t)1 << (log_n_max - lo))) * sizeof(fr_t);
-  return 2 * *tb + 2 * *cb;
+extern "C" uint64_t czk_cuda_ntt_plan_bytes_ex(unsigned log_n_max, int compact) {
+  ntt_layout y;
+  return log_n_max < 1 || log_n_max > 28 ? 0 : plan_layout(log_n_max, compact, &y);
 }
-extern "C" uint64_t czk_cuda_ntt_plan_bytes(unsigned log_n_max) {
-  size_t tb, cb;
-  return log_n_max < 1 || log_n_max > 28 ? 0 : plan_table_bytes(log_n_max, &tb, &cb);
+extern "C" uint64_t czk_cuda_ntt_plan_bytes(unsigned log_n_max) { return czk_cuda_ntt_plan_bytes_ex(log_n_max, 0); }
+extern "C" uint64_t czk_cuda_ntt_bytes(const czk_cuda_ntt *p) {
+  return p ? czk_cuda_ntt_plan_bytes_ex(p->log_max, p->compact) : 0;
 }
+extern "C" int czk_cuda_ntt_is_compact(const czk_cuda_ntt *p) { return p && p->compact; }
 
 extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, czk_fr_roots roots,
                                        const czk_fr *coset_shift, void *stream) {
+  return czk_cuda_ntt_new_ex(out, log_n_max, roots, coset_shift, 0, stream);
+}
+
+extern "C" czk_status czk_cuda_ntt_new_ex(czk_cuda_ntt **out, unsigned log_n_max, czk_fr_roots roots,
+                                          const czk_fr *coset_shift, int compact, void *stream) {
   if (!out || log_n_max < 1 || log_n_max > 28) return CZK_ERR_INVALID_ARG;
   if (roots != CZK_ROOTS_BELLMAN && roots != CZK_ROOTS_SNARKJS) return CZK_ERR_INVALID_ARG;
   *out = NULL;
   cudaStream_t st = (cudaStream_t)stream;
   czk_cuda_ntt *p = (czk_cuda_ntt *)calloc(1, sizeof *p);
   if (!p) return CZK_ERR_NOMEM;
+  ntt_layout y;
+  (void)plan_layout(log_n_max, compact, &y);
   p->log_max = log_n_max;
   p->lo_bits = (log_n_max + 1) / 2;
-  size_t N = (size_t)1 << log_n_max, half = N / 2;
+  p->compact = compact ? 1 : 0;
+  p->tw_c = y.tw_c;
+  p->ft_bits = y.ft_bits;
   czk_fr w, wi, g, gi;
   (void)czk_fr_root_of_unity(&w, log_n_max, roots); /* log_n_max <= 28 < 32 */
   czk_fr_inv(&wi, &w);
@@ -537,20 +652,34 @@ extern "C" czk_status czk_cuda_ntt_new(czk_cuda_ntt **out, unsigned log_n_max, c
     }
   }
   czk_status s = CZK_OK;
-  size_t tb, cb;
-  (void)plan_table_bytes(log_n_max, &tb, &cb);
-  cudaError_t e = cudaMalloc((void **)&p->d_tw[0], tb);
-  if (e == cudaSuccess) e = cudaMalloc((void **)&p->d_tw[1], tb);
-  if (e == cudaSuccess) e = cudaMalloc((void **)&p->d_coset[0], cb);
-  if (e == cudaSuccess) e = cudaMalloc((void **)&p->d_coset[1], cb);
+  cudaError_t e = cudaSuccess;
+  for (int d = 0; d < 2 && e == cudaSuccess; d++) {
+    e = cudaMalloc((void **)&p->d_tw[d], y.tb);
+    if (e == cudaSuccess && y.fb) e = cudaMalloc((void **)&p->d_ft[d], y.fb);
+    if (e == cudaSuccess) e = cudaMalloc((void **)&p->d_coset[d], y.cb);
+  }
   if (e != cudaSuccess) {
-    czk_log_write(CZK_LOG_ERROR, "cuda", "ntt_new(2^%u): %s", log_n_max, cudaGetErrorString(e));
+    czk_log_write(CZK_LOG_ERROR, "cuda", "ntt_new(2^%u%s): %s", log_n_max, compact ? ", compact" : "",
+                  cudaGetErrorString(e));
     czk_cuda_ntt_free(p);
     return e == cudaErrorMemoryAllocation ? CZK_ERR_NOMEM : CZK_ERR_DEVICE;
   }
-  unsigned tbits = log_n_max > 1 ? (log_n_max - 1 + 1) / 2 : 0;
-  s = upload_expand(p->d_tw[0], half ? half : 1, &w, tbits, st);
-  if (s == CZK_OK) s = upload_expand(p->d_tw[1], half ? half : 1, &wi, tbits, st);
+  /* d_tw: the pairs of v^m, v = w^(2^tw_c) (w itself in a full plan), m < tw_n = 2^tlog; d_ft: those of w^j,
+   * j < 2^ft_bits, then of (w^(2^ft_bits))^k, k < 2^(log_max - ft_bits) */
+  const unsigned tlog = log_n_max - 1 - y.tw_c;
+  for (int d = 0; d < 2 && s == CZK_OK; d++) {
+    const czk_fr *wd = d ? &wi : &w;
+    czk_fr v;
+    fr_sqr_n(&v, wd, y.tw_c);
+    s = upload_expand(p->d_tw[d], y.tw_n, &v, (tlog + 1) / 2, st);
+    if (s == CZK_OK && y.ft_n) {
+      const size_t nlo = (size_t)1 << y.ft_bits;
+      const unsigned hlog = log_n_max - y.ft_bits;
+      s = upload_expand(p->d_ft[d], nlo, wd, (y.ft_bits + 1) / 2, st);
+      fr_sqr_n(&v, wd, y.ft_bits);
+      if (s == CZK_OK) s = upload_expand(p->d_ft[d] + 2 * nlo, y.ft_n - nlo, &v, (hlog + 1) / 2, st);
+    }
+  }
   /* coset tables: lo = g^j (j < 2^lo_bits) then hi = g^(k 2^lo_bits): exactly the layout upload_expand builds on
    * the host before expanding, so expand into a 2-level table by calling it twice on the two halves */
   if (s == CZK_OK) {
@@ -614,7 +743,9 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
   if (L <= 2) {
     fr_t ninv;
     memcpy(&ninv, &p->ninv[L], sizeof ninv);
-    ntt_tiny<<<1, 1, 0, st>>>(data, L, (int)dir, p->d_tw[inv], p->log_max - L, p->d_coset[inv], p->lo_bits, ninv);
+    /* compact: log_max - tw_c - L >= 0 for L <= 2 (compact_shift) */
+    ntt_tiny<<<1, 1, 0, st>>>(data, L, (int)dir, p->d_tw[inv], p->log_max - p->tw_c - L, p->d_coset[inv], p->lo_bits,
+                              ninv);
     CZK_CU_LAUNCHED(st);
     return CZK_OK;
   }
@@ -631,12 +762,20 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
     ntt_pass_geom(L, pi, &a.k, &a.s0, &a.tlog, &a.rlog);
     a.L = L;
     a.tw = p->d_tw[inv];
-    a.tw_shift = p->log_max - L;
+    a.tw_shift = p->log_max - p->tw_c - L; /* mod 2^32 (ntt_pass_args) */
     a.lo_bits = p->lo_bits;
     const bool coset_in = pi == 0 && dir == CZK_CUDA_NTT_COSET_FORWARD, last = pi + 1 == np;
+    const bool four = p->compact && pi == 0 && np > 1; /* d_tw lacks the first pass's fine exponents */
     if (coset_in) {
       a.coset = p->d_coset[0];
       memcpy(a.gc, p->cg[L], sizeof a.gc);
+    }
+    if (four) { /* the constants of its last group (no n^-1: not the last pass) and the element twiddles */
+      for (int m = 0; m < 4; m++) host_shoup_pair(&a.kc[m], &a.kcs[m], &p->w8[inv][m]);
+      host_shoup_pair(&a.w4, &a.w4s, &p->w8[inv][2]);
+      a.ft = p->d_ft[inv];
+      a.ft_shift = p->log_max - L;
+      a.ft_bits = p->ft_bits;
     }
     if (last) {
       a.flags |= np == 1 ? NTT_F_BITREV : 0u;
@@ -656,8 +795,9 @@ extern "C" czk_status czk_cuda_ntt_run(czk_cuda_ntt *p, czk_fr *d_data, unsigned
       }
     }
     const unsigned tile_log = a.k + a.tlog + a.rlog;
-    void (*kern)(fr_t *, ntt_pass_args) = last ? (coset_in ? ntt_pass_last_coset : ntt_pass_last)
-                                               : (coset_in ? ntt_pass_coset : ntt_pass);
+    void (*kern)(fr_t *, ntt_pass_args) = last   ? (coset_in ? ntt_pass_last_coset : ntt_pass_last)
+                                          : four ? (coset_in ? ntt_pass_four_coset : ntt_pass_four)
+                                                 : (coset_in ? ntt_pass_coset : ntt_pass);
     kern<<<1u << (L - tile_log), 1u << (tile_log - 3), (size_t)32 << tile_log, st>>>(data, a);
     CZK_CU_LAUNCHED(st);
     if (prof) cudaEventRecord(pev[pi + 1], st);

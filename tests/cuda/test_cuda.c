@@ -2,7 +2,8 @@
  * inputs:
  * Fp/Fr/Fp2 arithmetic (incl. 0, 1, -1), MSM over G1 and G2 (random points, points at infinity, repeated and opposite
  * points, zero and extreme scalars, one huge bucket, several window sizes and chunk lengths, scalars from host and
- * device, canonical and Montgomery), and the NTT (both root conventions, forward / inverse / coset, sizes 2^0..2^16).
+ * device, canonical and Montgomery), and the NTT (both root conventions, forward / inverse / coset, sizes 2^0..2^16;
+ * compact plans against full ones and the CPU up to 2^24, and the CUDA backend's compact switch).
  * Exits 77 (skipped) when CUDA is not built or no GPU is present. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,50 +374,57 @@ static void test_ref_sanity(void) {
   free(b);
 }
 
+/* The expected transform of x (2^L points) in direction dir (czk_cuda_ntt_dir), coset shift 7, computed on the CPU:
+ * the coset scaling and n^-1 by hand around czk_ntt_forward over omega or omega^-1 (pool: NULL = the caller). */
+static void ntt_ref(czk_fr *y, const czk_fr *x, unsigned L, int dir, czk_fr_roots roots, czk_pool *pool) {
+  size_t n = (size_t)1 << L;
+  czk_fr g, gi, w, wi, ninv, nn;
+  czk_fr_from_u64(&g, 7);
+  czk_fr_inv(&gi, &g);
+  CHECK(czk_fr_root_of_unity(&w, L, roots) == CZK_OK);
+  czk_fr_inv(&wi, &w);
+  czk_fr_from_u64(&nn, n);
+  czk_fr_inv(&ninv, &nn);
+  memcpy(y, x, n * sizeof(czk_fr));
+  if (dir == 2) {
+    czk_fr gp;
+    czk_fr_set_one(&gp);
+    for (size_t i = 0; i < n; i++) czk_fr_mul(&y[i], &y[i], &gp), czk_fr_mul(&gp, &gp, &g);
+  }
+  if (L > 0) { /* the CPU NTT over omega (or omega^-1): y_j = sum_i y_i omega^(ij); size 1 is the identity */
+    czk_ntt_domain *dom = NULL;
+    CHECK(czk_ntt_domain_new_omega(&dom, L, (dir & 1) ? &wi : &w, pool) == CZK_OK);
+    if (dom) CHECK(czk_ntt_forward(dom, y, pool) == CZK_OK);
+    czk_ntt_domain_free(dom);
+  }
+  if (dir & 1) {
+    czk_fr gp;
+    czk_fr_set_one(&gp);
+    for (size_t i = 0; i < n; i++) {
+      czk_fr_mul(&y[i], &y[i], &ninv);
+      if (dir == 3) czk_fr_mul(&y[i], &y[i], &gp), czk_fr_mul(&gp, &gp, &gi);
+    }
+  }
+}
+
 static void test_ntt(czk_fr_roots roots) {
   const unsigned maxlog = 16;
   czk_cuda_ntt *p = NULL;
   CHECK(czk_cuda_ntt_new(&p, maxlog, roots, NULL, NULL) == CZK_OK);
   if (!p) return;
+  CHECK(!czk_cuda_ntt_is_compact(p));
+  CHECK(czk_cuda_ntt_bytes(p) == czk_cuda_ntt_plan_bytes(maxlog));
   size_t nmax = (size_t)1 << maxlog;
   czk_fr *x = malloc(nmax * sizeof(czk_fr)), *y = malloc(nmax * sizeof(czk_fr)), *z = malloc(nmax * sizeof(czk_fr));
   void *d = NULL;
   CHECK(czk_cuda_malloc(&d, nmax * sizeof(czk_fr)) == CZK_OK);
-  czk_fr g, gi;
-  czk_fr_from_u64(&g, 7);
-  czk_fr_inv(&gi, &g);
   const unsigned logs[] = {0, 1, 2, 3, 5, 9, 10, 11, 13, 16};
   for (size_t li = 0; li < CZK_ARRAY_LEN(logs); li++) {
     unsigned L = logs[li];
     size_t n = (size_t)1 << L;
-    czk_fr w, wi, ninv, nn;
-    CHECK(czk_fr_root_of_unity(&w, L, roots) == CZK_OK);
-    czk_fr_inv(&wi, &w);
-    czk_fr_from_u64(&nn, n);
-    czk_fr_inv(&ninv, &nn);
     for (int dir = 0; dir < 4; dir++) {
       for (size_t i = 0; i < n; i++) rand_fr(&x[i]);
-      /* expected */
-      memcpy(y, x, n * sizeof(czk_fr));
-      if (dir == 2) {
-        czk_fr gp;
-        czk_fr_set_one(&gp);
-        for (size_t i = 0; i < n; i++) czk_fr_mul(&y[i], &y[i], &gp), czk_fr_mul(&gp, &gp, &g);
-      }
-      if (L > 0) { /* the CPU NTT over omega (or omega^-1): y_j = sum_i y_i omega^(ij); size 1 is the identity */
-        czk_ntt_domain *dom = NULL;
-        CHECK(czk_ntt_domain_new_omega(&dom, L, (dir & 1) ? &wi : &w, NULL) == CZK_OK);
-        if (dom) CHECK(czk_ntt_forward(dom, y, NULL) == CZK_OK);
-        czk_ntt_domain_free(dom);
-      }
-      if (dir & 1) {
-        czk_fr gp;
-        czk_fr_set_one(&gp);
-        for (size_t i = 0; i < n; i++) {
-          czk_fr_mul(&y[i], &y[i], &ninv);
-          if (dir == 3) czk_fr_mul(&y[i], &y[i], &gp), czk_fr_mul(&gp, &gp, &gi);
-        }
-      }
+      ntt_ref(y, x, L, dir, roots, NULL);
       CHECK(czk_cuda_memcpy_htod(d, x, n * sizeof(czk_fr), NULL) == CZK_OK);
       CHECK(czk_cuda_ntt_run(p, (czk_fr *)d, L, (czk_cuda_ntt_dir)dir, NULL) == CZK_OK);
       CHECK(czk_cuda_memcpy_dtoh(z, d, n * sizeof(czk_fr), NULL) == CZK_OK);
@@ -426,6 +434,122 @@ static void test_ntt(czk_fr_roots roots) {
   }
   czk_cuda_free(d);
   czk_cuda_ntt_free(p);
+  free(x), free(y), free(z);
+}
+
+/* Compact plans (czk_cuda_ntt_new_ex, compact = 1): their sizes (exact, and at most 64 MiB up to 2^28), and every
+ * direction bit-identical to the full plan's and to the CPU NTT on random inputs: a 2^24 plan for 2^1..2^12 (small
+ * domains read its tables with large strides), 2^20 (two passes of 10: the four-step first pass) and 2^24 (three
+ * passes of 8: the later passes read exponents as fine as 2^8, the compact table's step); a 2^12 plan (snarkjs roots)
+ * for 2^1..2^12 (2^11 and 2^12: two passes at the plan's own size). Then the CUDA backend's switch
+ * (czk_backend_set_compact_tables): plan bytes reported and held, and H in both modes against czk_ntt_h. */
+static void test_ntt_compact(void) {
+  for (unsigned k = 1; k <= 28; k++) {
+    CHECK(czk_cuda_ntt_plan_bytes_ex(k, 0) == czk_cuda_ntt_plan_bytes(k));
+    CHECK_MSG(czk_cuda_ntt_plan_bytes_ex(k, 1) <= czk_cuda_ntt_plan_bytes(k), "compact 2^%u", k);
+    CHECK_MSG(czk_cuda_ntt_plan_bytes_ex(k, 1) <= ((uint64_t)64 << 20), "compact 2^%u", k);
+  }
+  /* 2^27: tables of 2^18 pairs (exponents m 2^8) and of 2^13 + 2^14 pairs per direction, coset tables 2^14 + 2^13 */
+  CHECK(czk_cuda_ntt_plan_bytes_ex(27, 1) == 2 * ((((uint64_t)1 << 18) + (1u << 13) + (1u << 14)) * 64 +
+                                                  ((1u << 14) + (1u << 13)) * 32));
+  CHECK(czk_cuda_ntt_plan_bytes_ex(0, 1) == 0 && czk_cuda_ntt_plan_bytes_ex(29, 1) == 0);
+  czk_pool *pool = NULL;
+  CHECK(czk_pool_new(&pool, 0) == CZK_OK);
+  const unsigned big = 24;
+  czk_cuda_ntt *pf = NULL, *pc = NULL, *ps = NULL;
+  CHECK(czk_cuda_ntt_new_ex(&pf, big, CZK_ROOTS_BELLMAN, NULL, 0, NULL) == CZK_OK);
+  CHECK(czk_cuda_ntt_new_ex(&pc, big, CZK_ROOTS_BELLMAN, NULL, 1, NULL) == CZK_OK);
+  CHECK(czk_cuda_ntt_new_ex(&ps, 12, CZK_ROOTS_SNARKJS, NULL, 1, NULL) == CZK_OK);
+  CHECK(czk_cuda_ntt_new_ex(NULL, 12, CZK_ROOTS_SNARKJS, NULL, 1, NULL) == CZK_ERR_INVALID_ARG);
+  if (!pf || !pc || !ps) {
+    czk_cuda_ntt_free(pf), czk_cuda_ntt_free(pc), czk_cuda_ntt_free(ps);
+    czk_pool_free(pool);
+    return;
+  }
+  CHECK(!czk_cuda_ntt_is_compact(pf) && czk_cuda_ntt_is_compact(pc) && czk_cuda_ntt_is_compact(ps));
+  CHECK(czk_cuda_ntt_bytes(pf) == czk_cuda_ntt_plan_bytes(big));
+  CHECK(czk_cuda_ntt_bytes(pc) == czk_cuda_ntt_plan_bytes_ex(big, 1));
+  CHECK(czk_cuda_ntt_bytes(ps) == czk_cuda_ntt_plan_bytes_ex(12, 1));
+  CHECK(czk_cuda_ntt_bytes(NULL) == 0);
+  size_t nmax = (size_t)1 << big;
+  czk_fr *x = malloc(nmax * sizeof(czk_fr)), *y = malloc(nmax * sizeof(czk_fr)), *z = malloc(nmax * sizeof(czk_fr));
+  void *d = NULL;
+  CHECK(czk_cuda_malloc(&d, nmax * sizeof(czk_fr)) == CZK_OK);
+  CHECK(x && y && z && d);
+  const unsigned logs[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 20, 24};
+  for (int which = 0; which < 2 && x && y && z && d; which++) {
+    czk_fr_roots roots = which ? CZK_ROOTS_SNARKJS : CZK_ROOTS_BELLMAN;
+    for (size_t li = 0; li < CZK_ARRAY_LEN(logs); li++) {
+      const unsigned L = logs[li];
+      if (which && L > 12) continue;
+      size_t n = (size_t)1 << L;
+      for (size_t i = 0; i < n; i++) rand_fr(&x[i]);
+      for (int dir = 0; dir < 4; dir++) {
+        ntt_ref(y, x, L, dir, roots, pool);
+        for (int pl = 0; pl < 2; pl++) { /* the full plan, then the compact one */
+          czk_cuda_ntt *p = which ? (pl ? ps : NULL) : (pl ? pc : pf);
+          if (!p) continue;
+          CHECK(czk_cuda_memcpy_htod(d, x, n * sizeof(czk_fr), NULL) == CZK_OK);
+          CHECK(czk_cuda_ntt_run(p, (czk_fr *)d, L, (czk_cuda_ntt_dir)dir, NULL) == CZK_OK);
+          memset(z, 0xA5, n * sizeof(czk_fr));
+          CHECK(czk_cuda_memcpy_dtoh(z, d, n * sizeof(czk_fr), NULL) == CZK_OK);
+          CHECK(czk_cuda_stream_sync(NULL) == CZK_OK);
+          CHECK_MSG(memcmp(y, z, n * sizeof(czk_fr)) == 0, "ntt %s plan 2^%u roots=%d log=%u dir=%d",
+                    pl ? "compact" : "full", which ? 12u : big, (int)roots, L, dir);
+        }
+      }
+    }
+  }
+  czk_cuda_free(d);
+  czk_cuda_ntt_free(pf), czk_cuda_ntt_free(pc), czk_cuda_ntt_free(ps);
+
+  /* the backend switch: off by default, plan bytes as set, plans made before it stay, H against the CPU */
+  czk_backend *be = NULL, *cpu = NULL;
+  CHECK(czk_backend_open(&be, "cuda:0", NULL) == CZK_OK);
+  CHECK(czk_backend_open(&cpu, "cpu", NULL) == CZK_OK);
+  if (cpu) {
+    czk_backend_set_compact_tables(cpu, true);
+    CHECK(!czk_backend_compact_tables(cpu));
+  }
+  CHECK(!czk_backend_compact_tables(NULL));
+  const unsigned lg = 13;
+  const size_t n = (size_t)1 << lg;
+  if (be && x && y && z) {
+    CHECK(!czk_backend_compact_tables(be));
+    CHECK(czk_backend_h_plan_bytes(be, lg, CZK_H_BELLPERSON) == czk_cuda_ntt_plan_bytes(lg));
+    CHECK(czk_backend_h_prepare(be, 10, CZK_H_BELLPERSON) == CZK_OK); /* a full plan, made before the switch */
+    czk_backend_set_compact_tables(be, true);
+    CHECK(czk_backend_compact_tables(be));
+    CHECK(czk_backend_h_plan_bytes(be, lg, CZK_H_BELLPERSON) == czk_cuda_ntt_plan_bytes_ex(lg, 1));
+    CHECK(czk_backend_h_plan_bytes(be, lg, CZK_H_SNARKJS) == czk_cuda_ntt_plan_bytes_ex(lg, 1));
+    CHECK(czk_backend_h_plan_bytes(be, 10, CZK_H_BELLPERSON) == 0);
+    CHECK(czk_backend_tables_bytes(be) == czk_cuda_ntt_plan_bytes(10));
+    czk_fr *d3 = NULL;
+    CHECK(czk_backend_alloc(be, (void **)&d3, 3 * n * sizeof(czk_fr)) == CZK_OK);
+    for (int hk = 0; hk < 2 && d3; hk++) {
+      czk_h_kind kind = hk ? CZK_H_SNARKJS : CZK_H_BELLPERSON;
+      for (size_t i = 0; i < 3 * n; i++) rand_fr(&x[i]);
+      memcpy(y, x, 3 * n * sizeof(czk_fr));
+      czk_ntt_domain *dom = NULL;
+      CHECK(czk_ntt_domain_new(&dom, lg, hk ? CZK_ROOTS_SNARKJS : CZK_ROOTS_BELLMAN, pool) == CZK_OK);
+      if (dom) CHECK(czk_ntt_h(dom, kind, y, y + n, y + 2 * n, pool) == CZK_OK);
+      czk_ntt_domain_free(dom);
+      CHECK(czk_backend_copy_htod(be, d3, x, 3 * n * sizeof(czk_fr), NULL) == CZK_OK);
+      CHECK(czk_backend_h(be, d3, d3 + n, d3 + 2 * n, lg, kind, NULL) == CZK_OK);
+      CHECK(czk_backend_copy_dtoh(be, z, d3, n * sizeof(czk_fr), NULL) == CZK_OK);
+      CHECK(czk_backend_stream_sync(be, NULL) == CZK_OK);
+      CHECK_MSG(memcmp(y, z, n * sizeof(czk_fr)) == 0, "compact backend h mode %d 2^%u", hk, lg);
+    }
+    czk_backend_mem_free(be, d3);
+    CHECK(czk_backend_h_plan_bytes(be, lg, CZK_H_BELLPERSON) == 0);
+    CHECK(czk_backend_tables_bytes(be) == czk_cuda_ntt_plan_bytes(10) + 2 * czk_cuda_ntt_plan_bytes_ex(lg, 1));
+    czk_backend_set_compact_tables(be, false);
+    CHECK(!czk_backend_compact_tables(be));
+    CHECK(czk_backend_h_plan_bytes(be, 14, CZK_H_BELLPERSON) == czk_cuda_ntt_plan_bytes(14));
+  }
+  czk_backend_free(be);
+  czk_backend_free(cpu);
+  czk_pool_free(pool);
   free(x), free(y), free(z);
 }
 
@@ -591,6 +715,7 @@ int main(void) {
   unsetenv("CZK_CUDA_MSM_WINDOW");
   test_ntt(CZK_ROOTS_BELLMAN);
   test_ntt(CZK_ROOTS_SNARKJS);
+  test_ntt_compact();
   test_fixed_base(1);
   test_fixed_base(1000);
   test_fixed_base((1u << 22) + 12345); /* two chunks, the second short and not a multiple of the batch of 8 */
