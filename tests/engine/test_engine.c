@@ -1385,6 +1385,103 @@ static void test_device_urgent_spared(void) {
  * together, some cancelled. Every job not cancelled completes, no emulated allocation ever fails (proves wait, or are
  * retried alone), no device holds more than 100 B, and once drained each device's plan equals what it holds and the
  * budget's KEY part equals the keys plus the idle lanes' staging. */
+/* The device tier table (issue 32): czk_engine_plan_tier for the four 32 GiB Filecoin keys on cards of 16, 24, 32, 80
+ * and 141 GiB (plan = card - 2 GiB reserve; compact NTT tables, 37 MiB). Query sizes are the keys' real ones (PoRep
+ * from ../shared/docs/gpu-memory-reference.md; WindowPoSt, SnapDeals, WinningPoSt from `czk circuit-info KIND
+ * --sector-size 32GiB --json`: h = 2^k - 1, l = aux, a = inputs + A-density, b = B-density; G1 96 B, G2 192 B).
+ * Lanes are modelled from the prover's layout (czk_groth16_plan_prove_ex) with the MSM scratch the H100 planned in
+ * session 15 (full lane 18.6 GiB at 2^27, a compact lane's two pipelines at 2^24-point chunks 2 x 4.6 GiB, a lean
+ * one's at 2^21-point chunks 1.22 GiB (half its 2.44 GiB at 2^22); scaled with the domain). Every kind gets a tier whose copy, tables and lanes fit the plan,
+ * resident wherever the whole copy fits beside a lane, at least one lane, and the biggest cards the fastest shape. */
+static void test_plan_tier_table(void) {
+  const double G = (double)(1ull << 30);
+  typedef struct {
+    const char *name;
+    unsigned log_n;
+    uint64_t n_in, l, a, b;
+  } fckey;
+  const fckey keys[4] = {
+      {"porep", 27, 328, 130169893, 129753620, 33112282},
+      {"window-post", 27, 25840, 126902376, 96205645, 91925767},
+      {"snap", 27, 5, 80978488, 80743586, 20983608},
+      {"winning-post", 19, 133, 375210, 284329, 272185},
+  };
+  const unsigned cards[5] = {16, 24, 32, 80, 141};
+  for (int ki = 0; ki < 4; ki++) {
+    const fckey *k = &keys[ki];
+    const uint64_t n = 1ull << k->log_n, nw = k->n_in + k->l, h = n - 1;
+    const double sc = (double)n / (double)(1ull << 27); /* scratch scales with the domain */
+    czk_engine_plan_in in;
+    memset(&in, 0, sizeof in);
+    in.nparts = 5;
+    in.base = (k->a + k->b) * 4; /* index lists */
+    in.part_bytes[0] = h * 96, in.part_bytes[1] = k->l * 96, in.part_bytes[2] = k->a * 96;
+    in.part_bytes[3] = k->b * 96, in.part_bytes[4] = k->b * 192;
+    in.tables = 38273024;
+    in.lanes = 2;
+    const uint64_t full = 3 * n * 32 + nw * 32 + (k->a + k->b) * 32 + (uint64_t)(18.6 * G * sc);
+    const uint64_t cmp = nw * 32 + 2 * n * 32 + (uint64_t)(2 * 4.6 * G * sc);
+    const uint64_t lean = nw * 32 + 2 * n * 32 + (uint64_t)(1.22 * G * sc);
+    const uint64_t slots24 = 2 * (1ull << 24) * 96 + 2 * (1ull << 23) * 192, slots21 = slots24 / 8;
+    in.lane_res[CZK_LANE_FULL] = full, in.lane_res[CZK_LANE_COMPACT] = cmp, in.lane_res[CZK_LANE_LEAN] = lean;
+    in.lane_stream[CZK_LANE_FULL] = full + 2 * (1ull << 22) * 96 + 2 * (1ull << 21) * 192 + in.base;
+    in.lane_stream[CZK_LANE_COMPACT] = cmp + slots24 + in.base;
+    in.lane_stream[CZK_LANE_LEAN] = lean + (k->log_n >= 22 ? 0 : slots21); /* its slots lie in y */
+    uint64_t copy_all = in.base;
+    for (int i = 0; i < 5; i++) copy_all += in.part_bytes[i];
+    for (int ci = 0; ci < 5; ci++) {
+      in.limit = ((uint64_t)cards[ci] << 30) - (2ull << 30);
+      czk_engine_plan_out o;
+      czk_engine_plan_tier(&in, &o);
+      const char *tier = o.parts == 0x1f ? "resident" : o.parts ? "partial" : "streamed";
+      printf("  %-12s %3u GiB card: %-8s copy %6.2f GiB, %-7s lanes of %5.2f GiB x %u\n", k->name, cards[ci], tier,
+             (double)o.copy / G, czk_engine_lane_shape_str(o.shape), (double)o.lane / G, o.lanes);
+      CHECK_MSG(o.lanes >= 1, "%s on %u GiB: no lane fits", k->name, cards[ci]);
+      CHECK_MSG(o.copy + in.tables + (uint64_t)o.lanes * o.lane <= in.limit, "%s on %u GiB: over the plan", k->name,
+                cards[ci]);
+      if (copy_all + in.tables + lean <= in.limit)
+        CHECK_MSG(o.parts == 0x1f, "%s on %u GiB: the whole copy fits beside a lane, not taken", k->name, cards[ci]);
+      if (o.parts && o.parts != 0x1f) CHECK(o.shape != CZK_LANE_FULL); /* partial copies prove in compact lanes */
+      /* fastest shape: no faster shape of the same tier fits */
+      for (int sh = 0; sh < o.shape; sh++) {
+        const uint64_t lane = o.parts == 0x1f ? in.lane_res[sh] : in.lane_stream[sh];
+        if (o.parts == 0 || o.parts == 0x1f)
+          CHECK_MSG(o.copy + in.tables + lane > in.limit, "%s on %u GiB: %s lanes fit but %s taken", k->name, cards[ci],
+                    czk_engine_lane_shape_str(sh), czk_engine_lane_shape_str(o.shape));
+      }
+    }
+  }
+  /* the extremes as a storage provider would check them */
+  czk_engine_plan_in in;
+  memset(&in, 0, sizeof in);
+  in.nparts = 1, in.part_bytes[0] = 100, in.tables = 10, in.lanes = 2;
+  in.lane_res[0] = 50, in.lane_res[1] = 30, in.lane_res[2] = 20;
+  in.lane_stream[0] = 55, in.lane_stream[1] = 35, in.lane_stream[2] = 25;
+  czk_engine_plan_out o;
+  in.limit = 0; /* no plan: the whole copy, full lanes */
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 1 && o.shape == CZK_LANE_FULL && o.lanes == 2);
+  in.limit = 210;
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 1 && o.shape == CZK_LANE_FULL && o.lanes == 2);
+  in.limit = 160;
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 1 && o.shape == CZK_LANE_FULL && o.lanes == 1);
+  in.limit = 140;
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 1 && o.shape == CZK_LANE_COMPACT && o.lanes == 1);
+  in.limit = 60; /* no copy fits: streamed, the fastest lane that fits */
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 0 && o.shape == CZK_LANE_COMPACT && o.lanes == 1);
+  in.limit = 30;
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 0 && o.shape == CZK_LANE_LEAN && o.lanes == 0); /* nothing fits: a prove is refused */
+  in.lane_res[1] = in.lane_stream[1] = UINT64_MAX; /* a kind without the compact shape */
+  in.limit = 140;
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 1 && o.shape == CZK_LANE_LEAN);
+}
+
 static void test_plan_stress(uint64_t seed) {
   czk_fake f;
   czk__fake_init(&f, 256);
@@ -1689,6 +1786,7 @@ int main(int argc, char **argv) {
   test_device_memory_plan();
   test_lanes_warm();
   test_device_urgent_spared();
+  test_plan_tier_table();
   test_plan_refused_alone();
   test_plan_budget_pins();
   test_plan_stress(seed);
