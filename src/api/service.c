@@ -536,8 +536,17 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
     Cuzk__V1__KeyFile *kf = calloc((size_t)st->nsources * CZK_ENGINE_KEY_FILES + 1, sizeof *kf);
     Cuzk__V1__KeyFile **kfp = calloc((size_t)st->nsources * CZK_ENGINE_KEY_FILES + 1, sizeof *kfp);
     char(*jobs)[24] = calloc(st->ndevices + 1, sizeof *jobs);
+    char(*tiers)[160] = calloc(st->nkeys + 1, sizeof *tiers); /* per key: "0:resident/compact,..." */
+    for (uint32_t k = 0; tiers && k < st->nkeys; k++) {
+      size_t len = 0;
+      for (uint32_t d = 0; d < st->ndevices && d < CZK_ENGINE_STATUS_DEVICES; d++)
+        if (st->keys[k].dev_tier[d] && len < sizeof tiers[k])
+          len += (size_t)snprintf(tiers[k] + len, sizeof tiers[k] - len, "%s%u:%s/%s", len ? "," : "", d,
+                                  czk_engine_dev_tier_str((czk_engine_dev_tier)st->keys[k].dev_tier[d]),
+                                  czk_engine_lane_shape_str(st->keys[k].dev_shape[d]));
+    }
     int code = CZK_GRPC_OK;
-    if (!gpus || !gpp || !srs || !srp || !qs || !qp || !jobs || !ks || !kp || !kf || !kfp) {
+    if (!gpus || !gpp || !srs || !srp || !qs || !qp || !jobs || !ks || !kp || !kf || !kfp || !tiers) {
       code = CZK_GRPC_RESOURCE_EXHAUSTED;
     } else {
       for (uint32_t i = 0; i < st->nsources; i++) {
@@ -560,6 +569,7 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
           if (strcmp(st->keys[k].key_id, src->key_id) == 0) {
             ks[i].size_bytes = st->keys[k].bytes;
             ks[i].ref_count = st->keys[k].refs;
+            ks[i].czk_device_tiers = tiers[k];
           }
         kp[i] = &ks[i];
       }
@@ -589,6 +599,7 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
         srs[i].czk_tier = (char *)czk_key_tier_str(st->keys[i].tier);
         srs[i].size_bytes = st->keys[i].bytes;
         srs[i].ref_count = st->keys[i].refs;
+        srs[i].czk_device_tiers = tiers[i];
         for (uint32_t k = 0; k < st->nsources; k++)
           if (strcmp(st->sources[k].key_id, st->keys[i].key_id) == 0) {
             srs[i].n_czk_files = st->sources[k].nfiles;
@@ -627,6 +638,7 @@ static int handle(czk__service *s, int m, const uint8_t *req, size_t req_len, ui
     free(gpus);
     free(gpp);
     free(srs);
+    free(tiers);
     free(srp);
     free(qs);
     free(qp);

@@ -650,7 +650,7 @@ int czk_cmd_status(int argc, char **argv) {
              *s->gpus[i]->current_job_id ? s->gpus[i]->current_job_id : "-",
              *s->gpus[i]->current_proof_kind ? s->gpus[i]->current_proof_kind : "-");
     }
-    printf("\n%-20s %-7s %-14s %-5s %s\n", "KEY", "TIER", "BYTES", "REFS", "FILES");
+    printf("\n%-20s %-7s %-14s %-5s %-22s %s\n", "KEY", "TIER", "BYTES", "REFS", "ON DEVICES", "FILES");
     size_t hidden = 0;
     for (size_t i = 0; i < nkeys; i++) {
       const Cuzk__V1__SRSStatus *k = keys[i];
@@ -659,7 +659,8 @@ int czk_cmd_status(int argc, char **argv) {
         hidden++;
         continue;
       }
-      printf("%-20s %-7s %-14llu %-5u", k->circuit_id, tier_of(k), (unsigned long long)k->size_bytes, k->ref_count);
+      printf("%-20s %-7s %-14llu %-5u %-22s", k->circuit_id, tier_of(k), (unsigned long long)k->size_bytes, k->ref_count,
+             k->czk_device_tiers && *k->czk_device_tiers ? k->czk_device_tiers : "-");
       for (size_t f = 0; f < k->n_czk_files; f++) {
         const Cuzk__V1__KeyFile *kf = k->czk_files[f];
         if (kf->present) printf("%s%s (%.1f MiB)", f ? ", " : " ", kf->path, (double)kf->size_bytes / (1 << 20));

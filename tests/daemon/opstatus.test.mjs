@@ -373,7 +373,8 @@ test('item 7: one tier vocabulary, idle kinds hidden, latency by kind however aw
   assert.equal(g.loaded_srs.find((x) => x.circuit_id === 'synthetic-k9').czk_tier, k9.tier);
   const out = czk(d, 'status');
   assert.equal(out.status, 0, out.stderr);
-  assert.match(out.stdout, new RegExp(`^synthetic-k9 +${k9.tier} +\\d+ +0 +\\S*synthetic-k9\\.params`, 'm'));
+  // the ON DEVICES column: the plan's tier and lane shape per device ('-' without a device plan: the CPU here)
+  assert.match(out.stdout, new RegExp(`^synthetic-k9 +${k9.tier} +\\d+ +0 +(-|(\\d+:(resident|partial|streamed)/(full|compact|lean),?)+) +\\S*synthetic-k9\\.params`, 'm'));
   assert.doesNotMatch(out.stdout, /\b(hot|warm|cold|HOT|WARM|COLD)\b/);
   const js = JSON.parse(czk(d, 'status', '--json').stdout);
   for (const k of js.keys) assert.ok(TIERS.includes(k.tier), k.tier);
