@@ -21,6 +21,7 @@
 #include "cli/demo.h"
 #include "core/atomicfile.h"
 #include "core/clock.h"
+#include "core/fault.h"
 #include "czk/kinds.h"
 #include "czk/porep.h"
 #include "czk/post.h"
@@ -152,6 +153,11 @@ void *czk__demo_fc_prove(void *arg) {
     snprintf(row->job_id, sizeof row->job_id, "%s", a->job_id);
     if (a->error_message && *a->error_message) snprintf(row->err, sizeof row->err, "%s", a->error_message);
     snprintf(path, sizeof path, "%s/proof.bin", j->dir);
+    /* fault site demo.proof (tests): a bit of the returned proof flipped before it is checked here, as a proof
+     * damaged on its way would be; the check below must then fail the job */
+    if (a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED && a->proof.len &&
+        czk_fault("demo.proof") != CZK_FAULT_NONE)
+      a->proof.data[a->proof.len - 1] ^= 1;
     if (a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED &&
         czk__write_file_atomic(path, a->proof.data, a->proof.len) != CZK_OK)
       snprintf(row->err, sizeof row->err, "cannot write the proof into %.150s", j->dir);
