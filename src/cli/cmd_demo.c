@@ -1,11 +1,16 @@
-/* cmd_demo.c: `czk demo`: the main job for a newcomer. Starts `czk daemon` on its embedded default configuration (a
- * private socket and keys directory), submits a demo workload through the gRPC API (synthetic jobs of mixed sizes and
- * priorities, concurrently; plus a circom job when a snarkjs key is available), verifies every returned proof here
- * against the verifying key, prints a table with verification status, the devices' busy % from the daemon's metrics,
- * writes the timeline HTML (czk trace), and stops the daemon with SIGTERM. With --circom ZKEY WTNS (scripts/run.sh
- * passes the oracle's `mix` circuit when Node is present) the key is installed in the keys directory as demo-circom
- * and a circom job proves the witness through the same API (on the GPU when there is one); its proof is verified
- * against the zkey's vk and written as czk-circom-proof.json / czk-circom-public.json (snarkjs form). */
+/* cmd_demo.c: `czk demo`: the main job for a newcomer, a storage provider's first five minutes. Starts `czk daemon` on
+ * its embedded default configuration (a private socket; one keys directory that is also its param_dir) and submits,
+ * all at once through the gRPC API: the Filecoin kinds at one sector size (demo_filecoin.c: WinningPoSt critical,
+ * one WindowPoSt partition high, PoRep C2 and SnapDeals normal; keys set up on the first run under their v28 names,
+ * requests as `czk gen-vanilla` writes them), synthetic jobs of mixed sizes and priorities, and a circom job when a
+ * snarkjs key is given. Every proof is verified again here (Filecoin: as `czk verify --request` does; synthetic:
+ * against the .vk and the seed's witness; circom: against the zkey's vk), then the table is printed (one row per job,
+ * columns as wide as their values, one closing line per kind), the devices' busy % from the daemon's metrics, the
+ * timeline HTML (czk trace), and the daemon is stopped with SIGTERM. Exit 0 only when every job completed with every
+ * partition verified and the daemon exited clean.
+ * With --circom ZKEY WTNS (scripts/run.sh passes the oracle's `mix` circuit when Node is present) the key is installed
+ * in the keys directory as demo-circom and its proof is also written as czk-circom-proof.json /
+ * czk-circom-public.json (snarkjs form). The temporary folder (socket, requests, proofs) is removed at the end. */
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
