@@ -17,7 +17,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && cc=$(nvidia-smi --query-gpu=compute_
   cuda_args=(-DCZK_CUDA=AUTO "-DCZK_CUDA_ARCHS=${cc/./}-real")
 fi
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}" >/dev/null
-cmake --build build-release -j"$(nproc)"
+cmake --build build-release -j"$(nproc)" --target czk # the command only: the tests are scripts/test.sh's
 # A circom job too when Node is present: the oracle's `mix` circuit (circom2 + a snarkjs setup on a small local
 # powers-of-tau, cached; a few minutes the first time).
 circom=()
