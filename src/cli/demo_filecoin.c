@@ -23,6 +23,7 @@
 #include "core/clock.h"
 #include "core/fault.h"
 #include "czk/kinds.h"
+#include "czk/log.h"
 #include "czk/porep.h"
 #include "czk/post.h"
 #include "czk/snap.h"
@@ -52,10 +53,14 @@ int czk__demo_fc_keys(const char *keys, uint64_t sector_size, const bool on[CZK_
     snprintf(params, sizeof params, "%s/%s.params", keys, fc.stem);
     snprintf(vk, sizeof vk, "%s/%s.vk", keys, fc.stem);
     if (is_file(params) && is_file(vk)) continue;
-    printf("czk demo: setting up the %s key (%s.params; a real Groth16 setup, once) ...", fc.id, fc.stem);
+    printf("czk demo: setting up the %s key (a real Groth16 setup, once: %.40s...params) ...", fc.id, fc.stem);
     fflush(stdout);
     double t0 = czk__now_s();
-    if (czk__setup_kind_to(&fc, NULL, "cpu", NULL, -1, keys, true) != 0) {
+    czk_log_level was = czk_log_get_level(); /* the setup's phase timings stay off the demo's screen */
+    if (was < CZK_LOG_WARN) czk_log_set_level(CZK_LOG_WARN);
+    int rc = czk__setup_kind_to(&fc, NULL, "cpu", NULL, -1, keys, true);
+    czk_log_set_level(was);
+    if (rc != 0) {
       printf("\n");
       return 1;
     }
