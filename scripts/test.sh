@@ -30,7 +30,8 @@ fi
 phase "build + all tests"
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCZK_SANITIZE=ON -DCZK_CUDA=OFF >/dev/null
-cmake --build build-asan -j"$J"
+# only what runs here: the quick test binaries and czk (target czk_quick_tests), not the full-only test binaries
+cmake --build build-asan -j"$J" --target czk_quick_tests
 # the quick tests, and the daemon driven over gRPC (SIGTERM with work in flight must exit clean: no leak reports)
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$J" -L quick &&
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -R test_daemon_blackbox)

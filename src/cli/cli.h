@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #define CZK_CMD(name, summary) int czk_cmd_##name(int argc, char **argv);
@@ -28,7 +29,44 @@ int czk__cmd_circuit_info_snap(const char *size, bool json, bool witness);
 /* circuit-info --witness's line (json: fields of the caller's open object). */
 void czk__print_witness_fractions(const czk_fr *w, size_t n, double secs, bool json);
 int czk__cmd_gen_vanilla_snap(int argc, char **argv);
-int czk__verify_snap(const struct czk__fc_request *r, const char *req, const char *proof, const char *params);
+/* What a standalone verification of a Filecoin request's proof found: the proof kind's partitions and how many of
+ * them verified against public inputs recomputed from the request. */
+typedef struct czk__verify_result {
+  unsigned partitions, verified;
+} czk__verify_result;
+/* `czk verify --request REQ --proof PROOF --params DIR` as a function: 0 when every partition verifies. The "OK: ..." /
+ * "INVALID: ..." lines go to out (NULL: nowhere); reasons for refusing the request go to stderr. */
+int czk__verify_request(const char *req, const char *proof, const char *params, FILE *out, czk__verify_result *res);
+int czk__verify_snap(const struct czk__fc_request *r, const char *req, const char *proof, const char *params, FILE *out,
+                     czk__verify_result *res);
+/* The writers behind `czk gen-vanilla` (cmd_filecoin.c, cmd_snap.c): a valid request of one kind in out/ (its vanilla
+ * proof files and request.json, exactly what the command writes); mode -1 is not accepted here (the caller picks
+ * dense or sparse: the family's czk_*_gen_mode value). quiet: no summary line on stdout. 0 on success, 1 on failure
+ * (reason on stderr). randomness NULL: derived from the seed as the command does. */
+struct czk_porep_info;
+struct czk_post_info;
+struct czk_snap_info;
+int czk__gen_vanilla_porep_to(const struct czk_porep_info *info, int mode, uint64_t seed, uint64_t miner,
+                              uint64_t sector, const char *out, bool quiet);
+int czk__gen_vanilla_post_to(const struct czk_post_info *info, int mode, uint64_t seed, uint64_t first, uint64_t miner,
+                             uint64_t partition, uint64_t sectors, const uint8_t randomness[32], const char *out,
+                             bool quiet);
+int czk__gen_vanilla_snap_to(const struct czk_snap_info *info, int mode, uint64_t seed, uint64_t miner,
+                             uint64_t sector, const char *out, bool quiet);
+/* The writer behind `czk setup --kind`: a key pair for fc made on be (NULL: the CPU; bname names it in the summary)
+ * and written as out/<v28 stem>.params and .vk (temporary names, then renamed: a key is there whole or not at all).
+ * toxic NULL: fresh OS randomness. quiet: no summary lines on stdout. */
+/* A request.json's fields into the SubmitProofRequest Curio sends (proof kind, registered proof, sector size, miner,
+ * sector number, randomness, partition, vanilla proofs; SnapDeals: the three commitments). r points into q and into
+ * *vps (the vanilla_proofs array, malloc'd: the caller frees it after the call). 0 on success, 1 out of memory. */
+struct Cuzk__V1__SubmitProofRequest;
+struct ProtobufCBinaryData;
+int czk__submit_from_fc_request(struct Cuzk__V1__SubmitProofRequest *r, struct czk__fc_request *q,
+                                struct ProtobufCBinaryData **vps);
+struct czk_fc_circuit;
+struct czk_backend;
+int czk__setup_kind_to(const struct czk_fc_circuit *fc, struct czk_backend *be, const char *bname, const czk_fr *toxic,
+                       int walk, const char *out, bool quiet);
 /* True when the first positional argument (past options and their values) is `word`. */
 bool czk__first_positional_is(int argc, char **argv, const char *word);
 /* True when argv holds the option `opt` (as "--x" or "--x=..."). */

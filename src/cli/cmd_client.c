@@ -156,7 +156,10 @@ static int build_from_request(const submit_opts *o, Cuzk__V1__SubmitProofRequest
     fprintf(stderr, "czk: %s\n", err);
     return 1;
   }
-  const czk__fc_request *q = &st->req;
+  return czk__submit_from_fc_request(r, &st->req, &st->vps);
+}
+
+int czk__submit_from_fc_request(Cuzk__V1__SubmitProofRequest *r, czk__fc_request *q, ProtobufCBinaryData **vps) {
   r->proof_kind = (Cuzk__V1__ProofKind)q->proof_kind;
   r->registered_proof = q->registered_proof;
   r->sector_size = q->sector_size;
@@ -164,23 +167,23 @@ static int build_from_request(const submit_opts *o, Cuzk__V1__SubmitProofRequest
   r->partition_index = q->partition_index;
   r->sector_number = q->sector_number;
   if (q->proof_kind == 3 || q->proof_kind == 4) {
-    r->randomness.data = st->req.randomness;
+    r->randomness.data = q->randomness;
     r->randomness.len = 32;
   }
   if (q->has_comms) { /* SnapDeals */
-    r->comm_r_old = (ProtobufCBinaryData){32, st->req.comm_r_old};
-    r->comm_d_new = (ProtobufCBinaryData){32, st->req.comm_d_new};
-    r->comm_r_new = (ProtobufCBinaryData){32, st->req.comm_r_new};
+    r->comm_r_old = (ProtobufCBinaryData){32, q->comm_r_old};
+    r->comm_d_new = (ProtobufCBinaryData){32, q->comm_d_new};
+    r->comm_r_new = (ProtobufCBinaryData){32, q->comm_r_new};
   }
   if (q->vanilla_one) {
     r->vanilla_proof.data = q->vanilla_one;
     r->vanilla_proof.len = q->vanilla_one_len;
   }
-  st->vps = calloc(q->n_vanilla + 1, sizeof *st->vps);
-  if (!st->vps) return 1;
-  for (size_t i = 0; i < q->n_vanilla; i++) st->vps[i] = (ProtobufCBinaryData){q->vanilla_len[i], q->vanilla[i]};
+  *vps = calloc(q->n_vanilla + 1, sizeof **vps);
+  if (!*vps) return 1;
+  for (size_t i = 0; i < q->n_vanilla; i++) (*vps)[i] = (ProtobufCBinaryData){q->vanilla_len[i], q->vanilla[i]};
   r->n_vanilla_proofs = q->n_vanilla;
-  r->vanilla_proofs = st->vps;
+  r->vanilla_proofs = *vps;
   return 0;
 }
 

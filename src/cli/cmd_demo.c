@@ -1,12 +1,18 @@
-/* cmd_demo.c: `czk demo`: the main job for a newcomer. Starts `czk daemon` on its embedded default configuration (a
- * private socket and keys directory), submits a demo workload through the gRPC API (synthetic jobs of mixed sizes and
- * priorities, concurrently; plus a circom job when a snarkjs key is available), verifies every returned proof here
- * against the verifying key, prints a table with verification status, the devices' busy % from the daemon's metrics,
- * writes the timeline HTML (czk trace), and stops the daemon with SIGTERM. With --circom ZKEY WTNS (scripts/run.sh
- * passes the oracle's `mix` circuit when Node is present) the key is installed in the keys directory as demo-circom
- * and a circom job proves the witness through the same API (on the GPU when there is one); its proof is verified
- * against the zkey's vk and written as czk-circom-proof.json / czk-circom-public.json (snarkjs form). */
+/* cmd_demo.c: `czk demo`: the main job for a newcomer, a storage provider's first five minutes. Starts `czk daemon` on
+ * its embedded default configuration (a private socket; one keys directory that is also its param_dir) and submits,
+ * all at once through the gRPC API: the Filecoin kinds at one sector size (demo_filecoin.c: WinningPoSt critical,
+ * one WindowPoSt partition high, PoRep C2 and SnapDeals normal; keys set up on the first run under their v28 names,
+ * requests as `czk gen-vanilla` writes them), synthetic jobs of mixed sizes and priorities, and a circom job when a
+ * snarkjs key is given. Every proof is verified again here (Filecoin: as `czk verify --request` does; synthetic:
+ * against the .vk and the seed's witness; circom: against the zkey's vk), then the table is printed (one row per job,
+ * columns as wide as their values, one closing line per kind), the devices' busy % from the daemon's metrics, the
+ * timeline HTML (czk trace), and the daemon is stopped with SIGTERM. Exit 0 only when every job completed with every
+ * partition verified and the daemon exited clean.
+ * With --circom ZKEY WTNS (scripts/run.sh passes the oracle's `mix` circuit when Node is present) the key is installed
+ * in the keys directory as demo-circom and its proof is also written as czk-circom-proof.json /
+ * czk-circom-public.json (snarkjs form). The temporary folder (socket, requests, proofs) is removed at the end. */
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -20,6 +26,7 @@
 
 #include "circuits/synthetic.h"
 #include "cli/cli.h"
+#include "cli/demo.h"
 #include "api/client.h"
 #include "core/clock.h"
 #include "core/mapfile.h"
@@ -31,17 +38,9 @@ int czk__trace_write_html(const char *path, const char *json);
 typedef struct demo_job {
   unsigned k, parts;
   uint64_t seed;
-  int priority;
-  /* results */
-  int code;
-  int status;
-  char job_id[24];
+  czk__demo_row row;
   size_t proof_len;
   uint8_t *proof;
-  uint64_t total_ms;
-  double wall_s;
-  int verified; /* partitions that verified here */
-  char err[160];
 } demo_job;
 
 static const char *g_addr;
@@ -53,23 +52,22 @@ static void *run_job(void *arg) {
   Cuzk__V1__SubmitProofRequest r = CUZK__V1__SUBMIT_PROOF_REQUEST__INIT;
   r.proof_kind = CUZK__V1__PROOF_KIND__CZK_SYNTHETIC;
   r.sector_size = 1ull << j->k;
-  r.priority = (Cuzk__V1__Priority)j->priority;
+  r.priority = (Cuzk__V1__Priority)j->row.priority;
   r.vanilla_proof.data = (uint8_t *)spec;
   r.vanilla_proof.len = strlen(spec);
   Cuzk__V1__ProveRequest pr = CUZK__V1__PROVE_REQUEST__INIT;
   pr.submit = &r;
   ProtobufCMessage *out;
   double t0 = czk__now_s();
-  j->code = czk__client_call(g_addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
-                             &out, 0, true, j->err, sizeof j->err);
-  j->wall_s = czk__now_s() - t0;
-  if (j->code) return NULL;
+  j->row.code = czk__client_call(g_addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base,
+                                 &cuzk__v1__prove_response__descriptor, &out, 0, true, j->row.err, sizeof j->row.err);
+  j->row.wall_s = czk__now_s() - t0;
+  if (j->row.code) return NULL;
   Cuzk__V1__AwaitProofResponse *a = ((Cuzk__V1__ProveResponse *)out)->result;
   if (a) {
-    j->status = a->status;
-    snprintf(j->job_id, sizeof j->job_id, "%s", a->job_id);
-    j->total_ms = a->total_ms;
-    if (a->error_message) snprintf(j->err, sizeof j->err, "%s", a->error_message);
+    j->row.status = a->status;
+    snprintf(j->row.job_id, sizeof j->row.job_id, "%s", a->job_id);
+    if (a->error_message) snprintf(j->row.err, sizeof j->row.err, "%s", a->error_message);
     j->proof_len = a->proof.len;
     j->proof = malloc(a->proof.len ? a->proof.len : 1);
     if (j->proof) memcpy(j->proof, a->proof.data, a->proof.len);
@@ -79,19 +77,24 @@ static void *run_job(void *arg) {
 }
 
 /* The circom job: Prove with CZK_CIRCOM, then verify the 192-byte proof against the zkey's vk and the witness's
- * public signals. Returns 0 when it completed and verified. */
-static int run_circom(const char *zkey, const char *wtns, char *job_id, size_t idlen, double *wall, char *err,
-                      size_t errlen) {
+ * public signals; row->verified is 1 when it completed and verified. */
+static void run_circom(const char *zkey, const char *wtns, czk__demo_row *row) {
   uint8_t *w = NULL;
   size_t wlen = 0;
+  const size_t errlen = sizeof row->err;
+  char *err = row->err;
+  snprintf(row->kind, sizeof row->kind, "circom:demo-circom");
+  row->priority = CUZK__V1__PRIORITY__HIGH;
+  row->parts = 1;
   if (czk__read_file(wtns, 256u << 20, &w, &wlen) != CZK_OK) {
     snprintf(err, errlen, "cannot read %s", wtns);
-    return 1;
+    row->code = -1;
+    return;
   }
   Cuzk__V1__SubmitProofRequest r = CUZK__V1__SUBMIT_PROOF_REQUEST__INIT;
   ProtobufCBinaryData circ = {strlen("demo-circom"), (uint8_t *)"demo-circom"};
   r.proof_kind = CUZK__V1__PROOF_KIND__CZK_CIRCOM;
-  r.priority = CUZK__V1__PRIORITY__HIGH;
+  r.priority = (Cuzk__V1__Priority)row->priority;
   r.vanilla_proof.data = w;
   r.vanilla_proof.len = wlen;
   r.n_vanilla_proofs = 1;
@@ -100,15 +103,19 @@ static int run_circom(const char *zkey, const char *wtns, char *job_id, size_t i
   pr.submit = &r;
   ProtobufCMessage *out;
   double t0 = czk__now_s();
-  int code = czk__client_call(g_addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
-                              &out, 0, true, err, errlen);
-  *wall = czk__now_s() - t0;
+  row->code = czk__client_call(g_addr, "/cuzk.v1.ProvingEngine/Prove", &pr.base, &cuzk__v1__prove_response__descriptor,
+                               &out, 0, true, err, errlen);
+  row->wall_s = czk__now_s() - t0;
   free(w);
-  if (code) return 1;
+  if (row->code) return;
   Cuzk__V1__AwaitProofResponse *a = ((Cuzk__V1__ProveResponse *)out)->result;
-  int rc = 1;
+  if (a) {
+    row->status = a->status;
+    snprintf(row->job_id, sizeof row->job_id, "%s", a->job_id);
+    if (a->status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED)
+      snprintf(err, errlen, "%s", a->error_message ? a->error_message : "failed");
+  }
   if (a && a->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED && a->proof.len == CZK_GROTH16_PROOF_BYTES) {
-    snprintf(job_id, idlen, "%s", a->job_id);
     czk_zkey *z = NULL;
     czk_groth16_vk vk;
     czk_circom_wtns wt;
@@ -119,7 +126,7 @@ static int run_circom(const char *zkey, const char *wtns, char *job_id, size_t i
       if (czk_circom_wtns_read(&wt, wtns) == CZK_OK) {
         if (czk_groth16_proof_decode(&pf, a->proof.data) == CZK_OK &&
             czk_groth16_verify(&vk, &pf, wt.w + 1, info.n_public) == CZK_OK) {
-          rc = 0;
+          row->verified = 1;
           /* in snarkjs form too, for `snarkjs groth16 verify` (scripts/run.sh runs it when Node is present) */
           if (czk_snarkjs_proof_write("czk-circom-proof.json", &pf) != CZK_OK ||
               czk_snarkjs_public_write("czk-circom-public.json", wt.w + 1, info.n_public) != CZK_OK)
@@ -132,16 +139,13 @@ static int run_circom(const char *zkey, const char *wtns, char *job_id, size_t i
       czk_groth16_vk_free(&vk);
     }
     if (z) czk_zkey_close(z);
-  } else if (a) {
-    snprintf(job_id, idlen, "%s", a->job_id);
-    snprintf(err, errlen, "%s", a->error_message ? a->error_message : "failed");
   }
   protobuf_c_message_free_unpacked(out, NULL);
-  return rc;
 }
 
 /* Verify every partition proof of a synthetic job here, independently of the daemon's self-check. */
 static void verify_job(demo_job *j, const char *keys_dir) {
+  if (j->row.code != 0 || j->row.status != CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED) return;
   char vkp[4200];
   snprintf(vkp, sizeof vkp, "%s/synthetic-k%u.vk", keys_dir, j->k);
   czk_groth16_vk vk;
@@ -154,7 +158,7 @@ static void verify_job(demo_job *j, const char *keys_dir) {
     czk_groth16_proof pf;
     if (czk_groth16_proof_decode(&pf, j->proof + p * CZK_GROTH16_PROOF_BYTES) == CZK_OK &&
         czk_groth16_verify(&vk, &pf, pub, n_pub) == CZK_OK)
-      j->verified++;
+      j->row.verified++;
     czk_witness_free(&w);
   }
   czk_groth16_vk_free(&vk);
@@ -188,8 +192,10 @@ static pid_t start_daemon(const char *sock, const char *keys, FILE **out) {
     close(fds[1]);
     char listen[4300];
     snprintf(listen, sizeof listen, "unix:%s", sock);
-    execl("/proc/self/exe", "czk", "daemon", "--listen", listen, "--keys-dir", keys, "--log-level", "warn",
-          (char *)NULL);
+    /* one keys directory for everything: the synthetic keys the daemon makes on first use, the circom key and the
+     * Filecoin keys under their v28 names (param_dir) */
+    execl("/proc/self/exe", "czk", "daemon", "--listen", listen, "--keys-dir", keys, "--param-dir", keys,
+          "--log-level", "warn", (char *)NULL);
     _exit(127);
   }
   close(fds[1]);
@@ -197,13 +203,91 @@ static pid_t start_daemon(const char *sock, const char *keys, FILE **out) {
   return pid;
 }
 
+/* PreloadSRS of one key, in a thread of its own (the key loads overlap). */
+typedef struct preload {
+  char id[48];
+  int code;
+  char err[160];
+} preload;
+
+static void *run_preload(void *arg) {
+  preload *p = arg;
+  Cuzk__V1__PreloadSrsRequest r = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
+  r.circuit_id = p->id;
+  ProtobufCMessage *o;
+  p->code = czk__client_call(g_addr, "/cuzk.v1.ProvingEngine/PreloadSRS", &r.base,
+                             &cuzk__v1__preload_srs_response__descriptor, &o, 0, true, p->err, sizeof p->err);
+  if (p->code == 0) protobuf_c_message_free_unpacked(o, NULL);
+  return NULL;
+}
+
+static bool row_ok(const czk__demo_row *r) {
+  return r->code == 0 && r->status == CUZK__V1__AWAIT_PROOF_RESPONSE__STATUS__COMPLETED && r->parts > 0 &&
+         r->verified == r->parts;
+}
+
+/* The results table: one line per job (columns as wide as their widest value: job ids of any length stay aligned),
+ * then one closing line per kind (jobs, partitions, verified partitions, latency). Returns the jobs that did not
+ * complete with every partition verified. */
+static int print_table(czk__demo_row *const *rows, size_t n) {
+  int wid = 3, wkind = 4;
+  for (size_t i = 0; i < n; i++) {
+    int a = (int)strlen(rows[i]->job_id[0] ? rows[i]->job_id : "-"), b = (int)strlen(rows[i]->kind);
+    wid = a > wid ? a : wid;
+    wkind = b > wkind ? b : wkind;
+  }
+  int bad = 0;
+  printf("\n%-*s  %-*s  %-8s  %5s  %-10s  %9s  %-8s  %s\n", wid, "JOB", wkind, "KIND", "PRIORITY", "PARTS", "STATUS",
+         "LATENCY", "VERIFIED", "NOTE");
+  for (size_t i = 0; i < n; i++) {
+    const czk__demo_row *r = rows[i];
+    char ver[24];
+    snprintf(ver, sizeof ver, "%u/%u", r->verified, r->parts);
+    bool ok = row_ok(r);
+    bad += !ok;
+    printf("%-*s  %-*s  %-8s  %5u  %-10s  %7.2f s  %-8s  %s\n", wid, r->job_id[0] ? r->job_id : "-", wkind, r->kind,
+           czk__client_priority_name(r->priority), r->parts,
+           r->code ? "RPC-ERROR" : czk__client_await_status_name(r->status), r->wall_s, ver,
+           ok ? "" : r->err[0] ? r->err : "not every partition verified");
+  }
+  printf("\n");
+  for (size_t i = 0; i < n; i++) { /* one line per kind, in order of first appearance */
+    bool seen = false;
+    for (size_t k = 0; k < i && !seen; k++) seen = strcmp(rows[k]->kind, rows[i]->kind) == 0;
+    if (seen) continue;
+    unsigned jobs = 0, parts = 0, ver = 0, good = 0;
+    double lo = 1e30, hi = 0;
+    for (size_t k = i; k < n; k++) {
+      const czk__demo_row *r = rows[k];
+      if (strcmp(r->kind, rows[i]->kind) != 0) continue;
+      jobs++, parts += r->parts, ver += r->verified, good += row_ok(r);
+      lo = r->wall_s < lo ? r->wall_s : lo;
+      hi = r->wall_s > hi ? r->wall_s : hi;
+    }
+    char lat[48];
+    if (jobs > 1) snprintf(lat, sizeof lat, "%.2f-%.2f s", lo, hi);
+    else snprintf(lat, sizeof lat, "%.2f s", lo);
+    printf("%-*s  %u job%s, %u partition%s, %u/%u verified, latency %s: %s\n", wkind, rows[i]->kind, jobs,
+           jobs == 1 ? "" : "s", parts, parts == 1 ? "" : "s", ver, parts, lat,
+           good == jobs ? "OK" : "FAILED");
+  }
+  return bad;
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  return remove(path);
+}
+
 int czk_cmd_demo(int argc, char **argv) {
   unsigned small_k = 10, big_k = 14;
-  const char *html = "czk-timeline.html", *circom_zkey = NULL, *circom_wtns = NULL;
+  const char *html = "czk-timeline.html", *circom_zkey = NULL, *circom_wtns = NULL, *fc_size = "2KiB";
   char keys[4096] = "";
-  static const struct option lo[] = {{"small", 1, 0, 's'}, {"big", 1, 0, 'b'},   {"keys-dir", 1, 0, 'k'},
-                                     {"html", 1, 0, 'o'},  {"circom", 1, 0, 'c'}, {"help", 0, 0, 'h'},
-                                     {0, 0, 0, 0}};
+  bool fc_on[CZK__DEMO_FC_KINDS] = {true, true, true, true};
+  static const struct option lo[] = {
+      {"small", 1, 0, 's'},      {"big", 1, 0, 'b'},         {"keys-dir", 1, 0, 'k'}, {"html", 1, 0, 'o'},
+      {"circom", 1, 0, 'c'},     {"no-filecoin", 0, 0, 'N'}, {"filecoin", 1, 0, 'F'}, {"sector-size", 1, 0, 'S'},
+      {"help", 0, 0, 'h'},       {0, 0, 0, 0}};
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -220,10 +304,40 @@ int czk_cmd_demo(int argc, char **argv) {
       }
       circom_wtns = argv[optind++];
       break;
+    case 'N':
+      for (int f = 0; f < CZK__DEMO_FC_KINDS; f++) fc_on[f] = false;
+      break;
+    case 'F': {
+      for (int f = 0; f < CZK__DEMO_FC_KINDS; f++) fc_on[f] = false;
+      char list[256];
+      snprintf(list, sizeof list, "%s", optarg);
+      char *save = NULL;
+      for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int f = 0;
+        while (f < CZK__DEMO_FC_KINDS && strcmp(t, czk__demo_fc_names[f]) != 0) f++;
+        if (f == CZK__DEMO_FC_KINDS) {
+          fprintf(stderr, "czk demo: --filecoin takes winning-post, window-post, porep, snap (comma list)\n");
+          return 2;
+        }
+        fc_on[f] = true;
+      }
+      break;
+    }
+    case 'S': fc_size = optarg; break;
     case 'h':
       printf("usage: czk demo [--small K] [--big K] [--keys-dir DIR] [--html FILE] [--circom ZKEY WTNS]\n"
-             "Starts a daemon, proves a mixed workload through its gRPC API (synthetic circuits of 2^small and 2^big\n"
-             "constraints, mixed priorities), verifies every proof, prints device busy %% and writes the timeline.\n");
+             "                [--sector-size 2KiB|8MiB] [--filecoin LIST] [--no-filecoin]\n"
+             "Starts a daemon and proves a mixed workload through its gRPC API, all jobs at once: the Filecoin kinds\n"
+             "(one WinningPoSt, critical; one WindowPoSt partition, high; one PoRep C2 with all its partitions and one\n"
+             "SnapDeals update, normal: requests as `czk gen-vanilla` writes them, the bytes Curio sends), synthetic\n"
+             "circuits of 2^small and 2^big constraints at mixed priorities, and a circom job with --circom. Every\n"
+             "proof is verified again here (Filecoin: as `czk verify --request` does); prints the results table, the\n"
+             "devices' busy %% and writes the timeline.\n"
+             "  --keys-dir DIR      keys (default ~/.cache/czk-demo-keys): the Filecoin keys are set up there on the\n"
+             "                      first run under their v28 names, and reused\n"
+             "  --sector-size S     the Filecoin sector size: 2KiB (default) or 8MiB (dense sectors)\n"
+             "  --filecoin LIST     some of winning-post,window-post,porep,snap (default: all four)\n"
+             "  --no-filecoin       no Filecoin jobs\n");
       return 0;
     default: return 2;
     }
@@ -232,6 +346,14 @@ int czk_cmd_demo(int argc, char **argv) {
     fprintf(stderr, "czk demo: sizes must satisfy %u <= small <= big <= 24\n", CZK_SYNTHETIC_MIN_LOG);
     return 2;
   }
+  uint64_t sector_size = 0;
+  if (!czk__parse_size(fc_size, &sector_size) || (sector_size != 2048 && sector_size != (8ull << 20))) {
+    fprintf(stderr, "czk demo: --sector-size takes 2KiB or 8MiB (the sizes whose sectors are built densely here)\n");
+    return 2;
+  }
+  size_t nfc = 0;
+  for (int f = 0; f < CZK__DEMO_FC_KINDS; f++) nfc += fc_on[f];
+  double t_start = czk__now_s();
   char dir[] = "/tmp/czk-demo-XXXXXX";
   if (!mkdtemp(dir)) {
     perror("czk demo: mkdtemp");
@@ -245,21 +367,48 @@ int czk_cmd_demo(int argc, char **argv) {
   snprintf(sock, sizeof sock, "%s/czk.sock", dir);
   snprintf(addr, sizeof addr, "unix:%s", sock);
   g_addr = addr;
+  char cmd[9000];
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", keys);
+  if (system(cmd) != 0) {
+    fprintf(stderr, "czk demo: cannot create %s\n", keys);
+    return 1;
+  }
   if (circom_zkey) { /* the daemon serves every <name>.zkey of its keys directory */
-    char cmd[9000];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s/demo-circom.zkey'", keys, circom_zkey, keys);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s/demo-circom.zkey'", circom_zkey, keys);
     if (system(cmd) != 0) {
       fprintf(stderr, "czk demo: cannot install %s into %s\n", circom_zkey, keys);
       return 1;
     }
   }
+  int rc = 1;
+  pid_t pid = -1;
   FILE *dout = NULL;
+  czk__demo_fc fc[CZK__DEMO_FC_KINDS];
+  size_t nf = 0;
+  double setup_s = 0;
+  if (nfc) {
+    /* Filecoin keys: a real setup the first time, under their v28 names, reused after that */
+    if (czk__demo_fc_keys(keys, sector_size, fc_on, &setup_s) != 0) goto done;
+    if (setup_s > 0) printf("czk demo: the Filecoin key setups took %.1f s (kept in %s for the next runs)\n", setup_s, keys);
+    else printf("czk demo: Filecoin keys (%s) found in %s: reused\n", fc_size, keys);
+    uint64_t seed = (uint64_t)time(NULL);
+    for (int f = 0; f < CZK__DEMO_FC_KINDS; f++) {
+      if (!fc_on[f]) continue;
+      if (czk__demo_fc_generate(&fc[nf], f, sector_size, seed, dir, addr) != 0) {
+        fprintf(stderr, "czk demo: cannot generate the %s request\n", czk__demo_fc_names[f]);
+        goto done;
+      }
+      nf++;
+    }
+    printf("czk demo: %zu Filecoin requests written as `czk gen-vanilla --sector-size %s --seed %llu` writes them "
+           "(sealed / updated sectors of random data)\n", nf, fc_size, (unsigned long long)seed);
+  }
   printf("czk demo: starting the daemon (keys in %s) ...\n", keys);
   fflush(stdout);
-  pid_t pid = start_daemon(sock, keys, &dout);
+  pid = start_daemon(sock, keys, &dout);
   if (pid < 0 || !dout) {
     fprintf(stderr, "czk demo: cannot start the daemon\n");
-    return 1;
+    goto done;
   }
   char line[4400];
   bool ready = false;
@@ -270,68 +419,72 @@ int czk_cmd_demo(int argc, char **argv) {
     }
   if (!ready) {
     fprintf(stderr, "czk demo: the daemon did not start\n");
-    waitpid(pid, NULL, 0);
-    return 1;
+    goto done;
   }
   printf("czk demo: %s", line);
 
-  /* the workload: big low/normal jobs and small high/critical ones, all at once */
+  /* the synthetic workload: big low/normal jobs and small high/critical ones */
   demo_job jobs[] = {
-      {big_k, 2, 100, 1, 0, 0, "", 0, NULL, 0, 0, 0, ""},   {big_k, 2, 200, 2, 0, 0, "", 0, NULL, 0, 0, 0, ""},
-      {small_k, 1, 300, 4, 0, 0, "", 0, NULL, 0, 0, 0, ""}, {small_k, 3, 400, 3, 0, 0, "", 0, NULL, 0, 0, 0, ""},
-      {big_k, 1, 500, 2, 0, 0, "", 0, NULL, 0, 0, 0, ""},   {small_k, 2, 600, 4, 0, 0, "", 0, NULL, 0, 0, 0, ""},
+      {.k = big_k, .parts = 2, .seed = 100, .row.priority = 1},   {.k = big_k, .parts = 2, .seed = 200, .row.priority = 2},
+      {.k = small_k, .parts = 1, .seed = 300, .row.priority = 4}, {.k = small_k, .parts = 3, .seed = 400, .row.priority = 3},
+      {.k = big_k, .parts = 1, .seed = 500, .row.priority = 2},   {.k = small_k, .parts = 2, .seed = 600, .row.priority = 4},
   };
   const size_t nj = sizeof jobs / sizeof jobs[0];
-  /* keys are generated by a real setup on first use; preload them so the table measures proving */
-  for (unsigned k = small_k; k <= big_k; k += big_k - small_k ? big_k - small_k : 1) {
-    char kid[32];
-    snprintf(kid, sizeof kid, "synthetic-k%u", k);
-    Cuzk__V1__PreloadSrsRequest r = CUZK__V1__PRELOAD_SRS_REQUEST__INIT;
-    r.circuit_id = kid;
-    ProtobufCMessage *o;
-    printf("czk demo: preloading %s (a real setup runs the first time) ...\n", kid);
-    fflush(stdout);
-    if (czk__client_call(addr, "/cuzk.v1.ProvingEngine/PreloadSRS", &r.base, &cuzk__v1__preload_srs_response__descriptor,
-                         &o, 0, false, NULL, 0) == 0)
-      protobuf_c_message_free_unpacked(o, NULL);
-    if (big_k == small_k) break;
+  for (size_t i = 0; i < nj; i++) {
+    snprintf(jobs[i].row.kind, sizeof jobs[i].row.kind, "synthetic-k%u", jobs[i].k);
+    jobs[i].row.parts = jobs[i].parts;
   }
-  printf("czk demo: submitting %zu jobs through cuzk.v1.ProvingEngine/Prove ...\n", nj);
+  /* every key loaded before the jobs go in, so that the latencies measure proving (synthetic keys are set up by the
+   * daemon on first use); the loads run at once */
+  preload pl[2 + CZK__DEMO_FC_KINDS];
+  size_t np = 0;
+  snprintf(pl[np++].id, sizeof pl[0].id, "synthetic-k%u", small_k);
+  if (big_k != small_k) snprintf(pl[np++].id, sizeof pl[0].id, "synthetic-k%u", big_k);
+  for (size_t i = 0; i < nf; i++) snprintf(pl[np++].id, sizeof pl[0].id, "%s", fc[i].circuit);
+  printf("czk demo: loading %zu keys (", np);
+  for (size_t i = 0; i < np; i++) printf("%s%s", i ? ", " : "", pl[i].id);
+  printf(") ...");
+  fflush(stdout);
+  double tl = czk__now_s();
+  pthread_t pth[2 + CZK__DEMO_FC_KINDS];
+  for (size_t i = 0; i < np; i++) pthread_create(&pth[i], NULL, run_preload, &pl[i]);
+  for (size_t i = 0; i < np; i++) pthread_join(pth[i], NULL);
+  printf(" %.1f s\n", czk__now_s() - tl);
+  for (size_t i = 0; i < np; i++)
+    if (pl[i].code) fprintf(stderr, "czk demo: PreloadSRS %s: %s\n", pl[i].id, pl[i].err);
+
+  printf("czk demo: submitting %zu jobs at once through cuzk.v1.ProvingEngine/Prove ...\n",
+         nj + nf + (circom_zkey ? 1 : 0));
   fflush(stdout);
   double t0 = czk__now_s();
-  pthread_t th[sizeof jobs / sizeof jobs[0]];
+  pthread_t th[sizeof jobs / sizeof jobs[0]], fth[CZK__DEMO_FC_KINDS];
+  for (size_t i = 0; i < nf; i++) pthread_create(&fth[i], NULL, czk__demo_fc_prove, &fc[i]);
   for (size_t i = 0; i < nj; i++) pthread_create(&th[i], NULL, run_job, &jobs[i]);
-  char cjob[24] = "-", cerr[200] = "";
-  double cwall = 0;
-  int crc = circom_zkey ? run_circom(circom_zkey, circom_wtns, cjob, sizeof cjob, &cwall, cerr, sizeof cerr) : 0;
+  czk__demo_row crow;
+  memset(&crow, 0, sizeof crow);
+  if (circom_zkey) run_circom(circom_zkey, circom_wtns, &crow);
+  for (size_t i = 0; i < nf; i++) pthread_join(fth[i], NULL);
   for (size_t i = 0; i < nj; i++) pthread_join(th[i], NULL);
   double wall = czk__now_s() - t0;
 
-  int bad = 0;
+  /* every proof checked again here, independently of the daemon's self-check */
+  czk__demo_row *rows[sizeof jobs / sizeof jobs[0] + CZK__DEMO_FC_KINDS + 1];
+  size_t nr = 0;
   unsigned total_parts = 0;
-  printf("\n%-6s %-14s %-9s %-6s %-10s %-10s %-9s %s\n", "JOB", "CIRCUIT", "PRIORITY", "PARTS", "STATUS", "LATENCY", "VERIFIED",
-         "NOTE");
+  for (size_t i = 0; i < nf; i++) {
+    czk__demo_fc_verify(&fc[i], keys);
+    rows[nr++] = &fc[i].row;
+  }
   for (size_t i = 0; i < nj; i++) {
-    demo_job *j = &jobs[i];
-    if (j->code == 0 && j->status == 1) verify_job(j, keys);
-    char circ[32];
-    snprintf(circ, sizeof circ, "synthetic-k%u", j->k);
-    bool ok = j->code == 0 && j->status == 1 && (unsigned)j->verified == j->parts;
-    if (!ok) bad++;
-    total_parts += j->parts;
-    printf("%-6s %-14s %-9s %-6u %-10s %-10.3f %u/%-7u %s\n", j->job_id[0] ? j->job_id : "-", circ,
-           czk__client_priority_name(j->priority), j->parts,
-           j->code ? "RPC-ERROR" : czk__client_await_status_name(j->status), j->wall_s, j->verified, j->parts,
-           j->err);
-    free(j->proof);
+    verify_job(&jobs[i], keys);
+    free(jobs[i].proof);
+    rows[nr++] = &jobs[i].row;
   }
-  if (circom_zkey) {
-    printf("%-6s %-14s %-9s %-6u %-10s %-10.3f %u/%-7u %s\n", cjob, "circom (mix)", "high", 1u,
-           crc ? "FAILED" : "COMPLETED", cwall, crc ? 0u : 1u, 1u, cerr);
-    if (crc) bad++;
-    total_parts++;
-  }
-  printf("\n%u partition proofs in %.2f s (%.2f proofs/s)\n", total_parts, wall, total_parts / wall);
+  if (circom_zkey) rows[nr++] = &crow;
+  for (size_t i = 0; i < nr; i++) total_parts += rows[i]->parts;
+  int bad = print_table(rows, nr);
+  printf("\n%u partition proofs in %.2f s (%.2f proofs/s), every one verified again here%s\n", total_parts, wall,
+         total_parts / wall, nf ? " (Filecoin: as `czk verify --request` does, public inputs from the request)" : "");
 
   Cuzk__V1__GetMetricsRequest mr = CUZK__V1__GET_METRICS_REQUEST__INIT;
   ProtobufCMessage *mo;
@@ -357,13 +510,20 @@ int czk_cmd_demo(int argc, char **argv) {
       printf("\ntimeline written to %s\n", html);
     protobuf_c_message_free_unpacked(to, NULL);
   }
-  kill(pid, SIGTERM);
-  int wst = 0;
-  waitpid(pid, &wst, 0);
-  fclose(dout);
-  unlink(sock);
-  rmdir(dir);
-  printf("daemon stopped (%s)\n", WIFEXITED(wst) && WEXITSTATUS(wst) == 0 ? "clean exit" : "ERROR");
+  rc = bad ? 1 : 0;
   if (bad) printf("%d job(s) did not complete with verifying proofs\n", bad);
-  return bad || !(WIFEXITED(wst) && WEXITSTATUS(wst) == 0) ? 1 : 0;
+done:
+  if (pid > 0) {
+    kill(pid, SIGTERM);
+    int wst = 0;
+    waitpid(pid, &wst, 0);
+    bool clean = WIFEXITED(wst) && WEXITSTATUS(wst) == 0;
+    printf("daemon stopped (%s)\n", clean ? "clean exit" : "ERROR");
+    if (!clean) rc = 1;
+  }
+  if (dout) fclose(dout);
+  nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); /* the socket, the requests and their proofs */
+  printf("czk demo: %s in %.1f s%s\n", rc ? "FAILED" : "done", czk__now_s() - t_start,
+         setup_s > 0 ? " (key setups included)" : "");
+  return rc;
 }

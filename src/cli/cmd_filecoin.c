@@ -287,6 +287,12 @@ static int gen_vanilla_porep(int argc, char **argv) {
                            "challenges depend on comm_r: use --dense at 2KiB or 8MiB)\n"), 2;
   if (mode == CZK_POREP_GEN_DENSE && bytes > (8ull << 20))
     return fprintf(stderr, "czk gen-vanilla: --dense is for 2KiB and 8MiB sectors (use --sparse)\n"), 2;
+  return czk__gen_vanilla_porep_to(info, mode, seed, miner, sector, out, false);
+}
+
+int czk__gen_vanilla_porep_to(const czk_porep_info *info, int mode, uint64_t seed, uint64_t miner, uint64_t sector,
+                              const char *out, bool quiet) {
+  const uint64_t bytes = info->sector_size;
   if (mkdir_p(out) != 0) return fprintf(stderr, "czk gen-vanilla: cannot create %s\n", out), 1;
   double t0 = czk__now_s();
   czk_porep_c1 c1;
@@ -332,7 +338,7 @@ static int gen_vanilla_porep(int argc, char **argv) {
     fprintf(stderr, "czk gen-vanilla: cannot write %s/request.json\n", out);
     rc = 1;
   }
-  if (rc == 0)
+  if (rc == 0 && !quiet)
     printf("%s: %s C1 output (%s, %u x %u challenges, %zu bytes of JSON), c1-envelope.json, request.json; %.2f s\n",
            out, info->name, mode == CZK_POREP_GEN_DENSE ? "dense" : "sparse", info->partitions, info->challenges, len,
            czk__now_s() - t0);
@@ -401,20 +407,30 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
   if (sectors < 1 || sectors > info->sector_count || partition > UINT32_MAX)
     return fprintf(stderr, "czk gen-vanilla: --sectors must be 1..%u for %s\n", info->sector_count, info->name), 2;
   if (mode < 0) mode = info->sector_size <= (8ull << 20) ? CZK_POST_GEN_DENSE : CZK_POST_GEN_SPARSE;
-  czk__fc_request r;
-  memset(&r, 0, sizeof r);
+  uint8_t rnd[32];
   if (rhex) {
     czk_fr f;
-    if (czk__unhex32(r.randomness, rhex) != 0 || czk_fr_from_bytes_le(&f, r.randomness) != CZK_OK)
+    if (czk__unhex32(rnd, rhex) != 0 || czk_fr_from_bytes_le(&f, rnd) != CZK_OK)
       return fprintf(stderr, "czk gen-vanilla: --randomness must be 64 hex digits of a canonical field element\n"), 2;
-  } else {
+  }
+  return czk__gen_vanilla_post_to(info, mode, seed, first, miner, partition, sectors, rhex ? rnd : NULL, out, false);
+}
+
+int czk__gen_vanilla_post_to(const czk_post_info *info, int mode, uint64_t seed, uint64_t first, uint64_t miner,
+                             uint64_t partition, uint64_t sectors, const uint8_t randomness[32], const char *out,
+                             bool quiet) {
+  czk__fc_request r;
+  memset(&r, 0, sizeof r);
+  if (randomness) {
+    memcpy(r.randomness, randomness, 32);
+  } else { /* from the seed */
     uint8_t msg[24] = "czk-randomness";
     for (int i = 0; i < 8; i++) msg[16 + i] = (uint8_t)(seed >> (8 * i));
     czk_sha256(r.randomness, msg, sizeof msg);
     r.randomness[31] &= 0x3f;
   }
   if (mkdir_p(out) != 0) return fprintf(stderr, "czk gen-vanilla: cannot create %s\n", out), 1;
-  snprintf(r.kind, sizeof r.kind, "%s", kind);
+  snprintf(r.kind, sizeof r.kind, "%s", info->type == CZK_POST_WINNING ? "winning-post" : "window-post");
   r.proof_kind = info->type == CZK_POST_WINNING ? 4 : 3;
   r.registered_proof = info->wire;
   r.sector_size = info->sector_size;
@@ -453,7 +469,7 @@ int czk_cmd_gen_vanilla(int argc, char **argv) {
     fprintf(stderr, "czk gen-vanilla: cannot write %s/request.json\n", out);
     rc = 1;
   }
-  if (rc == 0)
+  if (rc == 0 && !quiet)
     printf("%s: %llu %s vanilla proof(s) of %zu bytes (%s, %s), request.json; %.2f s\n", out,
            (unsigned long long)sectors, info->name, vsize, mode == CZK_POST_GEN_DENSE ? "dense" : "sparse",
            info->size_name, czk__now_s() - t0);
@@ -508,27 +524,35 @@ int czk__cmd_setup_kind(int argc, char **argv) {
     seed_v = strtoull(seed, &end, 0);
     if (errno || !end || *end || !*seed) return fprintf(stderr, "czk setup: --seed must be an integer\n"), 2;
   }
-  if (mkdir_p(out) != 0) return fprintf(stderr, "czk setup: cannot create %s\n", out), 1;
   czk_backend *be = NULL;
   if (bname && strcmp(bname, "cpu") != 0) {
     czk_status bs = czk_backend_open(&be, bname, NULL);
     if (bs != CZK_OK) return fprintf(stderr, "czk setup: backend %s: %s\n", bname, czk_status_str(bs)), 1;
   }
-  char params[4400], vk[4400], tp[4500], tv[4500];
-  snprintf(params, sizeof params, "%s/%s.params", out, fc.stem);
-  snprintf(vk, sizeof vk, "%s/%s.vk", out, fc.stem);
-  snprintf(tp, sizeof tp, "%s.tmp", params);
-  snprintf(tv, sizeof tv, "%s.tmp", vk);
   czk_fr tw[5];
   if (seed) {
     czk_fc_seed_toxic(tw, seed_v);
     fprintf(stderr, "czk setup: TEST MODE (--seed): this key's toxic waste is public; never use it for real proofs\n");
   }
+  int rc = czk__setup_kind_to(&fc, be, bname, seed ? tw : NULL, walk, out, false);
+  explicit_bzero(tw, sizeof tw);
+  czk_backend_free(be);
+  return rc;
+}
+
+int czk__setup_kind_to(const czk_fc_circuit *fcp, czk_backend *be, const char *bname, const czk_fr *toxic, int walk,
+                       const char *out, bool quiet) {
+  const czk_fc_circuit fc = *fcp;
+  if (mkdir_p(out) != 0) return fprintf(stderr, "czk setup: cannot create %s\n", out), 1;
+  char params[4400], vk[4400], tp[4500], tv[4500];
+  snprintf(params, sizeof params, "%s/%s.params", out, fc.stem);
+  snprintf(vk, sizeof vk, "%s/%s.vk", out, fc.stem);
+  snprintf(tp, sizeof tp, "%s.tmp", params);
+  snprintf(tv, sizeof tv, "%s.tmp", vk);
   double t0 = czk__now_s();
   czk_groth16_key_mem key;
   czk_r1cs *shape = NULL;
-  czk_status st = czk_fc_setup_mem(&fc, be, NULL, seed ? tw : NULL, walk, &key, &shape);
-  explicit_bzero(tw, sizeof tw);
+  czk_status st = czk_fc_setup_mem(&fc, be, NULL, toxic, walk, &key, &shape);
   double t1 = czk__now_s();
   if (st == CZK_OK) {
     czk_groth16_pk_queries q;
@@ -538,18 +562,18 @@ int czk__cmd_setup_kind(int argc, char **argv) {
     czk_groth16_key_mem_free(&key);
   }
   if (st == CZK_OK && (rename(tp, params) != 0 || rename(tv, vk) != 0)) st = CZK_ERR_IO;
-  czk_backend_free(be);
   if (st != CZK_OK) {
     remove(tp);
     remove(tv);
-    fprintf(stderr, "czk setup: %s %s: %s\n", kind, size, czk_status_str(st));
+    fprintf(stderr, "czk setup: %s: %s\n", fc.id, czk_status_str(st));
     czk_r1cs_free(shape);
     return 1;
   }
   struct stat sp, sv;
   stat(params, &sp);
   stat(vk, &sv);
-  printf("%s (%u constraints, %u inputs): setup %.2f s (%s, %s), write %.2f s\n  %s (%lld bytes)\n  %s (%lld bytes)\n",
+  if (!quiet)
+    printf("%s (%u constraints, %u inputs): setup %.2f s (%s, %s), write %.2f s\n  %s (%lld bytes)\n  %s (%lld bytes)\n",
          fc.id, shape->n_user_constraints, shape->n_inputs, t1 - t0, shape->outline ? "walked outline" : "recorded shape",
          bname ? bname : "cpu", czk__now_s() - t1, params, (long long)sp.st_size, vk, (long long)sv.st_size);
   czk_r1cs_free(shape);
@@ -559,8 +583,10 @@ int czk__cmd_setup_kind(int argc, char **argv) {
 /* ------------------------------------------------------------------------------------------------ verify */
 /* PoRep: the C1 output (envelope or bare) of the request, its native checks, every partition's inputs recomputed,
  * each 192-byte partition proof verified against the .vk found by its v28 name. */
-static int verify_porep(const czk__fc_request *r, const char *req, const char *proof, const char *params) {
+static int verify_porep(const czk__fc_request *r, const char *req, const char *proof, const char *params, FILE *out,
+                        czk__verify_result *res) {
   const czk_porep_info *info = czk_porep_info_by_wire(r->registered_proof);
+  if (info) res->partitions = info->partitions;
   if (!info || !r->vanilla_one) {
     fprintf(stderr, "czk verify: %s: a PoRep request needs a seal registered_proof (0-19) and \"vanilla_proof\"\n", req);
     return 1;
@@ -604,12 +630,11 @@ static int verify_porep(const czk__fc_request *r, const char *req, const char *p
     st = czk_porep_public_inputs(info, c1.replica_id, c1.comm_d, c1.comm_r, c1.seed, k, pub, np);
     if (st == CZK_OK) st = czk_groth16_proof_decode(&p, pb + (size_t)k * CZK_GROTH16_PROOF_BYTES);
     if (st == CZK_OK) st = czk_groth16_verify(&vk, &p, pub, np);
-    if (st != CZK_OK) {
-      printf("INVALID: partition %u: %s\n", k, czk_status_str(st));
-      goto out;
-    }
+    if (st == CZK_OK) res->verified++;
+    else if (out) fprintf(out, "INVALID: partition %u: %s\n", k, czk_status_str(st));
   }
-  printf("OK: %s proof verifies (%u partitions, %zu public inputs each)\n", info->name, info->partitions, np);
+  if (res->verified != info->partitions) goto out;
+  if (out) fprintf(out, "OK: %s proof verifies (%u partitions, %zu public inputs each)\n", info->name, info->partitions, np);
   rc = 0;
 out:
   if (have_vk) czk_groth16_vk_free(&vk);
@@ -638,16 +663,22 @@ int czk__cmd_verify_request(int argc, char **argv) {
     else return fprintf(stderr, "%s", usage), 2;
   }
   if (optind != argc || !req || !proof || !params) return fprintf(stderr, "%s", usage), 2;
+  czk__verify_result res;
+  return czk__verify_request(req, proof, params, stdout, &res);
+}
+
+int czk__verify_request(const char *req, const char *proof, const char *params, FILE *out, czk__verify_result *res) {
+  memset(res, 0, sizeof *res);
   char err[512];
   czk__fc_request r;
   if (czk__fc_request_load(req, &r, err, sizeof err) != 0) return fprintf(stderr, "czk verify: %s\n", err), 1;
   if (r.proof_kind == 1) {
-    int prc = verify_porep(&r, req, proof, params);
+    int prc = verify_porep(&r, req, proof, params, out, res);
     czk__fc_request_free(&r);
     return prc;
   }
   if (r.proof_kind == 2) {
-    int prc = czk__verify_snap(&r, req, proof, params);
+    int prc = czk__verify_snap(&r, req, proof, params, out, res);
     czk__fc_request_free(&r);
     return prc;
   }
@@ -657,6 +688,7 @@ int czk__cmd_verify_request(int argc, char **argv) {
   czk_groth16_vk vk;
   bool have_vk = false;
   uint8_t pb[CZK_GROTH16_PROOF_BYTES + 1];
+  res->partitions = 1;
   if (!info || (r.proof_kind != (info->type == CZK_POST_WINNING ? 4 : 3))) {
     fprintf(stderr, "czk verify: %s: registered_proof %llu / proof_kind %d is not a PoSt request\n", req,
             (unsigned long long)r.registered_proof, r.proof_kind);
@@ -693,10 +725,11 @@ int czk__cmd_verify_request(int argc, char **argv) {
   czk_groth16_proof p;
   if ((st = czk_groth16_proof_decode(&p, pb)) == CZK_OK) st = czk_groth16_verify(&vk, &p, pub, np);
   if (st == CZK_OK) {
-    printf("OK: %s proof verifies (%zu public inputs, partition %u)\n", info->name, np, r.partition_index);
+    if (out) fprintf(out, "OK: %s proof verifies (%zu public inputs, partition %u)\n", info->name, np, r.partition_index);
+    res->verified = 1;
     rc = 0;
-  } else {
-    printf("INVALID: %s\n", czk_status_str(st));
+  } else if (out) {
+    fprintf(out, "INVALID: %s\n", czk_status_str(st));
   }
 out:
   if (have_vk) czk_groth16_vk_free(&vk);

@@ -173,6 +173,11 @@ int czk__cmd_gen_vanilla_snap(int argc, char **argv) {
   if (mode == CZK_SNAP_GEN_DENSE && info->sector_size > (8ull << 20))
     return fprintf(stderr, "czk gen-vanilla: --dense builds sectors up to 8MiB; use --sparse for %s\n", info->size_name),
            2;
+  return czk__gen_vanilla_snap_to(info, mode, seed, miner, sector, out, false);
+}
+
+int czk__gen_vanilla_snap_to(const czk_snap_info *info, int mode, uint64_t seed, uint64_t miner, uint64_t sector,
+                             const char *out, bool quiet) {
   if (mkdir_p(out) != 0) return fprintf(stderr, "czk gen-vanilla: cannot create %s\n", out), 1;
   double t0 = czk__now_s();
   czk_snap_gen_input in = {.mode = (czk_snap_gen_mode)mode, .seed = seed};
@@ -214,7 +219,7 @@ int czk__cmd_gen_vanilla_snap(int argc, char **argv) {
       rc = 1;
     }
   }
-  if (rc == 0)
+  if (rc == 0 && !quiet)
     printf("%s: %u %s partition proof(s) of %zu bytes (%s, %s), request.json; %.2f s\n", out, u.n_parts, info->name,
            vsize, mode == CZK_SNAP_GEN_DENSE ? "dense" : "sparse", info->size_name, czk__now_s() - t0);
   for (uint32_t k = 0; names && k < u.n_parts; k++) free(names[k]);
@@ -229,8 +234,10 @@ int czk__cmd_gen_vanilla_snap(int argc, char **argv) {
 /* Every partition proof of the request parsed and natively checked, its public inputs recomputed from the
  * request's commitments, and partition k's 192-byte proof (at offset 192 k of the proof file) verified against the
  * .vk found by its v28 name. */
-int czk__verify_snap(const czk__fc_request *r, const char *req, const char *proof, const char *params) {
+int czk__verify_snap(const czk__fc_request *r, const char *req, const char *proof, const char *params, FILE *out,
+                     czk__verify_result *res) {
   const czk_snap_info *info = czk_snap_info_by_wire(r->registered_proof);
+  if (info) res->partitions = info->partitions;
   if (!info || !r->has_comms) {
     fprintf(stderr, "czk verify: %s: a SnapDeals request needs an update registered_proof (0-4) and the commitments\n",
             req);
@@ -269,20 +276,22 @@ int czk__verify_snap(const czk__fc_request *r, const char *req, const char *proo
             CZK_GROTH16_PROOF_BYTES);
   } else {
     rc = 0;
-    for (uint32_t k = 0; k < info->partitions && rc == 0; k++) {
+    for (uint32_t k = 0; k < info->partitions; k++) {
       czk_fr pub[CZK_SNAP_PUBLIC_INPUTS];
       czk_groth16_proof p;
       st = czk_snap_public_inputs(info, &comms, k, pub);
       if (st == CZK_OK) st = czk_groth16_proof_decode(&p, pb + (size_t)k * CZK_GROTH16_PROOF_BYTES);
       if (st == CZK_OK) st = czk_groth16_verify(&vk, &p, pub, CZK_SNAP_PUBLIC_INPUTS);
-      if (st != CZK_OK) {
-        printf("INVALID: partition %u: %s\n", k, czk_status_str(st));
+      if (st == CZK_OK) {
+        res->verified++;
+      } else {
+        if (out) fprintf(out, "INVALID: partition %u: %s\n", k, czk_status_str(st));
         rc = 1;
       }
     }
-    if (rc == 0)
-      printf("OK: %s proof verifies (%u partitions, %d public inputs each)\n", info->name, info->partitions,
-             CZK_SNAP_PUBLIC_INPUTS);
+    if (rc == 0 && out)
+      fprintf(out, "OK: %s proof verifies (%u partitions, %d public inputs each)\n", info->name, info->partitions,
+              CZK_SNAP_PUBLIC_INPUTS);
   }
   czk_groth16_vk_free(&vk);
   free(pb);

@@ -13,6 +13,9 @@
  *   snap               : circuit-info 2 KiB, gen-vanilla snap files and request.json, bad arguments, verify refusals
  *   filecoin           : circuit-info counts (2 KiB Window, 32 GiB Winning), gen-vanilla files and request.json, bad
  *                        arguments, verify --request without a key or with a malformed request.
+ *   demo (alone, `test_cli CZK demo`): czk demo with its 2 KiB WindowPoSt job: key set up then reused, the proof
+ *                        verified in the table and the timeline; a proof damaged on arrival (fault site demo.proof)
+ *                        and a foreign .vk each make the demo fail (0/1 verified, exit 1).
  * Every run also checks that stderr holds no sanitizer report (an ASan/UBSan abort exits non-zero too, which must not
  * pass for an expected rejection). Work files live in a fresh mkdtemp directory that is removed at the end. */
 #include <fcntl.h>
@@ -580,6 +583,69 @@ static void test_snap(void) {
   CHECK_MSG(r.rc == 1 && strstr(r.err, "\"comm_r_old\" missing"), "verify snap no comms: %d %s", r.rc, r.err);
 }
 
+/* ------------------------------------------------------------------------------------------------ demo */
+/* `czk demo` with one Filecoin kind (2 KiB WindowPoSt) and small synthetic jobs (test_cli CZK demo; CTest
+ * test_demo_filecoin): the first run sets the key up under its v28 name in the keys directory, proves the request
+ * through the daemon and verifies it (table row, per-kind line, timeline with the job); the second run reuses the key;
+ * a run whose proof is damaged on arrival (CZK_FAULTS=demo.proof=1) fails the demo's own check, and one whose .vk is
+ * another setup's fails at the daemon: both exit 1 with 0/1. */
+static void test_demo(void) {
+  char keys[128], html[128], other[128], cmd[512];
+  path_in(keys, sizeof keys, "demo-keys");
+  path_in(html, sizeof html, "timeline.html");
+  path_in(other, sizeof other, "other-key");
+  run_result *r = calloc(1, sizeof *r);
+  if (!r) return;
+  RUN(r, NULL, "demo", "--filecoin", "window-post", "--small", "10", "--big", "10", "--keys-dir", keys, "--html", html);
+  CHECK_MSG(r->rc == 0, "demo: exit %d\n%s\n%s", r->rc, r->out, r->err);
+  CHECK_MSG(strstr(r->out, "the Filecoin key setups took"), "demo: no key setup time:\n%s", r->out);
+  /* the table's row: job id, kind, priority high, 1 partition, COMPLETED, verified 1/1 */
+  const char *row = strstr(r->out, "  window-post-2KiB  ");
+  char job[32] = "";
+  CHECK_MSG(row != NULL, "demo: no window-post row:\n%s", r->out);
+  if (row) {
+    const char *bol = row;
+    while (bol > r->out && bol[-1] != '\n') bol--;
+    CHECK_MSG(sscanf(bol, "%31s", job) == 1 && strlen(job) >= 10 && strspn(job, "0123456789") == strlen(job),
+              "demo: the row does not start with a job id: %.200s", bol);
+    char rest[256];
+    snprintf(rest, sizeof rest, "%.*s", (int)strcspn(row, "\n"), row);
+    CHECK_MSG(strstr(rest, "high") && strstr(rest, "COMPLETED") && strstr(rest, "1/1"), "demo: row %s", rest);
+  }
+  CHECK_MSG(strstr(r->out, "window-post-2KiB  1 job, 1 partition, 1/1 verified"), "demo: no per-kind line:\n%s", r->out);
+  CHECK_MSG(strstr(r->out, "synthetic-k10") && strstr(r->out, "daemon stopped (clean exit)"), "demo:\n%s", r->out);
+  char vk[512];
+  snprintf(vk, sizeof vk, "%s/v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-0170db1f394b35d995252228ee"
+           "359194b13199d259380541dc529fb0099096b0.vk", keys);
+  CHECK_MSG(access(vk, R_OK) == 0, "demo: no key under its v28 name: %s", vk);
+  char *tl = read_text(html);
+  CHECK_MSG(tl && job[0] && strstr(tl, job), "demo: the timeline lacks job %s", job);
+  free(tl);
+  /* a second run reuses the key */
+  RUN(r, NULL, "demo", "--filecoin", "window-post", "--small", "10", "--big", "10", "--keys-dir", keys, "--html", html);
+  CHECK_MSG(r->rc == 0 && strstr(r->out, "reused") && !strstr(r->out, "key setups took"), "demo again: exit %d\n%s",
+            r->rc, r->out);
+  /* a proof damaged on its way (fault site demo.proof flips a bit of it): the demo's own check fails the job */
+  if (getenv("CZK_TEST_FAULTS")) { /* CMake sets it when the fault sites are compiled in (CZK_FAULTS=ON) */
+    setenv("CZK_FAULTS", "demo.proof=1", 1);
+    RUN(r, NULL, "demo", "--filecoin", "window-post", "--small", "10", "--big", "10", "--keys-dir", keys, "--html", html);
+    unsetenv("CZK_FAULTS");
+    CHECK_MSG(r->rc == 1 && strstr(r->out, "window-post-2KiB  1 job, 1 partition, 0/1 verified") &&
+                  strstr(r->out, "do not verify") && strstr(r->out, "FAILED"),
+              "demo with a damaged proof: exit %d\n%s", r->rc, r->out);
+  }
+  /* another setup's .vk in place of the demo's: the daemon refuses the key, the job fails, so does the demo */
+  RUN(r, NULL, "setup", "--kind", "window-post", "--sector-size", "2KiB", "--out", other);
+  CHECK_MSG(r->rc == 0, "setup: %s", r->err);
+  snprintf(cmd, sizeof cmd, "cp %s/*.vk %s/", other, keys);
+  CHECK(system(cmd) == 0);
+  RUN(r, NULL, "demo", "--filecoin", "window-post", "--small", "10", "--big", "10", "--keys-dir", keys, "--html", html);
+  CHECK_MSG(r->rc == 1 && strstr(r->out, "window-post-2KiB  1 job, 1 partition, 0/1 verified") &&
+                strstr(r->out, "FAILED"),
+            "demo with a foreign vk: exit %d\n%s", r->rc, r->out);
+  free(r);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: test_cli <path of the czk executable>\n");
@@ -591,13 +657,17 @@ int main(int argc, char **argv) {
     perror("mkdtemp");
     return 1;
   }
-  test_comm_d();
-  test_poseidon();
-  test_sha256_tree();
-  test_prove_verify();
-  test_bench_backend();
-  test_filecoin();
-  test_snap();
+  if (argc > 2 && strcmp(argv[2], "demo") == 0) { /* test_demo_filecoin: the demo's Filecoin path alone */
+    test_demo();
+  } else {
+    test_comm_d();
+    test_poseidon();
+    test_sha256_tree();
+    test_prove_verify();
+    test_bench_backend();
+    test_filecoin();
+    test_snap();
+  }
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
   if (system(cmd) != 0) fprintf(stderr, "test_cli: could not remove %s\n", g_dir);
