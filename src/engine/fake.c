@@ -23,6 +23,7 @@ typedef struct fake_pending {
   uint32_t part, dev;
   czk_fake_job j;
   const void *lane_owner, *lane_be; /* the emulated lane it holds (czk__fake_kind_plan) */
+  int lane_shape;
 } fake_pending;
 
 czk_status czk__fake_init(czk_fake *f, size_t max_tags) {
@@ -187,13 +188,59 @@ static void fake_synth_free(void *user, void *synth) {
 
 typedef struct fake_dkey {
   uint32_t magic;
+  uint32_t parts;  /* the parts it holds (bit i: part i) */
+  bool partial;    /* some parts only: proved in compact or lean lanes */
+  uint64_t bytes;  /* its emulated device bytes (freed by key_unload) */
   const void *key, *backend;
 } fake_dkey;
+
+/* ---- the device model of a key: its keydev entry, else f's fields (read without mu: set before the engine runs) */
+typedef struct fake_model {
+  uint64_t copy, lane[CZK_LANE_SHAPES];
+  uint32_t nparts; /* 1: one part */
+} fake_model;
+
+static fake_model model_of(const czk_fake *f, const void *key) {
+  uint64_t copy = f->copy_bytes, lane = f->lane_bytes;
+  uint32_t np = f->copy_parts;
+  const uint64_t *sl = f->shape_lane;
+  for (unsigned i = 0; key && i < CZK_FAKE_KEYDEVS; i++) {
+    const struct czk_fake_keydev *o = &f->keydev[i];
+    if (o->key_id && strcmp(o->key_id, (const char *)key) == 0) {
+      copy = o->copy_bytes, lane = o->lane_bytes, np = o->copy_parts, sl = o->shape_lane;
+      break;
+    }
+  }
+  fake_model m;
+  m.copy = copy;
+  m.nparts = np < 1 ? 1 : np > CZK_ENGINE_KEY_PARTS ? CZK_ENGINE_KEY_PARTS : np;
+  for (int sh = 0; sh < CZK_LANE_SHAPES; sh++) m.lane[sh] = sl[sh] ? sl[sh] : lane;
+  return m;
+}
+static uint64_t model_lane(const fake_model *m, int shape) {
+  return shape >= 0 && shape < CZK_LANE_SHAPES ? m->lane[shape] : m->lane[CZK_LANE_FULL];
+}
+static uint32_t model_all(const fake_model *m) { return (1u << m->nparts) - 1; }
+/* A copy of `parts` holds some of the parts only (a one-part model's copies are whole). */
+static bool model_partial(const fake_model *m, uint32_t parts) {
+  return m->nparts > 1 && parts && (parts & model_all(m)) != model_all(m);
+}
+/* The bytes of a copy of `parts`: the base and each part's copy / n (a one-part model: copy). */
+static uint64_t model_copy(const fake_model *m, uint32_t parts) {
+  if (m->nparts <= 1) return m->copy;
+  const uint64_t part = m->copy / m->nparts;
+  uint64_t b = m->copy - part * m->nparts;
+  for (uint32_t i = 0; i < m->nparts; i++)
+    if (parts & (1u << i)) b += part;
+  return b;
+}
 
 /* ---- emulated device memory (czk__fake_kind_plan): under f->mu */
 typedef struct czk_fake_lanes {
   const void *owner, *backend;
+  int shape;
   uint32_t idle;
+  uint64_t bytes; /* one of its lanes' bytes */
 } czk_fake_lanes;
 
 static int dev_index_locked(czk_fake *f, const void *be) {
@@ -213,16 +260,17 @@ static bool dev_alloc_locked(czk_fake *f, const void *be, uint64_t bytes) {
   if (f->dev_used[d] > f->dev_peak[d]) f->dev_peak[d] = f->dev_used[d];
   return true;
 }
-static czk_fake_lanes *lanes_of_locked(czk_fake *f, const void *owner, const void *be) {
+/* The cache entry of owner's lanes of `shape` on be (made empty when new). */
+static czk_fake_lanes *lanes_of_locked(czk_fake *f, const void *owner, const void *be, int shape) {
   for (size_t i = 0; i < f->nlanes; i++)
-    if (f->lanes[i].owner == owner && f->lanes[i].backend == be) return &f->lanes[i];
+    if (f->lanes[i].owner == owner && f->lanes[i].backend == be && f->lanes[i].shape == shape) return &f->lanes[i];
   if (f->nlanes == f->lanes_cap) {
     size_t nc = f->lanes_cap ? 2 * f->lanes_cap : 16;
     czk_fake_lanes *n = realloc(f->lanes, nc * sizeof *n);
     if (!n) return NULL;
     f->lanes = n, f->lanes_cap = nc;
   }
-  f->lanes[f->nlanes] = (czk_fake_lanes){owner, be, 0};
+  f->lanes[f->nlanes] = (czk_fake_lanes){owner, be, shape, 0, 0};
   return &f->lanes[f->nlanes++];
 }
 /* Frees owner's idle lanes (on be, or on every device when be is NULL). */
@@ -230,28 +278,30 @@ static void lanes_free_locked(czk_fake *f, const void *owner, const void *be) {
   for (size_t i = 0; i < f->nlanes; i++) {
     czk_fake_lanes *l = &f->lanes[i];
     if (l->owner != owner || (be && l->backend != be)) continue;
-    f->dev_used[dev_index_locked(f, l->backend)] -= (uint64_t)l->idle * f->lane_bytes;
+    f->dev_used[dev_index_locked(f, l->backend)] -= (uint64_t)l->idle * l->bytes;
     l->idle = 0;
   }
 }
 
 static czk_status fake_key_upload(void *user, void *key, void *backend, uint32_t parts, void **dkey) {
-  (void)parts; /* one part */
   czk_fake *f = user;
   long n = atomic_fetch_add(&f->uploads, 1) + 1;
   if (f->upload_fail_every && n % f->upload_fail_every == 0) return CZK_ERR_DEVICE;
+  const fake_model m = model_of(f, key);
+  const uint64_t bytes = model_copy(&m, parts); /* only the parts asked for */
+  fake_dkey *d = malloc(sizeof *d);
+  if (!d) return CZK_ERR_NOMEM;
   if (f->dev_capacity) {
     pthread_mutex_lock(&f->mu);
-    bool ok = dev_alloc_locked(f, backend, f->copy_bytes);
+    bool ok = dev_alloc_locked(f, backend, bytes);
     pthread_mutex_unlock(&f->mu);
     if (!ok) {
+      free(d);
       atomic_fetch_add(&f->nomem, 1);
       return CZK_ERR_NOMEM;
     }
   }
-  fake_dkey *d = malloc(sizeof *d);
-  if (!d) return CZK_ERR_NOMEM;
-  *d = (fake_dkey){CZK_FAKE_MAGIC, key, backend};
+  *d = (fake_dkey){CZK_FAKE_MAGIC, parts, model_partial(&m, parts), bytes, key, backend};
   atomic_fetch_add(&f->live_dkeys, 1);
   *dkey = d;
   return CZK_OK;
@@ -262,10 +312,10 @@ static void fake_key_unload(void *user, void *backend, void *dkey) {
   fake_dkey *d = dkey;
   if (!d || d->magic != CZK_FAKE_MAGIC || d->backend != backend) atomic_fetch_add(&f->bad_dkey, 1);
   if (d) d->magic = 0;
-  if (f->dev_capacity) { /* the copy and its lanes */
+  if (f->dev_capacity && d) { /* the copy and its lanes */
     pthread_mutex_lock(&f->mu);
     lanes_free_locked(f, d, backend);
-    f->dev_used[dev_index_locked(f, backend)] -= f->copy_bytes;
+    f->dev_used[dev_index_locked(f, backend)] -= d->bytes;
     pthread_mutex_unlock(&f->mu);
   }
   atomic_fetch_add(&f->unloads, 1);
@@ -273,17 +323,31 @@ static void fake_key_unload(void *user, void *backend, void *dkey) {
   free(d);
 }
 
+/* The parts of key's copy: none (one part) unless its model has copy_parts > 1. Lock-free (called under the key cache's
+ * lock). */
+static uint32_t fake_key_device_parts(void *user, void *key, uint64_t *base, uint64_t *part_bytes) {
+  const fake_model m = model_of(user, key);
+  if (m.nparts <= 1) return 0;
+  const uint64_t part = m.copy / m.nparts;
+  *base = m.copy - part * m.nparts;
+  for (uint32_t i = 0; i < m.nparts; i++) part_bytes[i] = part;
+  return m.nparts;
+}
+
 void czk__fake_kind_device(czk_engine_kind *k, uint64_t device_bytes) {
   k->key_device_bytes = device_bytes;
+  k->key_device_parts = fake_key_device_parts;
   k->key_upload = fake_key_upload;
   k->key_unload = fake_key_unload;
 }
 
 static czk_status fake_prove_plan(void *user, void *key, void *backend, uint32_t parts, int shape, uint64_t *lane,
                                   uint64_t *tables, uint64_t *pinned) {
-  (void)key, (void)backend, (void)parts, (void)shape;
+  (void)backend;
   czk_fake *f = user;
-  *lane = f->lane_bytes;
+  const fake_model m = model_of(f, key);
+  if (shape == CZK_LANE_FULL && model_partial(&m, parts)) return CZK_ERR_UNSUPPORTED; /* as the real kind */
+  *lane = model_lane(&m, shape);
   *tables = 0;
   *pinned = f->lane_pinned;
   return CZK_OK;
@@ -295,12 +359,14 @@ static void fake_lanes_trim(void *user, void *key, void *dkey, void *backend) {
   pthread_mutex_unlock(&f->mu);
 }
 static czk_status fake_lane_warm(void *user, void *key, void *dkey, void *backend, int shape) {
-  (void)shape;
   czk_fake *f = user;
+  const fake_model m = model_of(f, key);
+  const uint64_t bytes = model_lane(&m, shape);
   pthread_mutex_lock(&f->mu);
-  czk_fake_lanes *l = lanes_of_locked(f, dkey ? dkey : key, backend);
-  bool ok = l && dev_alloc_locked(f, backend, f->lane_bytes);
-  if (ok) l->idle++, f->lane_allocs++;
+  czk_fake_lanes *l = lanes_of_locked(f, dkey ? dkey : key, backend, shape);
+  /* the entry's lanes are of one size: an idle one of another size would make frees inexact */
+  bool ok = l && (l->idle == 0 || l->bytes == bytes) && dev_alloc_locked(f, backend, bytes);
+  if (ok) l->idle++, l->bytes = bytes, f->lane_allocs++;
   pthread_mutex_unlock(&f->mu);
   return ok ? CZK_OK : CZK_ERR_NOMEM;
 }
@@ -318,6 +384,10 @@ static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev,
   if (dev->dkey) {
     const fake_dkey *d = dev->dkey;
     if (d->magic != CZK_FAKE_MAGIC || d->key != key || d->backend != dev->backend) {
+      atomic_fetch_add(&f->bad_dkey, 1);
+      return CZK_ERR_INTERNAL;
+    }
+    if (d->partial && dev->shape == CZK_LANE_FULL) { /* a partial copy has no full lane */
       atomic_fetch_add(&f->bad_dkey, 1);
       return CZK_ERR_INTERNAL;
     }
@@ -345,10 +415,12 @@ static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev,
   p->lane_owner = NULL;
   if (f->dev_capacity && dev->backend) { /* a lane: an idle one of this owner, else a new one */
     const void *owner = dev->dkey ? dev->dkey : key;
-    czk_fake_lanes *l = lanes_of_locked(f, owner, dev->backend);
+    const fake_model m = model_of(f, key);
+    const uint64_t bytes = model_lane(&m, dev->shape);
+    czk_fake_lanes *l = lanes_of_locked(f, owner, dev->backend, dev->shape);
     bool fresh = l && l->idle == 0;
-    bool ok = l && (!fresh || dev_alloc_locked(f, dev->backend, f->lane_bytes));
-    if (ok && fresh) f->lane_allocs++;
+    bool ok = l && (!fresh || dev_alloc_locked(f, dev->backend, bytes));
+    if (ok && fresh) f->lane_allocs++, l->bytes = bytes;
     if (!ok) {
       pthread_mutex_unlock(&f->mu);
       free(p);
@@ -356,7 +428,7 @@ static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev,
       return CZK_ERR_NOMEM;
     }
     if (l->idle) l->idle--;
-    p->lane_owner = owner, p->lane_be = dev->backend;
+    p->lane_owner = owner, p->lane_be = dev->backend, p->lane_shape = dev->shape;
   }
 
   f->inflight[d]++;
@@ -388,7 +460,7 @@ static czk_status fake_prove_finish(void *user, const czk_engine_device_ctx *dev
   pthread_mutex_lock(&f->mu);
   f->inflight[p->dev]--;
   if (p->lane_owner) { /* the lane stays cached with its owner */
-    czk_fake_lanes *l = lanes_of_locked(f, p->lane_owner, p->lane_be);
+    czk_fake_lanes *l = lanes_of_locked(f, p->lane_owner, p->lane_be, p->lane_shape);
     if (l) l->idle++;
   }
   pthread_mutex_unlock(&f->mu);

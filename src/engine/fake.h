@@ -20,6 +20,7 @@
 #define CZK_FAKE_MAGIC 0x454b4146u /* "FAKE" */
 #define CZK_FAKE_PROOF_BYTES 192u
 #define CZK_FAKE_MAX_DEVICES 16u
+#define CZK_FAKE_KEYDEVS 4u
 
 typedef enum czk_fake_stage {
   CZK_FAKE_NONE = 0,
@@ -73,10 +74,28 @@ typedef struct czk_fake {
   atomic_long nomem;
   atomic_long uploads, unloads, live_dkeys, proves_dkey, proves_host, bad_dkey;
   /* device memory (czk__fake_kind_plan; under mu): with dev_capacity > 0 each device (backend) holds that many bytes;
-   * a copy takes copy_bytes (its kind's key_device_bytes), a prove a lane of lane_bytes, cached after the prove with
+   * a copy takes copy_bytes (its kind's key_device_bytes), a prove a lane of lane_bytes (or of its shape's bytes), cached after the prove with
    * its owner (the copy, else the host key) and reused like the prover's; an allocation past the capacity fails with
    * CZK_ERR_NOMEM (counted in nomem). dev_peak: the most a device held. */
   uint64_t dev_capacity, lane_bytes, copy_bytes;
+  /* lane shapes (czk_engine_lane_shape): shape_lane[s] is the device bytes of one lane of shape s (0: lane_bytes);
+   * prove_plan reports it, a prove's lane (ctx.shape) and lane_warm (its shape) allocate it. A partial copy proves in
+   * compact or lean lanes only: prove_plan refuses (CZK_ERR_UNSUPPORTED) and prove_start fails (counted in bad_dkey)
+   * a full lane beside one. */
+  uint64_t shape_lane[CZK_LANE_SHAPES];
+  /* copy parts: 0 or 1, one part (a copy takes copy_bytes, as the kind's key_device_bytes); n > 1 (at most
+   * CZK_ENGINE_KEY_PARTS): a copy is n equal parts of copy_bytes / n (the remainder is the base every copy holds),
+   * reported by the kind's key_device_parts (czk__fake_kind_device), and key_upload allocates only the parts asked
+   * for (a partial copy). A copy remembers its bytes and an idle lane's cache entry its lanes', so frees are exact. */
+  uint32_t copy_parts;
+  /* per key (key_id, NULL: unused): the same model for that key's copies and lanes in place of the fields above, so
+   * that kinds of different sizes share one emulated device (set before the engine starts; read without mu) */
+  struct czk_fake_keydev {
+    const char *key_id;
+    uint64_t copy_bytes, lane_bytes;
+    uint32_t copy_parts;
+    uint64_t shape_lane[CZK_LANE_SHAPES];
+  } keydev[CZK_FAKE_KEYDEVS];
   uint64_t lane_pinned; /* host bytes a lane pins (prove_plan's pinned) */
   uint64_t lane_allocs; /* lanes made (by proves and by lane_warm) */
   const void *dev_be[CZK_FAKE_MAX_DEVICES];
@@ -91,10 +110,12 @@ void czk__fake_destroy(czk_fake *f);
 void czk__fake_kind(czk_fake *f, czk_engine_kind *k, const char *name, const char *key_id, uint64_t key_bytes,
                     czk_engine_shape shape);
 /* Give the kind a device tier: device copies of device_bytes, checked at every prove (a copy must belong to the key
- * and to the device's backend, else the prove fails and bad_dkey counts it). */
+ * and to the device's backend, else the prove fails and bad_dkey counts it), and key_device_parts (f's copy_parts, or
+ * its key's keydev entry: a one-part model reports none, as a kind without the callback). */
 void czk__fake_kind_device(czk_engine_kind *k, uint64_t device_bytes);
 /* Emulate device memory for the kind (after czk__fake_kind_device): f's capacity model above, and the kind's prove_plan
- * (lanes of f->lane_bytes, no tables) and lanes_trim, so that the engine's device memory plan can be tested. */
+ * (lanes of the shape's bytes: shape_lane, else lane_bytes; no tables), lanes_trim and lane_warm, so that the engine's
+ * device memory plan (tiers, partial copies, lane shapes) can be tested. */
 void czk__fake_kind_plan(czk_engine_kind *k);
 void czk__fake_set_job(czk_fake *f, uint64_t tag, uint64_t job_id);
 void czk__fake_open_gate(czk_fake *f);

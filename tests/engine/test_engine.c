@@ -1563,6 +1563,132 @@ static void test_plan_stress(uint64_t seed) {
   czk__fake_destroy(&f);
 }
 
+static const czk_engine_key_status *key_of(const czk_engine_status *s, const char *id) {
+  for (uint32_t i = 0; i < s->nkeys; i++)
+    if (strcmp(s->keys[i].key_id, id) == 0) return &s->keys[i];
+  return NULL;
+}
+/* A small card: a 16 GiB-limited engine with two kinds' keys proves every job of a random mix without one failed
+ * allocation. Two planned devices of 100 B (the plan = the emulated capacity) under keys larger than them: key-a's copy
+ * is 120 B in 5 parts (it cannot be resident: the plan makes it partial, or streams it), key-b's 60 B in 3 parts, both
+ * with lanes of 70 (full) / 40 (compact) / 25 (lean); a small urgent kind's key (copy 5, lanes 4) beside them. Random
+ * jobs of the three kinds and cancels, as in test_plan_stress: every job not cancelled completes, no emulated
+ * allocation fails (and no partial copy is proved in a full lane: bad_dkey), no device ever holds more than its
+ * capacity, after draining the plan counts exactly what each device holds, and the status shows key-a partial or
+ * streamed, in lanes smaller than full. */
+static void test_plan_small_card(uint64_t seed) {
+  czk_fake f;
+  czk__fake_init(&f, 256);
+  f.dev_capacity = 100, f.copy_bytes = 5, f.lane_bytes = 4, f.lane_pinned = 3; /* key-s */
+  f.keydev[0] = (struct czk_fake_keydev){"key-a", 120, 70, 5, {70, 40, 25}};
+  f.keydev[1] = (struct czk_fake_keydev){"key-b", 60, 70, 3, {70, 40, 25}};
+  czk_engine_device_desc devs[2] = {
+      {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 100},
+      {.name = "dev1", .backend = &g_backend_token[1], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 100}};
+  czk_engine_config cfg;
+  czk_engine_config_default(&cfg);
+  cfg.mem_limit_bytes = 100000;
+  cfg.synth_workers = 3;
+  cfg.urgent_max_bytes = 200;
+  cfg.devices = devs;
+  cfg.ndevices = 2;
+  czk_engine *e = NULL;
+  CHECK(czk_engine_create(&e, &cfg) == CZK_OK);
+  if (!e) return;
+  f.engine = e;
+  czk_engine_kind ka, kb, ks;
+  const char *names[3] = {"ka", "kb", "ks"}, *ids_[3] = {"key-a", "key-b", "key-s"};
+  const uint64_t host[3] = {1000, 1000, 300}, copy[3] = {120, 60, 5};
+  czk_engine_kind *kk[3] = {&ka, &kb, &ks};
+  for (int i = 0; i < 3; i++) {
+    czk__fake_kind(&f, kk[i], names[i], ids_[i], host[i], i == 2 ? k_small_shape : k_shape);
+    czk__fake_kind_device(kk[i], copy[i]);
+    czk__fake_kind_plan(kk[i]);
+    CHECK(czk_engine_register_kind(e, kk[i]) == CZK_OK);
+  }
+  { /* the model as the kind reports it: key-a's parts, no full lane beside a partial copy, lanes per shape */
+    char ida[] = "key-a", ids_s[] = "key-s";
+    uint64_t base = 1, pb[CZK_ENGINE_KEY_PARTS] = {0}, lane = 0, tables = 0, pinned = 0;
+    CHECK(ka.key_device_parts(&f, ida, &base, pb) == 5 && base == 0 && pb[0] == 24 && pb[4] == 24);
+    CHECK(ks.key_device_parts(&f, ids_s, &base, pb) == 0); /* one part: as no callback */
+    void *be = &g_backend_token[0];
+    CHECK(ka.prove_plan(&f, ida, be, 0x3, CZK_LANE_FULL, &lane, &tables, &pinned) == CZK_ERR_UNSUPPORTED);
+    CHECK(ka.prove_plan(&f, ida, be, 0x3, CZK_LANE_COMPACT, &lane, &tables, &pinned) == CZK_OK && lane == 40);
+    CHECK(ka.prove_plan(&f, ida, be, 0x1f, CZK_LANE_FULL, &lane, &tables, &pinned) == CZK_OK && lane == 70);
+    CHECK(ka.prove_plan(&f, ida, be, 0, CZK_LANE_LEAN, &lane, &tables, &pinned) == CZK_OK && lane == 25);
+    CHECK(ks.prove_plan(&f, ids_s, be, 1, CZK_LANE_FULL, &lane, &tables, &pinned) == CZK_OK && lane == 4 &&
+          pinned == 3);
+  }
+  czk_test_rng rng;
+  czk_test_rng_seed(&rng, seed);
+  enum { NJ = 40 };
+  uint64_t ids[NJ];
+  bool cancelled[NJ];
+  for (int t = 0; t < NJ; t++) {
+    const int which = (int)(czk_test_rng_next(&rng) % 3);
+    czk_priority prio = which == 2 ? CZK_PRIORITY_CRITICAL : (czk_priority)(1 + czk_test_rng_next(&rng) % 3);
+    czk_fake_job j = fjob((uint64_t)t + 1, which == 2 ? 1 : 1 + (uint32_t)(czk_test_rng_next(&rng) % 4),
+                          100 + (uint32_t)(czk_test_rng_next(&rng) % 400), 300 + (uint32_t)(czk_test_rng_next(&rng) % 1500));
+    ids[t] = 0;
+    CHECK(submit(e, &f, names[which], prio, NULL, &j, &ids[t]) == CZK_OK);
+    cancelled[t] = czk_test_rng_next(&rng) % 8 == 0;
+    if (cancelled[t]) {
+      if (czk_test_rng_next(&rng) % 2) czk__clock_sleep_ns(500000);
+      bool running;
+      (void)czk_engine_cancel(e, ids[t], &running);
+    }
+  }
+  unsigned ok = 0;
+  for (int t = 0; t < NJ; t++) {
+    czk_engine_result r;
+    czk_status st = czk_engine_await(e, ids[t], 0, &r);
+    if (!cancelled[t])
+      CHECK_MSG(st == CZK_OK && r.status == CZK_OK, "small card seed %llu job %d: %s (%s)", (unsigned long long)seed, t,
+                czk_status_str(r.status), r.error);
+    ok += st == CZK_OK && r.status == CZK_OK;
+    czk_engine_result_free(&r);
+  }
+  char tiers[2][48] = {"-", "-"};
+  czk_engine_status *s;
+  CHECK(czk_engine_status_get(e, &s) == CZK_OK);
+  if (s) {
+    for (uint32_t d = 0; d < 2; d++) {
+      const czk_engine_device_status *ds = &s->devices[d];
+      unsigned fi = 0; /* the fake's index of this device's backend */
+      while (fi + 1 < CZK_FAKE_MAX_DEVICES && f.dev_be[fi] != &g_backend_token[d]) fi++;
+      CHECK_MSG(ds->lanes_busy == 0 && ds->key_mem_used + ds->plan_lanes_bytes == f.dev_used[fi],
+                "small card seed %llu device %u: plan %llu + %llu, device holds %llu", (unsigned long long)seed, d,
+                (unsigned long long)ds->key_mem_used, (unsigned long long)ds->plan_lanes_bytes,
+                (unsigned long long)f.dev_used[fi]);
+      CHECK_MSG(f.dev_peak[fi] <= 100, "small card device %u peak %llu", d, (unsigned long long)f.dev_peak[fi]);
+    }
+    const czk_engine_key_status *a = key_of(s, "key-a");
+    CHECK_MSG(a != NULL, "small card seed %llu: key-a not in the status", (unsigned long long)seed);
+    unsigned decided = 0;
+    for (uint32_t d = 0; a && d < 2; d++) {
+      if (a->dev_tier[d] == CZK_DEV_TIER_NONE) continue; /* no prove of it there */
+      decided++;
+      snprintf(tiers[d], sizeof tiers[d], "%s %s %llu B", czk_engine_dev_tier_str((czk_engine_dev_tier)a->dev_tier[d]),
+               czk_engine_lane_shape_str(a->dev_shape[d]), (unsigned long long)a->dev_copy_bytes[d]);
+      CHECK_MSG((a->dev_tier[d] == CZK_DEV_TIER_PARTIAL || a->dev_tier[d] == CZK_DEV_TIER_STREAMED) &&
+                    a->dev_shape[d] != CZK_LANE_FULL && a->dev_copy_bytes[d] < 120,
+                "small card seed %llu: key-a on device %u: %s", (unsigned long long)seed, d, tiers[d]);
+    }
+    CHECK_MSG(decided > 0, "small card seed %llu: key-a has no device tier", (unsigned long long)seed);
+    czk_engine_status_free(s);
+  }
+  CHECK_MSG(atomic_load(&f.nomem) == 0 && atomic_load(&f.bad_dkey) == 0,
+            "small card seed %llu: %ld emulated allocations failed, %ld bad copies", (unsigned long long)seed,
+            atomic_load(&f.nomem), atomic_load(&f.bad_dkey));
+  fprintf(stderr, "plan small card seed %llu: %u of %d jobs ok, key-a %s / %s, %ld uploads, %ld proves from copies, "
+          "%llu lanes made, peaks %llu / %llu\n", (unsigned long long)seed, ok, NJ, tiers[0], tiers[1],
+          atomic_load(&f.uploads), atomic_load(&f.proves_dkey), (unsigned long long)f.lane_allocs,
+          (unsigned long long)f.dev_peak[0], (unsigned long long)f.dev_peak[1]);
+  czk_engine_destroy(e);
+  CHECK(f.dev_used[0] == 0 && f.dev_used[1] == 0 && atomic_load(&f.live_dkeys) == 0);
+  czk__fake_destroy(&f);
+}
+
 /* A regular prove that finds the planned device full of an urgent kind's spared copy and idle lane, with nothing in
  * flight, is refused by the plan (not by a failing allocation) and proved again alone, which may free them: the job
  * completes, no emulated allocation fails, and the device never holds more than its capacity. */
@@ -1648,11 +1774,6 @@ static void test_device_memory_plan(void) {
   CHECK_MSG(nomem > 0, "without the plan the emulated device must run out (control): %ld failed allocations", nomem);
 }
 
-static const czk_engine_key_status *key_of(const czk_engine_status *s, const char *id) {
-  for (uint32_t i = 0; i < s->nkeys; i++)
-    if (strcmp(s->keys[i].key_id, id) == 0) return &s->keys[i];
-  return NULL;
-}
 static void test_device_keys(uint32_t ndev) {
   czk_fake f;
   czk__fake_init(&f, 64);
@@ -1791,6 +1912,8 @@ int main(int argc, char **argv) {
   test_plan_budget_pins();
   test_plan_stress(seed);
   test_plan_stress(seed + 1);
+  test_plan_small_card(seed);
+  test_plan_small_card(seed + 1);
   test_shutdown(false);
   test_shutdown(true);
   test_stress(seed);
