@@ -745,6 +745,10 @@ static void lanes_warm(czk_engine *e, ekey *key, edevice *d) {
     pthread_mutex_unlock(&e->kc_mu);
     if (k->k.prove_plan(k->k.user, key->obj, d->backend, parts, shape, &lane, &tables, &pinned) != CZK_OK || !lane)
       return;
+    /* an urgent kind's lanes are spared from the backlog's room-making: past the first, they are warmed only while
+     * they hold at most 1/20 of the plan (on a 16 GB card, the H100 run of session 15: WinningPoSt's two spared
+     * lanes, 1.56 GiB, left no room for PoRep's 13.56 GiB lean lane, whose partitions were then proved alone) */
+    if (i >= 1 && urgent_kind(e, key) && (uint64_t)(i + 1) * lane > d->plan_limit / 20) return;
     pthread_mutex_lock(&e->kc_mu);
     const bool go = s->state == KD_RESIDENT && s->lanes[0] <= i && plan_fits_locked(d, lane + tables);
     void *dk = s->dkey;

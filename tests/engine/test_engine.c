@@ -1343,6 +1343,37 @@ static void test_lanes_warm(void) {
             warmed, (unsigned long long)pre, (unsigned long long)post);
 }
 
+/* An urgent kind (spared from the backlog's room-making) warms its second lane only while its lanes hold at most 1/20
+ * of the plan: on a small device one lane, so that a regular kind's lane still fits beside it (the 16 GiB H100 run of
+ * session 15 refused PoRep partitions beside WinningPoSt's two spared lanes). */
+static uint32_t urgent_warmed(uint64_t capacity) {
+  czk_fake f;
+  czk__fake_init(&f, 64);
+  f.dev_capacity = capacity, f.copy_bytes = 30, f.lane_bytes = 25;
+  czk_engine *e = plan_engine(&f, 2, capacity, 100000, 2, 200);
+  uint32_t warmed = 0;
+  if (!e) return 0;
+  czk_engine_kind ks;
+  plan_kind(e, &f, &ks, "ks", "key-s", 300, k_small_shape);
+  bool already = true;
+  uint64_t ms = 0;
+  CHECK(czk_engine_key_preload(e, "key-s", &already, &ms) == CZK_OK);
+  czk_engine_status *s;
+  if (czk_engine_status_get(e, &s) == CZK_OK) {
+    warmed = (uint32_t)s->devices[0].lanes_warmed;
+    czk_engine_status_free(s);
+  }
+  czk_engine_destroy(e);
+  CHECK(f.dev_used[0] == 0 && atomic_load(&f.nomem) == 0);
+  czk__fake_destroy(&f);
+  return warmed;
+}
+static void test_lanes_warm_urgent(void) {
+  const uint32_t big = urgent_warmed(1000), small = urgent_warmed(600);
+  CHECK_MSG(big == 2 && small == 1, "urgent kind: %u lanes warmed on a device of 1000 (want 2), %u on 600 (want 1)",
+            big, small);
+}
+
 /* Urgent kinds' device memory is spared by regular proves: a small CRITICAL kind's copy and idle lane stay on a
  * planned device while a backlog's prove waits for memory instead of taking them, so the next urgent prove makes no
  * lane and uploads no copy. */
@@ -1908,6 +1939,7 @@ int main(int argc, char **argv) {
   test_lanes_warm();
   test_device_urgent_spared();
   test_plan_tier_table();
+  test_lanes_warm_urgent();
   test_plan_refused_alone();
   test_plan_budget_pins();
   test_plan_stress(seed);
