@@ -33,7 +33,7 @@
   X(UINT, gpu_workers_per_device, "2", "GPU workers per device (two-phase prove overlaps them)")                    \
   X(SIZE, urgent_lane, "4GiB", "urgent lane: CRITICAL partitions up to this size (a/b/c + witness + scratch) get a synthesis worker, a GPU worker per device and budget headroom of their own, so a WinningPoSt never waits behind a backlog (0: off)") \
   X(STR, gpu_key_memory, "auto", "GPU memory for resident key copies (auto: as much as the device memory plan holds; 0: keys streamed)") \
-  X(SIZE, gpu_memory_reserve, "2GiB", "GPU memory left outside the device memory plan (CUDA context, transient allocations); the plan holds key copies, the proves' lanes and NTT tables in the rest, so a prove waits for memory instead of failing an allocation (0: no plan)") \
+  X(SIZE, gpu_memory_reserve, "2GiB", "GPU memory left outside the device memory plan (CUDA context, transient allocations); the plan holds key copies, the proves' lanes and NTT tables in the rest, so a prove waits for memory instead of failing an allocation; unless set, at most 1/16 of the device or its gpu_memory_limit (0: no plan)") \
   X(STR, gpu_memory_limit, "", "use at most this much of each GPU: a size for every device (e.g. 16GiB, to emulate a 16 GB card on a larger one) or ORDINAL:SIZE entries separated by commas (default: the whole device)") \
   X(UINT, cpu_workers, "1", "workers of the CPU proving device (when it is used)")                                   \
   X(UINT, threads, "0", "threads of the shared CPU pool (0 = all online CPUs)")                                      \

@@ -195,7 +195,7 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
     /* the device memory plan (the engine's key cache): key copies, the proves' lanes and the backend's NTT tables
      * share the device's memory less gpu_memory_reserve; copies are further bounded by gpu_key_memory (auto: the
      * plan alone bounds them). Without a plan (reserve 0), copies get the memory less 24 GiB for the lanes. */
-    const uint64_t rsv = cfg->gpu_memory_reserve;
+    uint64_t rsv = cfg->gpu_memory_reserve;
     /* gpu_memory_limit: czk uses at most that much of the device (a smaller card emulated on a larger one) */
     uint64_t lim = 0, total = pr.mem_total;
     char lerr[160];
@@ -205,6 +205,10 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
       CZK_INFO("daemon", "%s: gpu_memory_limit %.2f GiB of %.2f GiB", pr.name, (double)lim / (1u << 30),
                (double)pr.mem_total / (1u << 30));
     }
+    /* the default reserve (2 GiB) is at most 1/16 of a small card or limit: 1 GiB at 16 GiB (the CUDA context took
+     * ~0.5 GiB in the 16 GiB run on the H100: peak 15.05 GiB with a 15 GiB plan) */
+    const long ri = czk__config_key_index("gpu_memory_reserve");
+    if (rsv && ri >= 0 && !cfg->set_by_user[ri] && rsv > total / 16) rsv = total / 16;
     const uint64_t plan = rsv && total > rsv ? total - rsv : 0;
     /* compact NTT tables (~37 MiB instead of 8 GiB at 2^27; measured on an H100: a 2^27 transform 1.2% slower):
      * the 8 GiB go to key copies and lanes, and a 2^27 prove fits a 16 GB card */
