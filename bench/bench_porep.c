@@ -42,7 +42,7 @@ static void usage(FILE *f) {
              "  --setup: a real key of our own made in memory on the backend (GPU fixed-base multiplications;\n"
              "  the circuit walked once), every proof verified; --random-key: random points (device work only).\n"
              "  --gpu-memory-limit: use at most this much of the device (a smaller card emulated), less\n"
-             "  --gpu-memory-reserve (default 2GiB); the key's tier and lane shape are the daemon's plan's choice\n"
+             "  --gpu-memory-reserve (default as the daemon's: 2GiB, at most 1/16 of the card or limit); the key's tier and lane shape are the daemon's plan's choice\n"
              "  unless --tier / --lanes say; the device memory czk used is measured on the device (peak).\n"
              "  --prove-only: skip the host stage timings (read, checks, synthesis reps).\n");
 }
@@ -179,7 +179,7 @@ int czk_bench_porep(int argc, char **argv) {
   }
   const char *size = NULL, *file = NULL, *bname = NULL, *params = NULL;
   bool random_key = false, setup = false, witness_only = false, prove_only = false;
-  dev_opts dopt = {0, 2ull << 30, NULL, NULL};
+  dev_opts dopt = {0, UINT64_MAX, NULL, NULL}; /* reserve: the daemon's default unless given */
   unsigned reps = 3;
   uint64_t miner = 1000, sector = 1, part = 0;
   for (int i = 1; i < argc; i++) {

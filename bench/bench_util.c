@@ -322,6 +322,7 @@ czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool wit
   if (limit && limit < total) total = limit;
   czk_engine_plan_in in;
   memset(&in, 0, sizeof in);
+  if (reserve == UINT64_MAX) reserve = (2ull << 30) < total / 16 ? (2ull << 30) : total / 16; /* the daemon's default */
   in.limit = total > reserve ? total - reserve : 1;
   if (in.limit < CZK__COMPACT_TABLES_BELOW) czk_backend_set_compact_tables(be, true); /* as the daemon does */
   in.lanes = lanes ? lanes : 1;

@@ -39,7 +39,7 @@ czk_status czk__bench_random_key(czk_groth16_key **key, const czk_r1cs *outline,
                                  czk_g1_affine **g1, czk_g2_affine **g2);
 
 /* The device tier of a bench's prove, as the daemon's memory plan picks it (czk_engine_plan_tier): the device's
- * memory (or limit, when smaller and non-zero) less reserve, `lanes` lanes wanted at once; force: NULL/"auto", or
+ * memory (or limit, when smaller and non-zero) less reserve (UINT64_MAX: the daemon's default), `lanes` lanes wanted at once; force: NULL/"auto", or
  * "resident" / "partial" / "streamed" with lanes "full" / "compact" (lanes_force NULL/"auto": the plan's). Out: the
  * query mask to copy (0: streamed), the lane shape, and one line printed with the choice and its sizes. */
 typedef struct czk_backend czk_backend;
