@@ -657,46 +657,53 @@ void *czk__key_device_acquire(czk_engine *e, ekey *key, edevice *d, uint32_t tra
   bool claim = false;
   void *dk = NULL;
   if (key->state == KS_RESIDENT) key_tier(e, key, d); /* the copy's parts (none: streamed) */
-  pthread_mutex_lock(&e->kc_mu);
-  const uint32_t parts = s->shape[0] ? s->parts : 0;
-  const uint64_t need = parts ? copy_bytes_locked(key, parts) : 0;
-  if (key->state != KS_RESIDENT || !parts || need > d->key_mem_limit) {
-    pthread_mutex_unlock(&e->kc_mu);
-    return NULL;
-  }
-  while (s->state == KD_UPLOADING) pthread_cond_wait(&e->kc_cv, &e->kc_mu);
-  if (s->state == KD_RESIDENT) {
-    s->refs++;
-    s->last_use_ns = czk__clock_now_ns();
-    dk = s->dkey;
-    pthread_mutex_unlock(&e->kc_mu);
-    return dk;
-  }
-  /* make room: idle lanes (the plan) and least recently used unreferenced copies on this device */
-  lane_victim lv[LANE_VICTIMS];
-  uint32_t nl = 0;
-  for (;;) {
-    const bool mem_ok = d->key_mem_used + need <= d->key_mem_limit;
-    if (mem_ok && plan_fits_locked(d, need)) break;
-    if (mem_ok && nl == 0) {
-      nl = idle_lanes_locked(e, d, need, spare, lv);
-      if (plan_fits_locked(d, need)) break;
+  uint32_t parts = 0;
+  /* Room made by unloading copies counts as "freeing" until they are unloaded (after the lock): a claim that did not
+   * fit for that reason alone is tried again once they are gone (at most twice). */
+  for (int round = 0;; round++) {
+    nv = 0;
+    pthread_mutex_lock(&e->kc_mu);
+    parts = s->shape[0] ? s->parts : 0;
+    const uint64_t need = parts ? copy_bytes_locked(key, parts) : 0;
+    if (key->state != KS_RESIDENT || !parts || need > d->key_mem_limit) {
+      pthread_mutex_unlock(&e->kc_mu);
+      return NULL;
     }
-    if (nv >= 16 || !lru_copy_locked(e, d, key, spare, &vs[nv])) break;
-    nv++;
-  }
-  if (d->key_mem_used + need <= d->key_mem_limit && plan_fits_locked(d, need)) {
-    s->state = KD_UPLOADING;
-    s->bytes = need;
-    d->key_mem_used += need;
-    claim = true;
-  }
-  pthread_mutex_unlock(&e->kc_mu);
-  trim_lanes(e, d, lv, nl);
-  for (uint32_t i = 0; i < nv; i++) {
-    vs[i].key->kind->k.key_unload(vs[i].key->kind->k.user, d->backend, vs[i].dkey);
-    freed_locked_done(e, d, vs[i].bytes);
-    (void)pin_sync(e, vs[i].key, d, 0);
+    while (s->state == KD_UPLOADING) pthread_cond_wait(&e->kc_cv, &e->kc_mu);
+    if (s->state == KD_RESIDENT) {
+      s->refs++;
+      s->last_use_ns = czk__clock_now_ns();
+      dk = s->dkey;
+      pthread_mutex_unlock(&e->kc_mu);
+      return dk;
+    }
+    /* make room: idle lanes (the plan) and least recently used unreferenced copies on this device */
+    lane_victim lv[LANE_VICTIMS];
+    uint32_t nl = 0;
+    for (;;) {
+      const bool mem_ok = d->key_mem_used + need <= d->key_mem_limit;
+      if (mem_ok && plan_fits_locked(d, need)) break;
+      if (mem_ok && nl == 0) {
+        nl = idle_lanes_locked(e, d, need, spare, lv);
+        if (plan_fits_locked(d, need)) break;
+      }
+      if (nv >= 16 || !lru_copy_locked(e, d, key, spare, &vs[nv])) break;
+      nv++;
+    }
+    if (d->key_mem_used + need <= d->key_mem_limit && plan_fits_locked(d, need)) {
+      s->state = KD_UPLOADING;
+      s->bytes = need;
+      d->key_mem_used += need;
+      claim = true;
+    }
+    pthread_mutex_unlock(&e->kc_mu);
+    trim_lanes(e, d, lv, nl);
+    for (uint32_t i = 0; i < nv; i++) {
+      vs[i].key->kind->k.key_unload(vs[i].key->kind->k.user, d->backend, vs[i].dkey);
+      freed_locked_done(e, d, vs[i].bytes);
+      (void)pin_sync(e, vs[i].key, d, 0);
+    }
+    if (claim || round >= 2 || (nv == 0 && nl == 0)) break;
   }
   if (!claim) return NULL;
   uint64_t t0 = czk__clock_now_ns();
