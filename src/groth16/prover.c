@@ -931,31 +931,21 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_ABC], l->s_h));
   /* y = A w -> A^; x = B w -> B^; x = A^ B^; y = C w -> C^; x = (x - y) / Z -> h */
   const size_t vb = n * sizeof(czk_fr);
-  if (wo) {
-    const uint64_t m = as->cc->n_user_constraints;
-    CZK_TRY(czk_backend_compiled_matvec(be, Y, NULL, NULL, dcc, W, l->s_h));
-    CZK_TRY(czk_backend_abc_finish(be, Y, NULL, NULL, W, m, ni, n, 0, l->d_flag, l->s_h));
-  } else {
-    CZK_TRY(czk_backend_copy_htod(be, Y, sa, vb, l->s_h));
+  czk_fr *const staged[3] = {sa, sb, scc};
+  for (int v = 0; v < 3; v++) { /* v = 0, 1, 2: a into y, b into x, c into y */
+    czk_fr *dst = v == 1 ? X : Y;
+    if (wo) {
+      czk_fr *o[3] = {NULL, NULL, NULL};
+      o[v] = dst;
+      CZK_TRY(czk_backend_compiled_matvec(be, o[0], o[1], o[2], dcc, W, l->s_h));
+      CZK_TRY(czk_backend_abc_finish(be, o[0], o[1], o[2], W, as->cc->n_user_constraints, ni, n, 0, l->d_flag,
+                                     l->s_h));
+    } else {
+      CZK_TRY(czk_backend_copy_htod(be, dst, staged[v], vb, l->s_h));
+    }
+    CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, dst, NULL, L, hk, l->s_h));
+    if (v == 1) CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_MUL, X, Y, L, hk, l->s_h));
   }
-  CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, Y, NULL, L, hk, l->s_h));
-  if (wo) {
-    const uint64_t m = as->cc->n_user_constraints;
-    CZK_TRY(czk_backend_compiled_matvec(be, NULL, X, NULL, dcc, W, l->s_h));
-    CZK_TRY(czk_backend_abc_finish(be, NULL, X, NULL, W, m, ni, n, 0, l->d_flag, l->s_h));
-  } else {
-    CZK_TRY(czk_backend_copy_htod(be, X, sb, vb, l->s_h));
-  }
-  CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, X, NULL, L, hk, l->s_h));
-  CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_MUL, X, Y, L, hk, l->s_h));
-  if (wo) {
-    const uint64_t m = as->cc->n_user_constraints;
-    CZK_TRY(czk_backend_compiled_matvec(be, NULL, NULL, Y, dcc, W, l->s_h));
-    CZK_TRY(czk_backend_abc_finish(be, NULL, NULL, Y, W, m, ni, n, 0, l->d_flag, l->s_h));
-  } else {
-    CZK_TRY(czk_backend_copy_htod(be, Y, scc, vb, l->s_h));
-  }
-  CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_PREP, Y, NULL, L, hk, l->s_h));
   CZK_TRY(czk_backend_h_step(be, CZK_H_STEP_FINISH, X, Y, L, hk, l->s_h));
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_H], l->s_h));
   double t1 = czk__now_s();
