@@ -125,6 +125,16 @@ CZK_API czk_status czk_backend_msm_run(czk_backend *be, czk_backend_msm *m, void
 /* As czk_backend_msm_run over the handle's bases [base_off, base_off + n) (a resident query run in chunks). */
 CZK_API czk_status czk_backend_msm_run_at(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off,
                                          const czk_fr *d_scalars, size_t n, czk_backend_stream *s);
+/* A series: the runs from one flagged CZK_BACKEND_MSM_FIRST to one flagged CZK_BACKEND_MSM_LAST (a run may be both),
+ * through handles sharing one scratch (czk_backend_msm_share) on one stream, give the sum of their products in the
+ * *out of the last run; every run of a series must be given the same out, which is valid after the stream passes the
+ * last run (before that it may hold a partial sum or nothing). n_total: the points of the whole series (a hint for
+ * its shape). On CUDA a series chooses one window width for all its points and reduces its buckets once (a query run
+ * in chunks costs as one run over all of it); on the CPU each run adds its result to *out. */
+enum { CZK_BACKEND_MSM_FIRST = 1u, CZK_BACKEND_MSM_LAST = 2u };
+CZK_API czk_status czk_backend_msm_run_series(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off,
+                                              const czk_fr *d_scalars, size_t n, unsigned series, size_t n_total,
+                                              czk_backend_stream *s);
 CZK_API void czk_backend_msm_free(czk_backend *be, czk_backend_msm *m);
 /* m uses with's scratch from now on (its own is freed): for handles whose runs are all on one stream, so that they
  * hold one scratch (the largest any of them needs) instead of one each; a 32 GiB partition's four witness MSMs hold

@@ -59,6 +59,10 @@ typedef struct czk_cuda_msm czk_cuda_msm;
 enum {
   CZK_CUDA_SCALARS_DEVICE = 1u << 0, /* scalars point to device memory (else host memory, copied per call) */
   CZK_CUDA_SCALARS_MONT = 1u << 1,   /* scalars are Montgomery czk_fr values (else canonical czk_fr_to_raw) */
+  /* A series (czk_cuda_msm_run_series): the runs from one with SERIES_FIRST to one with SERIES_LAST, on one stream
+   * through handles sharing one scratch, sum into the last run's *out (earlier runs leave their *out untouched). */
+  CZK_CUDA_SERIES_FIRST = 1u << 2,
+  CZK_CUDA_SERIES_LAST = 1u << 3,
 };
 
 /* Upload n G1 bases (copied on `stream`; `bases` must stay valid until the stream passes the copy) and allocate
@@ -99,6 +103,14 @@ CZK_API const void *czk_cuda_msm_bases(const czk_cuda_msm *m);
 /* As the runs below (group 1 or 2), over the handle's bases [base_off, base_off + n). */
 CZK_API czk_status czk_cuda_msm_run_at(czk_cuda_msm *m, int group, void *out, size_t base_off,
                                        const uint64_t *scalars, size_t n, unsigned flags, void *stream);
+/* One run of a series (flags CZK_CUDA_SERIES_FIRST / _LAST): its points' products are accumulated into the buckets
+ * of the series, and the last run writes the sum of them all to *out. n_total: the points of the whole series (at
+ * least those of this run), from which its first pass chooses the window width (at most 2 bits wider than one pass of
+ * the handle's size would take, so that the plan of czk_cuda_msm_plan_bytes holds); the bucket reduction is done once
+ * per series instead of once per run. A run without either flag inside an open series is a middle run. */
+CZK_API czk_status czk_cuda_msm_run_series(czk_cuda_msm *m, int group, void *out, size_t base_off,
+                                           const uint64_t *scalars, size_t n, unsigned flags, size_t n_total,
+                                           void *stream);
 CZK_API czk_status czk_cuda_msm_g1_run(czk_cuda_msm *m, czk_g1 *out, const uint64_t *scalars, size_t n, unsigned flags,
                                       void *stream);
 CZK_API czk_status czk_cuda_msm_g2_run(czk_cuda_msm *m, czk_g2 *out, const uint64_t *scalars, size_t n, unsigned flags,

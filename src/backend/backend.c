@@ -261,8 +261,19 @@ czk_status czk_backend_msm_run_at(czk_backend *be, czk_backend_msm *m, void *out
   GATE(be);
   DEVICE_FAULT(be, "device.msm");
   if (!m || !out || (n && !d_scalars)) return CZK_ERR_INVALID_ARG;
-  if (!be->iface->msm_run_at) return base_off ? CZK_ERR_UNSUPPORTED : be->iface->msm_run(be, m, out, d_scalars, n, s);
-  return be->iface->msm_run_at(be, m, out, base_off, d_scalars, n, s);
+  if (!be->iface->msm_run_series)
+    return base_off ? CZK_ERR_UNSUPPORTED : be->iface->msm_run(be, m, out, d_scalars, n, s);
+  return be->iface->msm_run_series(be, m, out, base_off, d_scalars, n, CZK_BACKEND_MSM_FIRST | CZK_BACKEND_MSM_LAST, n,
+                                   s);
+}
+czk_status czk_backend_msm_run_series(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off,
+                                      const czk_fr *d_scalars, size_t n, unsigned series, size_t n_total,
+                                      czk_backend_stream *s) {
+  GATE(be);
+  DEVICE_FAULT(be, "device.msm");
+  if (!m || !out || (n && !d_scalars) || (series & ~3u)) return CZK_ERR_INVALID_ARG;
+  if (!be->iface->msm_run_series) return CZK_ERR_UNSUPPORTED;
+  return be->iface->msm_run_series(be, m, out, base_off, d_scalars, n, series, n_total, s);
 }
 void czk_backend_msm_free(czk_backend *be, czk_backend_msm *m) {
   if (be && m) be->iface->msm_free(be, m);

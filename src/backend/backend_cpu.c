@@ -141,14 +141,25 @@ static czk_status cpu_msm_run(czk_backend *be, czk_backend_msm *m, void *out, co
   if (m->g == CZK_BACKEND_G1) return czk_msm_g1(out, m->bases, k, n, 0, NULL, NULL, CTX(be)->pool);
   return czk_msm_g2(out, m->bases, k, n, 0, NULL, NULL, CTX(be)->pool);
 }
-static czk_status cpu_msm_run_at(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k,
-                                 size_t n, czk_backend_stream *s) {
-  (void)s;
+/* A series on the CPU: each run is done at once; the first writes *out, the later ones add to it. */
+static czk_status cpu_msm_run_series(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k,
+                                     size_t n, unsigned series, size_t n_total, czk_backend_stream *s) {
+  (void)s, (void)n_total;
   if (base_off > m->n_max || n > m->n_max - base_off) return CZK_ERR_INVALID_ARG;
   const size_t sz = m->g == CZK_BACKEND_G1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
   const void *b = (const uint8_t *)m->bases + base_off * sz;
-  if (m->g == CZK_BACKEND_G1) return czk_msm_g1(out, b, k, n, 0, NULL, NULL, CTX(be)->pool);
-  return czk_msm_g2(out, b, k, n, 0, NULL, NULL, CTX(be)->pool);
+  const bool first = (series & CZK_BACKEND_MSM_FIRST) != 0;
+  czk_status st;
+  if (m->g == CZK_BACKEND_G1) {
+    czk_g1 r;
+    st = czk_msm_g1(first ? out : &r, b, k, n, 0, NULL, NULL, CTX(be)->pool);
+    if (st == CZK_OK && !first) czk_g1_add(out, out, &r);
+  } else {
+    czk_g2 r;
+    st = czk_msm_g2(first ? out : &r, b, k, n, 0, NULL, NULL, CTX(be)->pool);
+    if (st == CZK_OK && !first) czk_g2_add(out, out, &r);
+  }
+  return st;
 }
 static void cpu_msm_free(czk_backend *be, czk_backend_msm *m) {
   (void)be;
@@ -297,7 +308,7 @@ static const czk_backend_iface cpu_iface = {
     .host_unregister = cpu_host_unregister,
     .msm_new = cpu_msm_new,
     .msm_run = cpu_msm_run,
-    .msm_run_at = cpu_msm_run_at,
+    .msm_run_series = cpu_msm_run_series,
     .msm_free = cpu_msm_free,
     .ntt = cpu_ntt,
     .h = cpu_h,

@@ -187,11 +187,14 @@ static czk_status cu_msm_run(czk_backend *be, czk_backend_msm *m, void *out, con
   if (m->g == CZK_BACKEND_G1) RET(be, czk_cuda_msm_g1_run(m->m, out, (const uint64_t *)k, n, fl, SP(s)));
   RET(be, czk_cuda_msm_g2_run(m->m, out, (const uint64_t *)k, n, fl, SP(s)));
 }
-static czk_status cu_msm_run_at(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k,
-                                size_t n, czk_backend_stream *s) {
+static czk_status cu_msm_run_series(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k,
+                                    size_t n, unsigned series, size_t n_total, czk_backend_stream *s) {
   TRYD(be, setdev(be));
-  const unsigned fl = CZK_CUDA_SCALARS_DEVICE | CZK_CUDA_SCALARS_MONT;
-  RET(be, czk_cuda_msm_run_at(m->m, m->g == CZK_BACKEND_G1 ? 1 : 2, out, base_off, (const uint64_t *)k, n, fl, SP(s)));
+  const unsigned fl = CZK_CUDA_SCALARS_DEVICE | CZK_CUDA_SCALARS_MONT |
+                      (series & CZK_BACKEND_MSM_FIRST ? CZK_CUDA_SERIES_FIRST : 0) |
+                      (series & CZK_BACKEND_MSM_LAST ? CZK_CUDA_SERIES_LAST : 0);
+  RET(be, czk_cuda_msm_run_series(m->m, m->g == CZK_BACKEND_G1 ? 1 : 2, out, base_off, (const uint64_t *)k, n, fl,
+                                  n_total, SP(s)));
 }
 static czk_status cu_msm_share(czk_backend *be, czk_backend_msm *m, czk_backend_msm *with) {
   TRYD(be, setdev(be));
@@ -519,7 +522,7 @@ static const czk_backend_iface cu_iface = {
     .host_unregister = cu_host_unregister,
     .msm_new = cu_msm_new,
     .msm_run = cu_msm_run,
-    .msm_run_at = cu_msm_run_at,
+    .msm_run_series = cu_msm_run_series,
     .msm_free = cu_msm_free,
     .msm_share = cu_msm_share,
     .msm_plan_bytes = cu_msm_plan_bytes,

@@ -74,9 +74,10 @@ typedef struct czk_backend_iface {
   /* H one step at a time (backend.h czk_backend_h_step) */
   czk_status (*h_step)(czk_backend *be, czk_h_step step, czk_fr *x, const czk_fr *y, unsigned log_n, czk_h_kind kind,
                        czk_backend_stream *s);
-  /* a run over bases [base_off, base_off + n) of the handle's */
-  czk_status (*msm_run_at)(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k, size_t n,
-                           czk_backend_stream *s);
+  /* a run over bases [base_off, base_off + n) of the handle's, one of a series (backend.h czk_backend_msm_run_series;
+   * series CZK_BACKEND_MSM_FIRST | CZK_BACKEND_MSM_LAST for a run alone) */
+  czk_status (*msm_run_series)(czk_backend *be, czk_backend_msm *m, void *out, size_t base_off, const czk_fr *k,
+                               size_t n, unsigned series, size_t n_total, czk_backend_stream *s);
   /* optional (NULL: the backend has one kind of tables): make compact NTT tables from now on (backend.h
    * czk_backend_set_compact_tables), and whether it does */
   void (*set_compact_tables)(czk_backend *be, bool compact);

@@ -1,6 +1,14 @@
 /* msm.cu: Pippenger multi-scalar multiplication over BLS12-381 G1 and G2 on the GPU (API in include/czk/cuda.h).
  *
- * Pipeline per call (all on the caller's stream):
+ * A run is one or more passes (a pass: at most the chunk's points, CZK_CUDA_MSM_MAX_CHUNK) accumulated into one set
+ * of buckets, reduced once at the end (steps 4-5). A series (czk_cuda_msm_run_series) extends that over several runs,
+ * through handles sharing one scratch: a query run in chunks (a lane's streamed slots, a resident query in pieces)
+ * costs what one run over all its points costs, at the window width of all of them (at most 2 bits, G2 1, over one
+ * pass's own, so that the scratch plan holds). A 0/1-aware run (a witness: mostly zeros and ones) skips its zeros,
+ * puts each one as a single pair in bucket 0 of window 0 (no digit, no sort), and runs only its other values through
+ * the digits; all of it in the same buckets.
+ *
+ * Pipeline per pass (all on the caller's stream):
  *   1. digits: scalar -> W = ceil(256/c) signed c-bit digits d_j in [-2^(c-1), 2^(c-1)] (carry propagated; since
  *      s < 2^255 the top window never overflows); emits (key, value) = (j*2^(c-1) + |d|-1, index | sign<<31), or the
  *      sentinel key for d = 0.                                                                   n*W pairs
@@ -309,15 +317,15 @@ static uint64_t need_bytes(const scratch_need *a) {
          a->idx + a->part_tmp;
 }
 
-/* The shape of one pass: n points with full digits and n_1 ones (msm_pass). */
+/* The shape of one pass: n points with full digits and n_1 ones (msm_pass), window width c (0: the one for n). */
 typedef struct pass_shape {
   uint32_t c, W, nb, sentinel;
   int bits;
   size_t N;
 } pass_shape;
-static pass_shape pass_shape_of(size_t n, size_t n_1) {
+static pass_shape pass_shape_of(size_t n, size_t n_1, uint32_t c) {
   pass_shape p;
-  p.c = n ? czk_cuda_msm_window_bits(n) : 4;
+  p.c = c ? c : n ? czk_cuda_msm_window_bits(n) : 4;
   p.W = (256 + p.c - 1) / p.c;
   p.nb = 1u << (p.c - 1);
   p.sentinel = p.W * p.nb;
@@ -327,13 +335,24 @@ static pass_shape pass_shape_of(size_t n, size_t n_1) {
   return p;
 }
 
-static czk_status pass_need(uint32_t l1, uint32_t lk, size_t xyzz, size_t n, size_t n_1, scratch_need *o) {
+/* The widest window a series may take whose passes have at most `top` points: 2 bits over one pass's own, at most
+ * the width of a whole run of any size (the series' total points decide below that). */
+static uint32_t series_c_max(size_t top, size_t xyzz) {
+  /* G2's buckets are twice G1's: one bit over */
+  uint32_t c = czk_cuda_msm_window_bits(top) + (xyzz > sizeof(czk_g1_xyzz) ? 1 : 2),
+           cap = czk_cuda_msm_window_bits((size_t)1 << 40);
+  return c < cap ? c : cap;
+}
+
+static czk_status pass_need(uint32_t l1, uint32_t lk, size_t xyzz, size_t n, size_t n_1, uint32_t c,
+                            scratch_need *o) {
   memset(o, 0, sizeof *o);
-  const pass_shape p = pass_shape_of(n, n_1);
+  const pass_shape p = pass_shape_of(n, n_1, c);
   o->pairs = p.N * 4;
   size_t tmp = 0;
-  CZK_CU(cub::DeviceRadixSort::SortPairs(NULL, tmp, (uint32_t *)NULL, (uint32_t *)NULL, (uint32_t *)NULL,
-                                         (uint32_t *)NULL, (int64_t)p.N, 0, p.bits, (cudaStream_t)0));
+  if (n)
+    CZK_CU(cub::DeviceRadixSort::SortPairs(NULL, tmp, (uint32_t *)NULL, (uint32_t *)NULL, (uint32_t *)NULL,
+                                           (uint32_t *)NULL, (int64_t)p.N, 0, p.bits, (cudaStream_t)0));
   o->sort_tmp = tmp;
   o->buckets = (size_t)p.W * p.nb * xyzz;
   size_t r1 = 2 * ((p.N + l1 - 1) / l1);
@@ -362,25 +381,28 @@ static czk_status part_tmp_need(size_t n, size_t *tmp) {
   return CZK_OK;
 }
 
-/* Everything any run of up to n points (scalars on the device) may need: every dense pass size up to the chunk (a
- * pass's pairs grow with its points within one window width, so the largest size of each width is taken), and, where
- * the 0/1 split applies, its indices, its temporary storage and the ones' passes. */
+/* Everything any run of up to n points (scalars on the device) may need: every pass size up to the chunk at every
+ * window width a series of such passes may take (a pass's pairs grow with its points within one width, so the
+ * largest size of each width is taken; a wider window has fewer pairs and more buckets), and, where the 0/1 split
+ * applies, its indices and its temporary storage (a pass of ones, one pair each and no sort, never holds more pairs
+ * than a full-digit pass of the chunk). */
 static czk_status run_need(uint32_t l1, uint32_t lk, size_t xyzz, size_t n, bool dense_only, scratch_need *o) {
   memset(o, 0, sizeof *o);
   if (n == 0) return CZK_OK;
   const size_t chunk = msm_max_chunk(), top = n < chunk ? n : chunk;
+  const uint32_t cmax = series_c_max(top, xyzz);
   scratch_need t;
   for (size_t lo = 1; lo <= top; lo *= 2) {
     size_t hi = 2 * lo - 1 < top ? 2 * lo - 1 : top;
-    CZK_TRY(pass_need(l1, lk, xyzz, hi, 0, &t));
-    need_max(o, &t);
+    for (uint32_t c = czk_cuda_msm_window_bits(hi); c <= cmax; c++) {
+      CZK_TRY(pass_need(l1, lk, xyzz, hi, 0, c, &t));
+      need_max(o, &t);
+    }
     if (lo > top / 2) break;
   }
   if (!dense_only && sparse_for(n)) {
     o->idx = n * 4;
     CZK_TRY(part_tmp_need(n, &o->part_tmp));
-    CZK_TRY(pass_need(l1, lk, xyzz, 0, n < 8 * chunk ? n : 8 * chunk, &t));
-    need_max(o, &t);
   }
   return CZK_OK;
 }
@@ -437,7 +459,10 @@ extern "C" czk_status czk_cuda_msm_reserve(czk_cuda_msm *m, size_t n) {
   if (n > m->cap) n = m->cap;
   scratch_need nd;
   CZK_TRY(run_need(m->l1, m->lk, m->xyzz_size, n, m->dense, &nd));
-  return scratch_grow(m->s, &nd);
+  CZK_TRY(scratch_grow(m->s, &nd));
+  const size_t chunk = msm_max_chunk(), top = n < chunk ? n : chunk;
+  if (m->s->res_top[m->group - 1] < top) m->s->res_top[m->group - 1] = top;
+  return CZK_OK;
 }
 
 extern "C" uint64_t czk_cuda_msm_scratch_held(const czk_cuda_msm *m) {
@@ -451,17 +476,51 @@ extern "C" void czk_cuda_msm_set_dense(czk_cuda_msm *m, int dense) {
   if (m) m->dense = dense != 0;
 }
 
-static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t *d_sc, size_t n, size_t base_off,
-                           const uint32_t *other, const uint32_t *ones, size_t n_1, unsigned flags, int add,
-                           cudaStream_t st);
+/* One pass of a series: dense (other = NULL, ones = NULL) over points [base_off, base_off + n) with their scalars at
+ * d_sc, or over the n points other[] (full digits), or over the n_1 points ones[] (one pair each, all in bucket 0 of
+ * window 0: no digits and no sort); accumulated into the series' buckets at its width. */
+static czk_status msm_pass(czk_cuda_msm *m, int group, const uint32_t *d_sc, size_t n, size_t base_off,
+                           const uint32_t *other, const uint32_t *ones, size_t n_1, unsigned flags, cudaStream_t st);
+/* The end of a series: reduction, window sums, and the host function that writes the sum to *out. */
+static czk_status msm_series_end(czk_cuda_msm *m, int group, void *out, int add, cudaStream_t st);
 
+/* The width of a series of `total` points (an estimate): that of one run of them, at most 2 bits over that of the
+ * largest pass the scratch was reserved for (1 for G2), so that the plan holds; unreserved: over the chunk's. */
+static uint32_t series_c(const czk_cuda_msm *m, size_t total) {
+  const char *env = getenv("CZK_CUDA_MSM_WINDOW");
+  if (env && *env) return czk_cuda_msm_window_bits(total);
+  const size_t chunk = msm_max_chunk(), rt = m->s->res_top[m->group - 1];
+  const size_t top = rt ? rt : total < chunk ? total : chunk;
+  uint32_t c = czk_cuda_msm_window_bits(total ? total : 1), cm = series_c_max(top ? top : 1, m->xyzz_size);
+  return c < cm ? c : cm;
+}
+
+/* The points of one full-digit pass at width c: at most the chunk, and, in a reserved scratch, what its pairs hold (a
+ * reserved scratch is never grown by a run: a pass at a window as wide as the plan's has fewer pairs per point, a
+ * narrower one gets fewer points). */
+static size_t pass_points(const czk_cuda_msm *m, uint32_t c) {
+  const size_t chunk = msm_max_chunk();
+  if (!m->s->res_top[0] && !m->s->res_top[1]) return chunk;
+  const size_t fit = m->s->pairs_cap / 4 / pass_shape_of(1, 0, c).W;
+  return fit >= chunk ? chunk : fit ? fit : 1;
+}
+
+/* add: the run's sum is added to *out (a series split into runs of their own, CZK_CUDA_MSM_SERIES=0) */
 static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t *scalars, size_t n, unsigned flags,
-                          cudaStream_t st) {
+                          size_t n_total, int add, cudaStream_t st) {
   if (!m || !out || (!scalars && n) || m->group != group) return CZK_ERR_INVALID_ARG;
   if (n > m->cap) return CZK_ERR_SIZE_MISMATCH;
+  msm_scratch *const S = m->s;
+  const bool first = (flags & CZK_CUDA_SERIES_FIRST) != 0, last = (flags & CZK_CUDA_SERIES_LAST) != 0;
+  if (first) S->ser_c = 0, S->ser_fresh = true;
+  if (n_total < n) n_total = n;
   if (n == 0) {
-    memset(out, 0, group == 1 ? sizeof(czk_g1) : sizeof(czk_g2));
-    return CZK_OK;
+    if (!last) return CZK_OK;
+    if (first) { /* nothing in flight on the stream writes *out */
+      if (!add) memset(out, 0, group == 1 ? sizeof(czk_g1) : sizeof(czk_g2));
+      return CZK_OK;
+    }
+    return msm_series_end(m, group, out, add, st);
   }
   const uint32_t *d_sc = (const uint32_t *)scalars;
   if (!(flags & CZK_CUDA_SCALARS_DEVICE)) {
@@ -470,93 +529,101 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
     d_sc = m->d_scalars;
   }
   const size_t chunk = msm_max_chunk();
+  bool done = false;
   /* 0/1-aware: witness vectors are mostly 0 and 1 (bits); partition the points by scalar class on the device and read
-   * the two counts back (the run's one synchronization): zeros are skipped, ones cost one pair each instead of W, and
-   * only the others go through the digits */
+   * the two counts back (the run's one synchronization): zeros are skipped, ones cost one pair each and no digit or
+   * sort, and only the others go through the digits */
   if (!m->dense && sparse_for(n)) {
-    CZK_TRY(grow((void **)&m->s->d_idx, &m->s->idx_cap, n * 4));
+    CZK_TRY(grow((void **)&S->d_idx, &S->idx_cap, n * 4));
     msm_is_one one = {{d_sc, (flags & CZK_CUDA_SCALARS_MONT) != 0}};
     msm_is_other oth = {{d_sc, (flags & CZK_CUDA_SCALARS_MONT) != 0}};
     thrust::counting_iterator<uint32_t> in(0);
-    thrust::reverse_iterator<uint32_t *> back(m->s->d_idx + n);
+    thrust::reverse_iterator<uint32_t *> back(S->d_idx + n);
     thrust::discard_iterator<> none;
     size_t tmp = 0;
-    CZK_CU(cub::DevicePartition::If(NULL, tmp, in, m->s->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
-    CZK_TRY(grow(&m->s->d_part_tmp, &m->s->part_tmp_cap, tmp));
-    CZK_CU(cub::DevicePartition::If(m->s->d_part_tmp, tmp, in, m->s->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
+    CZK_CU(cub::DevicePartition::If(NULL, tmp, in, S->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
+    CZK_TRY(grow(&S->d_part_tmp, &S->part_tmp_cap, tmp));
+    CZK_CU(cub::DevicePartition::If(S->d_part_tmp, tmp, in, S->d_idx, back, none, m->d_cnt, (int64_t)n, one, oth, st));
     CZK_CU(cudaMemcpyAsync(m->h_cnt, m->d_cnt, 2 * sizeof(int), cudaMemcpyDeviceToHost, st));
     CZK_CU(cudaStreamSynchronize(st));
     const size_t n_1 = (size_t)m->h_cnt[0], n_o = (size_t)m->h_cnt[1];
     if (n_1 + n_o <= n && (n - n_o) * 16 >= n) { /* at least 1/16 zeros or ones */
-      const uint32_t *ones = m->s->d_idx, *other = m->s->d_idx + (n - n_o);
-      if (n_o + n_1 == 0) { /* every scalar zero: nothing in flight on the stream writes *out */
-        memset(out, 0, group == 1 ? sizeof(czk_g1) : sizeof(czk_g2));
-        return CZK_OK;
+      const uint32_t *ones = S->d_idx, *other = S->d_idx + (n - n_o);
+      /* the width from the others this run has, in the proportion of the series' points */
+      if (!S->ser_c) { /* (at least 1/128 of the series: a first run with few others says little of the rest) */
+        const size_t est = (size_t)((double)n_o * ((double)n_total / (double)n)) + 1;
+        S->ser_c = series_c(m, est > n_total / 128 ? est : n_total / 128);
       }
-      int add = 0;
-      for (size_t off = 0; off < n_o; off += chunk, add = 1)
-        CZK_TRY(msm_pass(m, group, out, d_sc, n_o - off < chunk ? n_o - off : chunk, 0, other + off, NULL, 0, flags,
-                         add, st));
-      for (size_t off = 0; off < n_1; off += 8 * chunk, add = 1) /* ones: one pair each */
-        CZK_TRY(msm_pass(m, group, out, d_sc, 0, 0, NULL, ones + off, n_1 - off < 8 * chunk ? n_1 - off : 8 * chunk,
-                         flags, add, st));
-      return CZK_OK;
+      const size_t po = pass_points(m, S->ser_c);
+      for (size_t off = 0; off < n_o; off += po)
+        CZK_TRY(msm_pass(m, group, d_sc, n_o - off < po ? n_o - off : po, 0, other + off, NULL, 0, flags, st));
+      /* ones: one pair each, in passes of at most the pairs a full-digit pass of the chunk holds */
+      const bool res = S->res_top[0] || S->res_top[1];
+      const size_t p1 = res && S->pairs_cap ? S->pairs_cap / 4 : 8 * chunk;
+      for (size_t off = 0; off < n_1; off += p1)
+        CZK_TRY(msm_pass(m, group, d_sc, 0, 0, NULL, ones + off, n_1 - off < p1 ? n_1 - off : p1, flags, st));
+      done = true;
     }
   }
-  for (size_t off = 0; off < n; off += chunk)
-    CZK_TRY(msm_pass(m, group, out, d_sc + 8 * off, n - off < chunk ? n - off : chunk, off, NULL, NULL, 0, flags,
-                     off > 0, st));
-  return CZK_OK;
+  if (!done) {
+    if (!S->ser_c) S->ser_c = series_c(m, n_total);
+    const size_t pp = pass_points(m, S->ser_c);
+    for (size_t off = 0; off < n; off += pp)
+      CZK_TRY(msm_pass(m, group, d_sc + 8 * off, n - off < pp ? n - off : pp, off, NULL, NULL, 0, flags, st));
+  }
+  if (!last) return CZK_OK;
+  if (first && S->ser_fresh) { /* every scalar zero: nothing in flight on the stream writes *out */
+    if (!add) memset(out, 0, group == 1 ? sizeof(czk_g1) : sizeof(czk_g2));
+    return CZK_OK;
+  }
+  return msm_series_end(m, group, out, add, st);
 }
 
-/* One pass: dense (other = NULL) over points [base_off, base_off + n) with their scalars at d_sc, or 0/1-aware over
- * the n points other[] (full digits) and the n_1 points ones[] (one pair each; n = 0: a pass of ones only, window
- * width 4 since only bucket 0 is used); digits, sort, accumulation, window sums, and the host function that combines
- * them into *out (add: *out += the pass's result). */
-static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t *d_sc, size_t n, size_t base_off,
-                           const uint32_t *other, const uint32_t *ones, size_t n_1, unsigned flags, int add,
-                           cudaStream_t st) {
-  const pass_shape ps = pass_shape_of(n, n_1);
+static czk_status msm_pass(czk_cuda_msm *m, int group, const uint32_t *d_sc, size_t n, size_t base_off,
+                           const uint32_t *other, const uint32_t *ones, size_t n_1, unsigned flags, cudaStream_t st) {
+  msm_scratch *const S = m->s;
+  const pass_shape ps = pass_shape_of(n, n_1, S->ser_c);
   const uint32_t c = ps.c, W = ps.W, sentinel = ps.sentinel;
-  const int bits = ps.bits;
   const size_t N = ps.N;
   /* scratch (grown only when no reserve covered this pass) */
   scratch_need nd;
-  CZK_TRY(pass_need(m->l1, m->lk, m->xyzz_size, n, n_1, &nd));
-  CZK_TRY(scratch_grow(m->s, &nd));
+  CZK_TRY(pass_need(m->l1, m->lk, m->xyzz_size, n, n_1, c, &nd));
+  CZK_TRY(scratch_grow(S, &nd));
   size_t tmp = nd.sort_tmp;
 
   m->nev = 0;
   msm_mark(m, "start", st);
-  /* 1-2: digits and sort */
-  if (other || ones)
-    msm_digits_sparse<<<(unsigned)((n + n_1 + 255) / 256), 256, 0, st>>>(
-        d_sc, other, n, ones, n_1, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0, m->s->d_keys[0], m->s->d_vals[0]);
-  else
-    msm_digits<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d_sc, n, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0,
-                                                             m->s->d_keys[0], m->s->d_vals[0]);
-  CZK_CU_LAUNCHED(st);
-  CZK_CU(cub::DeviceRadixSort::SortPairs(m->s->d_sort_tmp, tmp, m->s->d_keys[0], m->s->d_keys[1], m->s->d_vals[0], m->s->d_vals[1],
-                                         (int64_t)N, 0, bits, st));
-  CZK_CU_LAUNCHED(st);
+  const uint32_t *keys = S->d_keys[1], *vals = S->d_vals[1];
+  if (ones) { /* all in one bucket: the pairs are sorted as they are */
+    CZK_CU(cudaMemsetAsync(S->d_keys[1], 0, n_1 * 4, st));
+    vals = ones;
+  } else {
+    if (other)
+      msm_digits_sparse<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d_sc, other, n, NULL, 0, c, W,
+                                                                       (flags & CZK_CUDA_SCALARS_MONT) != 0,
+                                                                       S->d_keys[0], S->d_vals[0]);
+    else
+      msm_digits<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(d_sc, n, c, W, (flags & CZK_CUDA_SCALARS_MONT) != 0,
+                                                               S->d_keys[0], S->d_vals[0]);
+    CZK_CU_LAUNCHED(st);
+    CZK_CU(cub::DeviceRadixSort::SortPairs(S->d_sort_tmp, tmp, S->d_keys[0], S->d_keys[1], S->d_vals[0],
+                                           S->d_vals[1], (int64_t)N, 0, ps.bits, st));
+    CZK_CU_LAUNCHED(st);
+  }
   msm_mark(m, "digits+sort", st);
-  /* 3-5 (the kernels take the bases of this pass; the handle's pointer is restored once they are launched) */
+  /* the kernels take the bases of this pass; the handle's pointer is restored once they are launched */
   void *bases = m->d_bases;
   m->d_bases = (char *)bases + base_off * m->aff_size;
-  czk_status ls = group == 1 ? g1_msm_launch_acc(m, N, c, W, sentinel, st) : g2_msm_launch_acc(m, N, c, W, sentinel, st);
+  const int fresh = S->ser_fresh;
+  czk_status ls = group == 1 ? g1_msm_launch_pairs(m, keys, vals, N, c, W, sentinel, fresh, st)
+                             : g2_msm_launch_pairs(m, keys, vals, N, c, W, sentinel, fresh, st);
   m->d_bases = bases;
   CZK_TRY(ls);
-  msm_cb *cb = (msm_cb *)malloc(sizeof *cb);
-  if (!cb) return CZK_ERR_NOMEM;
-  *cb = (msm_cb){m, out, W, c, add};
-  cudaError_t le = cudaLaunchHostFunc(st, group == 1 ? msm_finish_g1 : msm_finish_g2, cb);
-  if (le != cudaSuccess) free(cb);
-  CZK_CU(le);
-  msm_mark(m, "window sums", st);
+  S->ser_fresh = false;
   if (m->prof) { /* debugging aid: synchronous */
     CZK_CU(cudaStreamSynchronize(st));
     char line[512];
-    int len = snprintf(line, sizeof line, "msm g%d n=%zu c=%u W=%u:", group, n, c, W);
+    int len = snprintf(line, sizeof line, "msm g%d pass n=%zu ones=%zu c=%u W=%u:", group, n, n_1, c, W);
     for (int i = 1; i < m->nev && len < (int)sizeof line; i++) {
       float ms = 0;
       cudaEventElapsedTime(&ms, m->ev[i - 1], m->ev[i]);
@@ -567,28 +634,75 @@ static czk_status msm_pass(czk_cuda_msm *m, int group, void *out, const uint32_t
   return CZK_OK;
 }
 
+static czk_status msm_series_end(czk_cuda_msm *m, int group, void *out, int add, cudaStream_t st) {
+  msm_scratch *const S = m->s;
+  const pass_shape ps = pass_shape_of(1, 0, S->ser_c ? S->ser_c : 4);
+  if (S->ser_fresh) { /* no pass ran (every scalar of the series zero): empty buckets */
+    S->ser_c = ps.c;
+    scratch_need nd;
+    CZK_TRY(pass_need(m->l1, m->lk, m->xyzz_size, 1, 0, ps.c, &nd));
+    CZK_TRY(scratch_grow(S, &nd));
+    CZK_CU(cudaMemsetAsync(S->d_buckets, 0, (size_t)ps.W * ps.nb * m->xyzz_size, st));
+    S->ser_fresh = false;
+  }
+  m->nev = 0;
+  msm_mark(m, "start", st);
+  CZK_TRY(group == 1 ? g1_msm_launch_reduce(m, ps.c, ps.W, st) : g2_msm_launch_reduce(m, ps.c, ps.W, st));
+  msm_cb *cb = (msm_cb *)malloc(sizeof *cb);
+  if (!cb) return CZK_ERR_NOMEM;
+  *cb = (msm_cb){m, out, ps.W, ps.c, add};
+  cudaError_t le = cudaLaunchHostFunc(st, group == 1 ? msm_finish_g1 : msm_finish_g2, cb);
+  if (le != cudaSuccess) free(cb);
+  CZK_CU(le);
+  msm_mark(m, "window sums", st);
+  if (m->prof) {
+    CZK_CU(cudaStreamSynchronize(st));
+    float ms = 0;
+    if (m->nev >= 2) cudaEventElapsedTime(&ms, m->ev[0], m->ev[m->nev - 1]);
+    czk_log_write(CZK_LOG_INFO, "cuda", "msm g%d series end c=%u W=%u: reduce %.2f ms", group, ps.c, ps.W, ms);
+  }
+  return CZK_OK;
+}
+
 /* A run over the bases [base_off, base_off + n): the handle's bases and capacity are shifted for the call (a handle
  * is used by one host thread at a time, and its kernels take the bases pointer at launch). */
-extern "C" czk_status czk_cuda_msm_run_at(czk_cuda_msm *m, int group, void *out, size_t base_off,
-                                          const uint64_t *scalars, size_t n, unsigned flags, void *stream) {
+extern "C" czk_status czk_cuda_msm_run_series(czk_cuda_msm *m, int group, void *out, size_t base_off,
+                                              const uint64_t *scalars, size_t n, unsigned flags, size_t n_total,
+                                              void *stream) {
   if (!m || base_off > m->cap || n > m->cap - base_off) return CZK_ERR_INVALID_ARG;
   void *bases = m->d_bases;
   const size_t cap = m->cap;
   m->d_bases = (char *)bases + base_off * m->aff_size;
   m->cap = cap - base_off;
-  czk_status st = msm_run(m, group, out, scalars, n, flags, (cudaStream_t)stream);
+  /* CZK_CUDA_MSM_SERIES=0: every run a series of its own, added to *out (for comparisons) */
+  const char *env = getenv("CZK_CUDA_MSM_SERIES");
+  int add = 0;
+  if (env && *env == '0') {
+    add = !(flags & CZK_CUDA_SERIES_FIRST);
+    flags |= CZK_CUDA_SERIES_FIRST | CZK_CUDA_SERIES_LAST;
+    n_total = n;
+  }
+  czk_status st = msm_run(m, group, out, scalars, n, flags, n_total, add, (cudaStream_t)stream);
   m->d_bases = bases;
   m->cap = cap;
   return st;
 }
 
+extern "C" czk_status czk_cuda_msm_run_at(czk_cuda_msm *m, int group, void *out, size_t base_off,
+                                          const uint64_t *scalars, size_t n, unsigned flags, void *stream) {
+  return czk_cuda_msm_run_series(m, group, out, base_off, scalars, n,
+                                 flags | CZK_CUDA_SERIES_FIRST | CZK_CUDA_SERIES_LAST, n, stream);
+}
+
 extern "C" czk_status czk_cuda_msm_g1_run(czk_cuda_msm *m, czk_g1 *out, const uint64_t *scalars, size_t n,
                                           unsigned flags, void *stream) {
-  return msm_run(m, 1, out, scalars, n, flags, (cudaStream_t)stream);
+  return msm_run(m, 1, out, scalars, n, flags | CZK_CUDA_SERIES_FIRST | CZK_CUDA_SERIES_LAST, n, 0,
+                 (cudaStream_t)stream);
 }
 extern "C" czk_status czk_cuda_msm_g2_run(czk_cuda_msm *m, czk_g2 *out, const uint64_t *scalars, size_t n,
                                           unsigned flags, void *stream) {
-  return msm_run(m, 2, out, scalars, n, flags, (cudaStream_t)stream);
+  return msm_run(m, 2, out, scalars, n, flags | CZK_CUDA_SERIES_FIRST | CZK_CUDA_SERIES_LAST, n, 0,
+                 (cudaStream_t)stream);
 }
 
 /* ------------------------------------------------------------------------------------------------ bench helper */

@@ -50,10 +50,21 @@ static __device__ __forceinline__ void GOP(sts_xyzz)(uint4 *p, const XYZZ *r) {
   FOP(sts)(&q->zzz, &r->zzz);
 }
 
+/* A completed run's sum into its bucket: written, or (addb: a later pass of a series, whose earlier passes left sums in
+ * the buckets) added to what is there. Each bucket is written by one thread of a pass. */
+static __device__ __forceinline__ void GOP(bucket_put)(XYZZ *buckets, uint32_t k, XYZZ *acc, const int addb) {
+  if (addb) {
+    XYZZ b = buckets[k];
+    GOP(add)(acc, acc, &b, false);
+  }
+  buckets[k] = *acc;
+}
+
 __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restrict__ keys,
                                                           const uint32_t *__restrict__ vals, size_t N, uint32_t L,
                                                           const AFF *__restrict__ bases, XYZZ *buckets,
-                                                          uint32_t *rkeys, XYZZ *rpts, uint32_t sentinel) {
+                                                          uint32_t *rkeys, XYZZ *rpts, uint32_t sentinel,
+                                                          const int addb) {
   extern __shared__ uint4 msm_sm[];
   size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   size_t nch = (N + L - 1) / L;
@@ -86,7 +97,7 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restric
           slot0 = cur;
           rpts[2 * t] = acc;
         } else {
-          buckets[cur] = acc;
+          GOP(bucket_put)(buckets, cur, &acc, addb);
         }
       }
       first = false;
@@ -105,7 +116,7 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restric
         rpts[2 * t + 1] = acc;
       }
     } else {
-      buckets[cur] = acc;
+      GOP(bucket_put)(buckets, cur, &acc, addb);
     }
   }
   rkeys[2 * t] = slot0;
@@ -115,7 +126,7 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_l1)(const uint32_t *__restric
 __global__ void __launch_bounds__(128) GOP(msm_acc_lk)(const uint32_t *__restrict__ ikeys,
                                                          const XYZZ *__restrict__ ipts, size_t N, uint32_t L,
                                                          XYZZ *buckets, uint32_t *rkeys, XYZZ *rpts,
-                                                         uint32_t sentinel) {
+                                                         uint32_t sentinel, const int addb) {
   size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   size_t nch = (N + L - 1) / L;
   if (t >= nch) return;
@@ -136,7 +147,7 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_lk)(const uint32_t *__restric
           slot0 = cur;
           rpts[2 * t] = acc;
         } else {
-          buckets[cur] = acc;
+          GOP(bucket_put)(buckets, cur, &acc, addb);
         }
       }
       first = false;
@@ -160,7 +171,7 @@ __global__ void __launch_bounds__(128) GOP(msm_acc_lk)(const uint32_t *__restric
         rpts[2 * t + 1] = acc;
       }
     } else {
-      buckets[cur] = acc;
+      GOP(bucket_put)(buckets, cur, &acc, addb);
     }
   }
   rkeys[2 * t] = slot0;
@@ -233,20 +244,22 @@ __global__ void GOP(msm_gather)(const XYZZ *seg, uint32_t cnt, uint32_t W, XYZZ 
   if (w < W) out[w] = seg[(size_t)w * cnt];
 }
 
-/* Host side: launch the whole pipeline after the (key, value) pairs are sorted. */
-czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W, uint32_t sentinel,
-                                      cudaStream_t st) {
+/* Host side, after the (key, value) pairs of a pass are sorted (keys / vals: N pairs): the accumulation into the
+ * buckets (fresh: the series' first pass zeroes them first; else its sums are added to the earlier passes'). */
+czk_status GOP(msm_launch_pairs)(czk_cuda_msm *m, const uint32_t *keys, const uint32_t *vals, size_t N, uint32_t c,
+                                 uint32_t W, uint32_t sentinel, int fresh, cudaStream_t st) {
   const uint32_t nb = 1u << (c - 1);
   const size_t nbuckets = (size_t)W * nb;
   XYZZ *buckets = (XYZZ *)m->s->d_buckets;
-  CZK_CU(cudaMemsetAsync(buckets, 0, nbuckets * sizeof(XYZZ), st));
+  if (fresh) CZK_CU(cudaMemsetAsync(buckets, 0, nbuckets * sizeof(XYZZ), st));
   msm_mark(m, "memset", st);
   size_t nch = (N + m->l1 - 1) / m->l1;
   const size_t smem1 = 2 * 128 * AFF_CH * 16;
+  const int addb = !fresh;
   CZK_CU(cudaFuncSetAttribute(GOP(msm_acc_l1), cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem1));
-  GOP(msm_acc_l1)<<<(unsigned)((nch + 127) / 128), 128, smem1, st>>>(m->s->d_keys[1], m->s->d_vals[1], N, m->l1,
-                                                                       (const AFF *)m->d_bases, buckets,
-                                                                       m->s->d_rkeys[0], (XYZZ *)m->s->d_rpts[0], sentinel);
+  GOP(msm_acc_l1)<<<(unsigned)((nch + 127) / 128), 128, smem1, st>>>(keys, vals, N, m->l1, (const AFF *)m->d_bases,
+                                                                       buckets, m->s->d_rkeys[0],
+                                                                       (XYZZ *)m->s->d_rpts[0], sentinel, addb);
   CZK_CU_LAUNCHED(st);
   msm_mark(m, "acc-l1", st);
   int cur = 0;
@@ -255,11 +268,18 @@ czk_status GOP(msm_launch_acc)(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W
     nch = (R + m->lk - 1) / m->lk;
     GOP(msm_acc_lk)<<<(unsigned)((nch + 127) / 128), 128, 0, st>>>(
         m->s->d_rkeys[cur], (const XYZZ *)m->s->d_rpts[cur], R, m->lk, buckets, m->s->d_rkeys[cur ^ 1],
-        (XYZZ *)m->s->d_rpts[cur ^ 1], sentinel);
+        (XYZZ *)m->s->d_rpts[cur ^ 1], sentinel, addb);
     CZK_CU_LAUNCHED(st);
     cur ^= 1;
   }
   msm_mark(m, "acc-lk", st);
+  return CZK_OK;
+}
+
+/* The end of a series: bucket reduction, the per-window trees, and the W window sums copied to m->h_win. */
+czk_status GOP(msm_launch_reduce)(czk_cuda_msm *m, uint32_t c, uint32_t W, cudaStream_t st) {
+  const uint32_t nb = 1u << (c - 1);
+  XYZZ *buckets = (XYZZ *)m->s->d_buckets;
   uint32_t S = msm_seg_size(c, W);
   uint32_t nseg = nb / S;
   size_t nthr = (size_t)W * nseg;

@@ -32,6 +32,13 @@ typedef struct msm_scratch {
   size_t idx_cap;
   void *d_part_tmp;
   size_t part_tmp_cap;
+  /* The open series (runs summed into one result, their passes accumulating into these buckets): its window width
+   * (0: chosen by its first pass) and whether its buckets still await their first pass (zeroed by it). */
+  uint32_t ser_c;
+  bool ser_fresh;
+  /* the largest pass (points, at most the chunk) reserved for, per group (czk_cuda_msm_reserve; 0: none, the
+   * scratch grows as runs need) */
+  size_t res_top[2];
 } msm_scratch;
 
 struct czk_cuda_msm {
@@ -82,9 +89,14 @@ static __device__ __forceinline__ void cp_async16(void *sdst, const void *gsrc) 
 static __device__ __forceinline__ void cp_async_commit(void) { asm volatile("cp.async.commit_group;" ::: "memory"); }
 static __device__ __forceinline__ void cp_async_wait1(void) { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
 
-/* Launch the accumulation, bucket reduction and window-sum copy after the pairs are sorted (msm_impl.cuh). */
-czk_status g1_msm_launch_acc(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W, uint32_t sentinel, cudaStream_t st);
-czk_status g2_msm_launch_acc(czk_cuda_msm *m, size_t N, uint32_t c, uint32_t W, uint32_t sentinel, cudaStream_t st);
+/* Launch one pass's accumulation into the buckets after its pairs are sorted (fresh: the buckets are zeroed first),
+ * and a series' end: bucket reduction and the window sums' copy to m->h_win (msm_impl.cuh). */
+czk_status g1_msm_launch_pairs(czk_cuda_msm *m, const uint32_t *keys, const uint32_t *vals, size_t N, uint32_t c,
+                               uint32_t W, uint32_t sentinel, int fresh, cudaStream_t st);
+czk_status g2_msm_launch_pairs(czk_cuda_msm *m, const uint32_t *keys, const uint32_t *vals, size_t N, uint32_t c,
+                               uint32_t W, uint32_t sentinel, int fresh, cudaStream_t st);
+czk_status g1_msm_launch_reduce(czk_cuda_msm *m, uint32_t c, uint32_t W, cudaStream_t st);
+czk_status g2_msm_launch_reduce(czk_cuda_msm *m, uint32_t c, uint32_t W, cudaStream_t st);
 /* Bench helper kernels' launchers (msm_g1.cu / msm_g2.cu): d_out[i] = A[i % na] + B[(i / na) % nb], affine. */
 void g1_gen_bases_launch(void *d_out, size_t n, const void *dA, size_t na, const void *dB, size_t nb, cudaStream_t st);
 void g2_gen_bases_launch(void *d_out, size_t n, const void *dA, size_t na, const void *dB, size_t nb, cudaStream_t st);

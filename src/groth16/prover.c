@@ -795,7 +795,8 @@ static czk_status chain_leave(czk_groth16_job *job, czk__lane *l, czk_status st)
 /* One MSM chunk of a compact lane: query q, points [off, off + len), its slot when streamed (-1: resident). */
 typedef struct cchunk {
   int q, slot;
-  size_t off, len, part; /* part: index into part1 (G1) / part2 (G2) */
+  size_t off, len, part; /* part: index into part1 (G1) / part2 (G2) of the query's first chunk, where the series
+                            of its chunks puts their sum (czk_backend_msm_run_series) */
 } cchunk;
 
 /* One pipeline's MSMs: its queries' chunks in order on compute stream s, streamed chunks' bases copied on copy
@@ -818,9 +819,11 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
   size_t nc = 0, p1 = 0, p2 = 0, k1 = 0, k2 = 0;
   for (int q = 0; q < CZK__NQ; q++) {
     const bool g2 = q == CZK__Q_B2, host = czk__q_host(b, q);
-    const size_t C = g2 ? l->chunk2 : l->chunk1;
+    const size_t C = g2 ? l->chunk2 : l->chunk1, part0 = g2 ? p2 : p1;
     for (size_t off = 0; off < b->nq[q]; off += C) {
-      cchunk c = {q, -1, off, b->nq[q] - off < C ? b->nq[q] - off : C, g2 ? p2++ : p1++};
+      cchunk c = {q, -1, off, b->nq[q] - off < C ? b->nq[q] - off : C, part0};
+      if (g2) p2++;
+      else p1++;
       if (q_pipe(l->lean, q) != pp->p) continue;
       if (host) c.slot = g2 ? 2 + (int)(k2++ & 1) : (int)(k1++ & 1);
       ch[nc++] = c;
@@ -867,16 +870,19 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
     }
     void *out = c->q == CZK__Q_B2 ? (void *)&l->part2[c->part] : (void *)&l->part1[c->part];
     const bool dense = c->q == CZK__Q_H || as->wpack_dense;
+    /* a query's chunks are one series: one window for all its points, its buckets reduced once */
+    const size_t nq = b->nq[c->q];
+    const unsigned ser = (c->off == 0 ? CZK_BACKEND_MSM_FIRST : 0u) | (c->off + c->len == nq ? CZK_BACKEND_MSM_LAST : 0u);
     if (st == CZK_OK && c->slot >= 0) {
       czk_backend_msm *m = l->ms[pp->p][c->slot];
       st = czk_backend_stream_wait(be, pp->s, l->ev[pp->ev0 + 2 * c->slot]);
       czk_backend_msm_set_dense(be, m, dense);
-      if (st == CZK_OK) st = czk_backend_msm_run(be, m, out, sc, c->len, pp->s);
+      if (st == CZK_OK) st = czk_backend_msm_run_series(be, m, out, 0, sc, c->len, ser, nq, pp->s);
       if (st == CZK_OK) st = czk_backend_event_record(be, l->ev[pp->ev0 + 2 * c->slot + 1], pp->s);
       pend[c->slot] = false;
     } else if (st == CZK_OK) {
       czk_backend_msm_set_dense(be, l->mq[c->q], dense);
-      st = czk_backend_msm_run_at(be, l->mq[c->q], out, c->off, sc, c->len, pp->s);
+      st = czk_backend_msm_run_series(be, l->mq[c->q], out, c->off, sc, c->len, ser, nq, pp->s);
     }
   }
   free(ch);
@@ -898,6 +904,9 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
   czk_fr *X = l->d_x, *Y = l->d_y, *W = l->d_w;
   double t0 = czk__now_s();
   l->up_bytes = 0;
+  /* each query's sum lands in its first chunk's part; the others stay infinity */
+  memset(l->part1, 0, (l->cap1 + 1) * sizeof *l->part1);
+  memset(l->part2, 0, (l->cap2 + 1) * sizeof *l->part2);
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_START], l->s_h));
   const bool wo = !as->a;
   const czk_backend_compiled *dcc = as->dcc;

@@ -426,6 +426,85 @@ static void test_msm_share(czk_backend *be, unsigned log_n) {
   free(b1), free(b2), free(k);
 }
 
+/* A series (czk_backend_msm_run_series): n points of one query run in chunks of C through two handles sharing one
+ * scratch, alternating (as a lane's slots do), and through one handle at offsets (a resident query in pieces): the
+ * sum in the one out given to every run, equal to the host's MSM; 0/1-mixed (G1) and dense (G2) scalars; a series of
+ * one run; bad flags refused. */
+static void test_msm_series(czk_backend *be, size_t n, size_t C) {
+  czk_backend_stream *s = NULL;
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  czk_g1_affine *b1 = malloc(n * sizeof *b1);
+  czk_g2_affine *b2 = malloc(n * sizeof *b2);
+  czk_fr *k = malloc(2 * n * sizeof *k);
+  void *db1 = NULL, *db2 = NULL, *dk = NULL;
+  if (!s || !b1 || !b2 || !k) {
+    CHECK(!"test_msm_series: out of memory");
+    goto out;
+  }
+  rand_g1(b1, n);
+  rand_g2(b2, n);
+  mixed_witness(k, n, 50, 47);
+  for (size_t i = n; i < 2 * n; i++) rand_fr(&k[i]);
+  CHECK(czk_backend_alloc(be, &db1, n * sizeof *b1) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &db2, n * sizeof *b2) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &dk, 2 * n * sizeof *k) == CZK_OK);
+  if (!db1 || !db2 || !dk) goto out;
+  CHECK(czk_backend_copy_htod(be, db1, b1, n * sizeof *b1, s) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, db2, b2, n * sizeof *b2, s) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, dk, k, 2 * n * sizeof *k, s) == CZK_OK);
+  const czk_fr *dkf = dk;
+  czk_g1 want1, got1, one1;
+  czk_g2 want2, got2;
+  CHECK(czk_msm_g1(&want1, b1, k, n, 0, NULL, NULL, NULL) == CZK_OK);
+  CHECK(czk_msm_g2(&want2, b2, k + n, n, 0, NULL, NULL, NULL) == CZK_OK);
+  for (int g = 1; g <= 2; g++) {
+    czk_backend_msm *m[2] = {NULL, NULL};
+    const void *db = g == 1 ? db1 : db2;
+    const czk_backend_group grp = g == 1 ? CZK_BACKEND_G1 : CZK_BACKEND_G2;
+    for (int i = 0; i < 2; i++) {
+      CHECK(czk_backend_msm_new(be, &m[i], grp, db, n) == CZK_OK);
+      if (i && m[1]) CHECK(czk_backend_msm_share(be, m[1], m[0]) == CZK_OK);
+      if (m[i]) CHECK(czk_backend_msm_reserve(be, m[i], C) == CZK_OK);
+    }
+    if (!m[0] || !m[1]) {
+      czk_backend_msm_free(be, m[0]), czk_backend_msm_free(be, m[1]);
+      continue;
+    }
+    for (int alt = 0; alt < 2; alt++) { /* alternating handles, then one handle */
+      void *o = g == 1 ? (void *)&got1 : (void *)&got2;
+      memset(o, 0x5a, g == 1 ? sizeof got1 : sizeof got2);
+      size_t j = 0;
+      for (size_t off = 0; off < n; off += C, j++) {
+        const size_t len = n - off < C ? n - off : C;
+        const unsigned ser = (off == 0 ? CZK_BACKEND_MSM_FIRST : 0u) | (off + len == n ? CZK_BACKEND_MSM_LAST : 0u);
+        CHECK(czk_backend_msm_run_series(be, m[alt ? 0 : (j & 1)], o, off, dkf + (g == 1 ? 0 : n) + off, len, ser, n,
+                                         s) == CZK_OK);
+      }
+      CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+      if (g == 1)
+        CHECK_MSG(czk_g1_eq(&got1, &want1), "%s g1 series n=%zu C=%zu alt=%d", czk_backend_name(be), n, C, alt);
+      else
+        CHECK_MSG(czk_g2_eq(&got2, &want2), "%s g2 series n=%zu C=%zu alt=%d", czk_backend_name(be), n, C, alt);
+    }
+    if (g == 1) { /* a series of one run: as czk_backend_msm_run_at */
+      CHECK(czk_backend_msm_run_series(be, m[0], &one1, 0, dkf, C, CZK_BACKEND_MSM_FIRST | CZK_BACKEND_MSM_LAST, C,
+                                       s) == CZK_OK);
+      CHECK(czk_backend_msm_run_at(be, m[1], &got1, 0, dkf, C, s) == CZK_OK);
+      CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+      CHECK_MSG(czk_g1_eq(&one1, &got1), "%s series of one run", czk_backend_name(be));
+      CHECK(czk_backend_msm_run_series(be, m[0], &one1, 0, dkf, C, 4u, C, s) == CZK_ERR_INVALID_ARG);
+    }
+    czk_backend_msm_free(be, m[1]);
+    czk_backend_msm_free(be, m[0]);
+  }
+out:
+  czk_backend_mem_free(be, db1);
+  czk_backend_mem_free(be, db2);
+  czk_backend_mem_free(be, dk);
+  czk_backend_stream_free(be, s);
+  free(b1), free(b2), free(k);
+}
+
 /* The packed witness: packed on the host (with and without a pool), unpacked by the backend into device memory,
  * equal to the original; sizes not a multiple of a word or a chunk, runs of one class. */
 static void test_wpack(czk_backend *be, czk_pool *pool, size_t n, unsigned zero_pct, unsigned one_pct) {
@@ -541,6 +620,7 @@ int main(int argc, char **argv) {
       test_memory(be);
       test_msm(be, 10, 8);
       test_msm_share(be, 10);
+      test_msm_series(be, 1000, 300);
       test_ntt(be, 10);
       test_matvec(be, 1000, 700);
       test_gather(be, 1000, 777);
@@ -575,6 +655,8 @@ int main(int argc, char **argv) {
     test_matvec(be, 1 << 18, 1 << 17);
     test_msm(be, 20, 16);
     test_msm_share(be, 18);
+    test_msm_series(be, 300000, 1 << 16);
+    test_msm_series(be, 70000, 20000);
     test_gather(be, 1 << 18, 1 << 17);
     const size_t sizes[] = {1, 31, 1024, 1025, 70001, ((size_t)1 << 22) + 12345};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {

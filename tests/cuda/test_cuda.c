@@ -323,6 +323,60 @@ static void test_msm_plan(size_t n, int kind, int dense) {
   free(bases), free(b2), free(sc);
 }
 
+/* A series (czk_cuda_msm_run_series): n points run as chunks of C through two handles sharing one scratch reserved
+ * for C (as a lane's slots and resident queries do), alternating, the series' sum in the last run's *out; equal to
+ * the host's MSM of all n points, and the scratch never grows past its plan. kind as make_scalars; kind 5: the first
+ * chunk all ones and zeros, the rest witness-like (the series' window is chosen from its first run). */
+static void test_msm_series(int g, size_t n, size_t C, int kind, int dense) {
+  const size_t asz = g == 1 ? sizeof(czk_g1_affine) : sizeof(czk_g2_affine);
+  void *bases = g == 1 ? (void *)g1_bases(n) : (void *)g2_bases(n);
+  if (g == 2) fix_g2_neg(bases, n);
+  uint64_t *sc = malloc(n * 32);
+  make_scalars(sc, n, kind == 5 ? 2 : kind);
+  if (kind == 5)
+    for (size_t i = 0; i < C && i < n; i++) memcpy(sc + 4 * i, (const uint64_t[4]){i % 3 == 0, 0, 0, 0}, 32);
+  czk_g1 want1, got1;
+  czk_g2 want2, got2;
+  if (g == 1) ref_msm_g1(&want1, bases, sc, n);
+  else ref_msm_g2(&want2, bases, sc, n);
+  void *st = NULL, *d_b = NULL;
+  CHECK(czk_cuda_stream_create(&st) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_b, n * asz) == CZK_OK);
+  CHECK(czk_cuda_memcpy_htod(d_b, bases, n * asz, st) == CZK_OK);
+  CHECK(czk_cuda_stream_sync(st) == CZK_OK);
+  czk_cuda_msm *m[2] = {NULL, NULL};
+  for (int i = 0; i < 2; i++) {
+    CHECK((g == 1 ? czk_cuda_msm_g1_new_device(&m[i], d_b, n) : czk_cuda_msm_g2_new_device(&m[i], d_b, n)) == CZK_OK);
+    if (i) CHECK(czk_cuda_msm_share_scratch(m[1], m[0]) == CZK_OK);
+    czk_cuda_msm_set_dense(m[i], dense);
+    CHECK(czk_cuda_msm_reserve(m[i], C) == CZK_OK);
+  }
+  int gg = g, dd = dense;
+  uint64_t plan = 0;
+  CHECK(czk_cuda_msm_plan_bytes(&gg, &C, &dd, 1, &plan) == CZK_OK);
+  const uint64_t held = czk_cuda_msm_scratch_held(m[0]);
+  CHECK_MSG(held == plan, "series g%d C=%zu: planned %llu, held %llu", g, C, (unsigned long long)plan,
+            (unsigned long long)held);
+  void *out = g == 1 ? (void *)&got1 : (void *)&got2;
+  memset(out, 0x5a, g == 1 ? sizeof got1 : sizeof got2);
+  int k = 0;
+  for (size_t off = 0; off < n; off += C, k++) {
+    const size_t len = n - off < C ? n - off : C;
+    const unsigned fl = (off == 0 ? CZK_CUDA_SERIES_FIRST : 0u) | (off + len == n ? CZK_CUDA_SERIES_LAST : 0u);
+    CHECK(czk_cuda_msm_run_series(m[k & 1], g, out, off, sc + 4 * off, len, fl, n, st) == CZK_OK);
+  }
+  CHECK(czk_cuda_stream_sync(st) == CZK_OK);
+  CHECK_MSG(g == 1 ? czk_g1_eq(&got1, &want1) : czk_g2_eq(&got2, &want2), "series g%d n=%zu C=%zu kind=%d dense=%d", g,
+            n, C, kind, dense);
+  CHECK_MSG(czk_cuda_msm_scratch_held(m[0]) == held, "series g%d n=%zu C=%zu kind=%d: the scratch grew %llu -> %llu",
+            g, n, C, kind, (unsigned long long)held, (unsigned long long)czk_cuda_msm_scratch_held(m[0]));
+  czk_cuda_msm_free(m[1]);
+  czk_cuda_msm_free(m[0]);
+  czk_cuda_free(d_b);
+  czk_cuda_stream_destroy(st);
+  free(bases), free(sc);
+}
+
 static void test_msm_g2(size_t n, int kind, const char *window) {
   if (window) setenv("CZK_CUDA_MSM_WINDOW", window, 1);
   else unsetenv("CZK_CUDA_MSM_WINDOW");
@@ -713,6 +767,26 @@ int main(void) {
   test_msm_g2(300, 0, NULL);
   test_msm_g2(300, 1, "7");
   unsetenv("CZK_CUDA_MSM_WINDOW");
+  /* series: a query run in chunks through two handles, one window and one bucket reduction for all of it; dense and
+   * 0/1-aware (natural from 2^16 points a run, forced below), G1 and G2, a last chunk shorter than the others, the
+   * scratch reserved for one chunk and never grown; passes of 2^14 inside chunks of 50,000 */
+  test_msm_series(1, 300000, 65536, 0, 1);
+  test_msm_series(1, 300000, 65536, 2, 0);
+  test_msm_series(1, 300000, 65536, 5, 0);
+  test_msm_series(1, 200000, 65536, 3, 0);
+  test_msm_series(1, 200000, 65536, 4, 0);
+  test_msm_series(2, 140000, 65536, 2, 0);
+  test_msm_series(2, 140000, 65536, 0, 1);
+  setenv("CZK_CUDA_MSM_SPARSE", "1", 1);
+  test_msm_series(1, 20000, 3000, 2, 0);
+  test_msm_series(1, 20000, 3000, 5, 0);
+  test_msm_series(2, 5000, 1200, 2, 0);
+  unsetenv("CZK_CUDA_MSM_SPARSE");
+  setenv("CZK_CUDA_MSM_MAX_CHUNK", "16384", 1);
+  test_msm_series(1, 150000, 50000, 0, 1);
+  test_msm_series(1, 150000, 50000, 2, 0);
+  test_msm_series(2, 60000, 50000, 2, 0);
+  unsetenv("CZK_CUDA_MSM_MAX_CHUNK");
   test_ntt(CZK_ROOTS_BELLMAN);
   test_ntt(CZK_ROOTS_SNARKJS);
   test_ntt_compact();
