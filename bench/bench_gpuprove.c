@@ -8,7 +8,10 @@
  * mat-vec, timed separately), still with a random key (setup at 2^24 would take far longer than the prove).
  * Reported: host staging + row check and launch (start), device-event spans of H and each MSM (they overlap: H and
  * the witness MSMs run on two streams), finish (wait + combination), total = start + finish wall; median of --reps
- * after one warm-up proof; the key is a device copy (czk_groth16_key_upload) unless --streamed. Never asserts. */
+ * after one warm-up proof. The key's tier (resident, partial or streamed from pinned host memory) and the lane shape
+ * are the daemon's plan's choice within --gpu-memory-limit less --gpu-memory-reserve unless --tier / --lanes (or
+ * --streamed) say (czk__bench_dev_*); each prove's bytes of bases uploaded and the device memory peak are printed,
+ * and the first prove's device memory against the plan's lane + tables. Never asserts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,12 +70,15 @@ static void gen_g2(void *v, size_t beg, size_t end) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench gpuprove [--backend cpu|cuda|cuda:N] [--logs 20,22,24] [--reps R] [--real]\n"
+             "                          [--gpu-memory-limit S] [--gpu-memory-reserve S]\n"
+             "                          [--tier auto|resident|partial|streamed] [--lanes auto|full|compact|lean]\n"
              "                          [--streamed]\n"
              "  Groth16 prove of a 2^k-constraint synthetic instance on a backend, stage by stage (see the file\n"
              "  comment: random witness and random key unless --real). --streamed streams the key from host memory.\n");
+  czk__bench_dev_usage(f, true);
 }
 
-static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool streamed) {
+static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, const czk__bench_dev_opts *dopt) {
   const size_t n = (size_t)1 << k;
   czk_pool *pool = czk_pool_default();
   czk_r1cs fake, *sh = &fake;
@@ -157,25 +163,26 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
     fprintf(stderr, "czk bench gpuprove: key refused at 2^%u\n", k);
     return 1;
   }
-  /* resident: a device copy of the key (as the engine's key cache makes it); --streamed: the host queries */
-  if (!streamed) {
-    czk_status ust = czk_groth16_key_upload(&dkey, key, be);
-    if (ust != CZK_OK) {
-      fprintf(stderr, "czk bench gpuprove: key upload at 2^%u: %s\n", k, czk_status_str(ust));
-      czk_groth16_key_free(key);
-      return 1;
-    }
-  }
   double keygib = (double)((ks.n_h + ks.n_l + ks.n_a + ks.n_b_g1) * sizeof(czk_g1_affine) +
                            ks.n_b_g2 * sizeof(czk_g2_affine)) / (1u << 30);
   printf("2^%u: n_aux %u, queries h %zu l %zu a %zu b %zu (G1+G2), key %.2f GiB; host prep: shape %.2f s, witness "
          "%.2f s, a/b/c eval %.2f s, random key %.2f s\n",
          k, sh->n_aux, ks.n_h, ks.n_l, ks.n_a, ks.n_b_g1, keygib, t_shape, t_wit, t_eval, t_key);
+  /* the key's tier and lanes as the daemon's plan picks them (or --tier / --lanes), its copy (as the engine's key
+   * cache makes it; none when streamed from the host queries), the device memory watch */
+  unsigned mask = CZK_GROTH16_Q_ALL;
+  czk_groth16_lane_opts lo = {false, 0, false};
+  czk_status ust = czk__bench_dev_setup(be, key, false, dopt, &mask, &lo, &dkey);
+  if (ust != CZK_OK) {
+    fprintf(stderr, "czk bench gpuprove: key on the device at 2^%u: %s\n", k, czk_status_str(ust));
+    czk_groth16_key_free(key);
+    return 1;
+  }
   fflush(stdout);
   /* the device memory plan of this prove, against what its first prove really takes (the lane and H's tables) */
   czk_groth16_prove_plan plan;
   czk_backend_props pr0, pr1;
-  const bool planned = czk_groth16_plan_prove(&plan, be, key, !streamed, false) == CZK_OK &&
+  const bool planned = czk_groth16_plan_prove_ex(&plan, be, key, mask, false, &lo) == CZK_OK &&
                        czk_backend_get_props(be, &pr0) == CZK_OK && pr0.mem_free && !pr0.host_memory;
   double *tot = calloc(reps + 1, sizeof *tot);
   czk_groth16_timings *tt = calloc(reps + 1, sizeof *tt);
@@ -197,7 +204,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
     czk_groth16_job *job = NULL;
     czk_groth16_proof proof;
     double t0 = czk__now_s();
-    czk_status st = czk_groth16_prove_start(&job, be, key, dkey, &as, pool);
+    czk_status st = czk_groth16_prove_start_ex(&job, be, key, dkey, &as, pool, &lo);
     double t1 = czk__now_s();
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tt[r]);
     double t2 = czk__now_s();
@@ -207,6 +214,8 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
       break;
     }
     ts[r] = t1 - t0, tf[r] = t2 - t1, tot[r] = t2 - t0;
+    char note[160];
+    czk__bench_dev_note(note, sizeof note, be, &tt[r]);
     if (r == 0 && planned && czk_backend_get_props(be, &pr1) == CZK_OK) {
       const double gib = (double)(1u << 30), want = (double)(plan.lane + plan.tables) / gib;
       const double took = pr0.mem_free > pr1.mem_free ? (double)(pr0.mem_free - pr1.mem_free) / gib : 0;
@@ -216,10 +225,10 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, bool s
              took > want ? "  ** MORE THAN PLANNED **" : "");
     }
     printf("  %s 2^%u: total %8.1f ms | start %7.1f (stage+check %6.1f) | H %6.1f | msm h %6.1f l %6.1f a %6.1f "
-           "b1 %6.1f b2(G2) %6.1f | finish %6.1f ms\n",
+           "b1 %6.1f b2(G2) %6.1f | finish %6.1f ms | %s\n",
            r == 0 ? "warm-up" : "rep    ", k, 1e3 * tot[r], 1e3 * ts[r], 1e3 * tt[r].check, 1e3 * tt[r].h,
            1e3 * tt[r].msm_h, 1e3 * tt[r].msm_l, 1e3 * tt[r].msm_a, 1e3 * tt[r].msm_b_g1, 1e3 * tt[r].msm_b_g2,
-           1e3 * tf[r]);
+           1e3 * tf[r], note);
     fflush(stdout);
   }
   if (rc == 0 && reps > 0) {
@@ -248,12 +257,15 @@ int czk_bench_gpuprove(int argc, char **argv) {
   const char *bname = NULL, *logs = "20,22,24";
   unsigned reps = 3;
   bool real = false;
-  bool streamed = false;
+  czk__bench_dev_opts dopt;
+  czk__bench_dev_opts_init(&dopt);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--real") == 0 || strcmp(a, "--streamed") == 0) {
-      if (a[2] == 'r') real = true;
-      else streamed = true;
+    const int d = czk__bench_dev_opt(&dopt, argc, argv, &i, "gpuprove", true); /* limit, reserve, tier, lanes */
+    if (d == 2) return 2;
+    if (d) continue;
+    if (strcmp(a, "--real") == 0) {
+      real = true;
       continue;
     }
     if (!v) {
@@ -294,7 +306,7 @@ int czk_bench_gpuprove(int argc, char **argv) {
       rc = 2;
       break;
     }
-    rc = run_one(be, k, reps, real, streamed);
+    rc = run_one(be, k, reps, real, &dopt);
     while (*p == ',') p++;
   }
   czk_backend_free(be);

@@ -5,9 +5,12 @@
  *   inputs     the public inputs recomputed from the request
  *   synthesis  the whole assignment (witness + a, b, c), slots in parallel on the pool (czk_post_evaluate)
  *   witness only  czk_post_witness (w alone, no a/b/c), timed apart and compared with the evaluator's w
- *   prove      (--backend) the one prover with a device-resident key: the real key of --params DIR (the proof is
- *              verified against the recomputed inputs) or, with --random-key, random points of the full key's sizes
- *              (the proof verifies against nothing; this measures the device work only).
+ *   prove      (--backend) the one prover: the real key of --params DIR (the proof is verified against the
+ *              recomputed inputs), a key set up on the backend (--setup, verified) or, with --random-key, random
+ *              points of the full key's sizes (the proof verifies against nothing; this measures the device work
+ *              only). The key's tier (resident, partial, streamed) and lane shape are the daemon's plan's choice
+ *              within --gpu-memory-limit less --gpu-memory-reserve unless --tier / --lanes say (czk__bench_dev_*);
+ *              each prove's bytes of bases uploaded and the device memory peak are printed.
  * Median of --reps after one warm-up; every stage's output is checked (a failing stage stops the run, exit 1). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +28,16 @@
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench post --kind winning-post|window-post --sector-size S [--sectors N] [--slots N]\n"
              "                      [--reps R]\n"
-             "                      [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key) [--streamed]]\n"
+             "                      [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key)]\n"
+             "                      [--gpu-memory-limit S] [--gpu-memory-reserve S]\n"
+             "                      [--tier auto|resident|partial|streamed] [--lanes auto|full|compact|lean] [--streamed]\n"
              "  One PoSt partition stage by stage from sparse vanilla proofs: parse, native check, public inputs,\n"
-             "  synthesis (witness + a/b/c, parallel), and with --backend the prove (key resident on the device).\n"
+             "  synthesis (witness + a/b/c, parallel), and with --backend the prove.\n"
              "  --sectors: WindowPoSt sectors in the partition (default: all of them, no padding).\n"
              "  --slots N: a WindowPoSt partition of N slots instead of the size's (the same slot circuit; no\n"
              "  --backend: there is no key of that shape), e.g. one 32 GiB slot for profiling synthesis.\n"
              "  --streamed: the key stays in (pinned) host memory and streams through each MSM (no device copy).\n");
+  czk__bench_dev_usage(f, true);
 }
 
 static double median(double *v, unsigned n) {
@@ -47,13 +53,16 @@ int czk_bench_post(int argc, char **argv) {
   const char *kind = NULL, *size = NULL, *bname = NULL, *params = NULL;
   unsigned reps = 3;
   uint64_t sectors = 0, slots = 0;
-  bool random_key = false, streamed = false, setup = false;
+  bool random_key = false, setup = false;
+  czk__bench_dev_opts dopt;
+  czk__bench_dev_opts_init(&dopt);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--random-key") == 0 || strcmp(a, "--streamed") == 0 || strcmp(a, "--setup") == 0) {
-      if (a[2] == 'r') random_key = true;
-      else if (a[3] == 'e') setup = true;
-      else streamed = true;
+    const int d = czk__bench_dev_opt(&dopt, argc, argv, &i, "post", true); /* limit, reserve, tier, lanes, streamed */
+    if (d == 2) return 2;
+    if (d) continue;
+    if (strcmp(a, "--random-key") == 0 || strcmp(a, "--setup") == 0) {
+      *(a[2] == 'r' ? &random_key : &setup) = true;
       continue;
     }
     if (!v) return fprintf(stderr, "czk bench post: %s needs a value\n", a), 2;
@@ -135,6 +144,8 @@ int czk_bench_post(int argc, char **argv) {
   czk_g2_affine *p2 = NULL;
   czk_groth16_key_mem km;
   memset(&km, 0, sizeof km);
+  czk_groth16_lane_opts lo = {false, 0, false};
+  unsigned mask = CZK_GROTH16_Q_ALL;
   int rc = 0;
   if (bname) {
     czk_status st = czk_backend_open(&be, bname, NULL);
@@ -163,16 +174,8 @@ int czk_bench_post(int argc, char **argv) {
       st = czk__bench_random_key(&key, outline, dom, pool, &p1, &p2);
       if (st == CZK_OK) printf("  random key of the full size in %.2f s\n", czk__now_s() - t);
     }
-    if (st == CZK_OK && !streamed) {
-      t = czk__now_s();
-      st = czk_groth16_key_upload(&dkey, key, be);
-      if (st == CZK_OK) printf("  key resident on %s (%.2f s)\n", czk_backend_name(be), czk__now_s() - t);
-    } else if (st == CZK_OK) { /* --streamed: the bases stream from pinned host memory during each MSM */
-      t = czk__now_s();
-      czk_status ps = czk_groth16_key_pin(key, be);
-      printf("  key streamed from host memory (%s in %.2f s)\n", ps == CZK_OK ? "pinned" : czk_status_str(ps),
-             czk__now_s() - t);
-    }
+    /* the tier and lanes the daemon's plan picks (or --tier / --lanes), the copy, the device memory watch */
+    if (st == CZK_OK) st = czk__bench_dev_setup(be, key, false, &dopt, &mask, &lo, &dkey);
     if (st != CZK_OK) {
       fprintf(stderr, "czk bench post: key / backend: %s\n", czk_status_str(st));
       rc = 1;
@@ -219,13 +222,16 @@ int czk_bench_post(int argc, char **argv) {
       }
     }
     double t4 = czk__now_s(), t5 = t4, t6 = t4;
+    char note[160] = "";
     if (st == CZK_OK && be) {
       czk_groth16_job *job;
       czk_groth16_proof proof;
       czk_groth16_timings tim;
-      st = czk_groth16_prove_start(&job, be, key, dkey, &as, pool); /* consumes the assignment */
+      memset(&tim, 0, sizeof tim);
+      st = czk_groth16_prove_start_ex(&job, be, key, dkey, &as, pool, &lo); /* consumes the assignment */
       if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
       t5 = czk__now_s();
+      czk__bench_dev_note(note, sizeof note, be, &tim);
       tg[r] = tim.device;
       if (st == CZK_OK && (params || setup)) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
       t6 = czk__now_s();
@@ -244,6 +250,7 @@ int czk_bench_post(int argc, char **argv) {
            r ? "rep    " : "warm-up", 1e3 * tp[r], 1e3 * tc[r], 1e3 * ti[r], 1e3 * ts[r], 1e3 * tv[r], 1e3 * tg[r],
            1e3 * (t6 - t5), 1e3 * tt[r]);
     printf("          witness only %9.1f ms (czk_post_witness; w equals the evaluator's)\n", 1e3 * tw[r]);
+    if (be) printf("          prove: %s\n", note);
     fflush(stdout);
   }
   if (rc == 0) {

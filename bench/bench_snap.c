@@ -5,7 +5,10 @@
  *   inputs     the public inputs of every partition recomputed from the request
  *   synthesis  partition K's whole assignment (witness + a, b, c): the common part, then the challenges in parallel
  *              on the pool (czk_snap_evaluate), its public inputs compared with the recomputed ones
- *   prove      (--backend with --params DIR) the one prover with the real key, the proof verified
+ *   prove      (--backend with --params DIR) the one prover with the real key, the proof verified; the key's tier
+ *              (resident, partial, streamed) and lane shape are the daemon's plan's choice within --gpu-memory-limit
+ *              less --gpu-memory-reserve unless --tier / --lanes say (czk__bench_dev_*); each prove's bytes of bases
+ *              uploaded and the device memory peak are printed
  * and the memory of the synthesis: the peak resident memory over it (VmHWM after resetting it through
  * /proc/self/clear_refs, minus the RSS before) against what the daemon's snap kind reserves for a partition's
  * assignment (its shape's abc + witness bytes). Median of --reps after one warm-up; a failing stage stops the run
@@ -25,10 +28,13 @@
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench snap --sector-size S [--partition K] [--reps R] [--backend cpu|cuda|cuda:N --params DIR]\n"
+             "                      [--gpu-memory-limit S] [--gpu-memory-reserve S]\n"
+             "                      [--tier auto|resident|partial|streamed] [--lanes auto|full|compact|lean]\n"
              "  One SnapDeals partition stage by stage from a sparse update: parse and native check of every\n"
              "  partition proof, public inputs, synthesis of partition K (default: the last; witness + a/b/c, the\n"
              "  challenges in parallel) with its peak RSS against the snap kind's reservation, and with --backend the\n"
              "  prove against the v28 key in --params DIR (verified).\n");
+  czk__bench_dev_usage(f, false);
 }
 
 static double median(double *v, unsigned n) {
@@ -44,8 +50,13 @@ int czk_bench_snap(int argc, char **argv) {
   const char *size = NULL, *bname = NULL, *params = NULL;
   unsigned reps = 3;
   long part = -1;
+  czk__bench_dev_opts dopt;
+  czk__bench_dev_opts_init(&dopt);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    const int d = czk__bench_dev_opt(&dopt, argc, argv, &i, "snap", false); /* limit, reserve, tier, lanes */
+    if (d == 2) return 2;
+    if (d) continue;
     if (!v) return fprintf(stderr, "czk bench snap: %s needs a value\n", a), 2;
     if (strcmp(a, "--sector-size") == 0) size = v;
     else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
@@ -103,6 +114,8 @@ int czk_bench_snap(int argc, char **argv) {
   czk_groth16_dkey *dkey = NULL;
   czk_groth16_pk *pk = NULL;
   czk_r1cs *outline = NULL;
+  czk_groth16_lane_opts lo = {false, 0, false};
+  unsigned mask = CZK_GROTH16_Q_ALL;
   int rc = 0;
   if (bname) {
     char stem[200], path[4400];
@@ -113,12 +126,12 @@ int czk_bench_snap(int argc, char **argv) {
     if (st == CZK_OK) st = czk_snap_outline(info, &outline);
     if (st == CZK_OK) st = czk_groth16_pk_open(&pk, path);
     if (st == CZK_OK) st = czk_groth16_key_from_pk(&key, pk, outline, pool);
-    if (st == CZK_OK) st = czk_groth16_key_upload(&dkey, key, be);
+    if (st == CZK_OK) printf("  key %s loaded in %.2f s\n", path, czk__now_s() - t);
+    /* the tier and lanes the daemon's plan picks (or --tier / --lanes), the copy, the device memory watch */
+    if (st == CZK_OK) st = czk__bench_dev_setup(be, key, false, &dopt, &mask, &lo, &dkey);
     if (st != CZK_OK) {
       fprintf(stderr, "czk bench snap: key %s on %s: %s\n", path, bname, czk_status_str(st));
       rc = 1;
-    } else {
-      printf("  key %s loaded, resident on %s in %.2f s\n", path, czk_backend_name(be), czk__now_s() - t);
     }
   }
 
@@ -153,15 +166,18 @@ int czk_bench_snap(int argc, char **argv) {
       if (st == CZK_OK && memcmp(as.w.w + 1, pub[k], sizeof pub[k]) != 0) st = CZK_ERR_VERIFY_FAILED;
     }
     double t4 = czk__now_s(), t5 = t4;
+    char note[160] = "";
     uint64_t hwm = czk__bench_proc_bytes("VmHWM");
     pk_rss[r] = hwm > base ? (double)(hwm - base) : 0;
     if (st == CZK_OK && be) {
       czk_groth16_job *job;
       czk_groth16_proof proof;
       czk_groth16_timings tim;
-      st = czk_groth16_prove_start(&job, be, key, dkey, &as, pool); /* consumes the assignment */
+      memset(&tim, 0, sizeof tim);
+      st = czk_groth16_prove_start_ex(&job, be, key, dkey, &as, pool, &lo); /* consumes the assignment */
       if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
       t5 = czk__now_s();
+      czk__bench_dev_note(note, sizeof note, be, &tim);
       if (st == CZK_OK) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub[k], CZK_SNAP_PUBLIC_INPUTS);
     } else {
       czk_groth16_assignment_free(&as);
@@ -175,7 +191,7 @@ int czk_bench_snap(int argc, char **argv) {
     tp[r] = t1 - t0, tc[r] = t2 - t1, ti[r] = t3 - t2, ts[r] = t4 - t3, tv[r] = t5 - t4;
     printf("  %s parse %7.2f | check %8.1f | inputs %5.2f | synthesis %9.1f ms, peak RSS +%7.0f MiB%s", r ? "rep    " : "warm-up",
            1e3 * tp[r], 1e3 * tc[r], 1e3 * ti[r], 1e3 * ts[r], pk_rss[r] / (1 << 20), be ? "" : "\n");
-    if (be) printf(" | prove %8.1f ms, verified\n", 1e3 * tv[r]);
+    if (be) printf(" | prove %8.1f ms, verified (%s)\n", 1e3 * tv[r], note);
     fflush(stdout);
   }
   if (rc == 0) {

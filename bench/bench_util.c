@@ -7,6 +7,7 @@
 #include "czk/groth16.h"
 #include "czk/pool.h"
 #include "bench/bench.h"
+#include "core/clock.h"
 #include "core/units.h"
 
 #include <stdbool.h>
@@ -382,4 +383,74 @@ czk_status czk__bench_copy(czk_backend *be, czk_groth16_key *key, unsigned mask,
   }
   if (!mask) return CZK_OK;
   return czk_groth16_key_upload_partial(dkey, key, be, mask);
+}
+
+void czk__bench_dev_opts_init(czk__bench_dev_opts *o) {
+  o->limit = 0, o->reserve = UINT64_MAX, o->tier = NULL, o->lanes = NULL;
+}
+
+static bool one_of(const char *v, const char *const *names) {
+  for (; *names; names++)
+    if (strcmp(v, *names) == 0) return true;
+  return false;
+}
+
+int czk__bench_dev_opt(czk__bench_dev_opts *o, int argc, char **argv, int *i, const char *name, bool streamed) {
+  static const char *const tiers[] = {"auto", "resident", "partial", "streamed", NULL};
+  static const char *const shapes[] = {"auto", "full", "compact", "lean", NULL};
+  const char *a = argv[*i];
+  if (streamed && strcmp(a, "--streamed") == 0) {
+    o->tier = "streamed";
+    return 1;
+  }
+  const bool lim = strcmp(a, "--gpu-memory-limit") == 0, res = strcmp(a, "--gpu-memory-reserve") == 0;
+  const bool tier = strcmp(a, "--tier") == 0, lanes = strcmp(a, "--lanes") == 0;
+  if (!lim && !res && !tier && !lanes) return 0;
+  if (*i + 1 >= argc) return fprintf(stderr, "czk bench %s: %s needs a value\n", name, a), 2;
+  const char *v = argv[++*i];
+  if ((lim || res) && !czk__parse_size(v, lim ? &o->limit : &o->reserve))
+    return fprintf(stderr, "czk bench %s: %s: '%s' is not a size (e.g. 16GiB)\n", name, a, v), 2;
+  if (tier && !one_of(v, tiers))
+    return fprintf(stderr, "czk bench %s: --tier must be auto, resident, partial or streamed (got '%s')\n", name, v), 2;
+  if (lanes && !one_of(v, shapes))
+    return fprintf(stderr, "czk bench %s: --lanes must be auto, full, compact or lean (got '%s')\n", name, v), 2;
+  if (tier) o->tier = v;
+  if (lanes) o->lanes = v;
+  return 1;
+}
+
+void czk__bench_dev_usage(FILE *f, bool streamed) {
+  fprintf(f, "  --gpu-memory-limit S: use at most this much of the device (a smaller card emulated, e.g. 16GiB), less\n"
+             "  --gpu-memory-reserve S (default as the daemon's: 2GiB, at most 1/16 of the card or limit).\n"
+             "  --tier auto|resident|partial|streamed, --lanes auto|full|compact|lean: the key's device copy and the\n"
+             "  lane shape (auto, the default: the daemon's plan's choice within that memory). The plan's\n"
+             "  choice, each prove's bases uploaded and device memory peak (measured on the device) are printed;\n"
+             "  on the CPU these options change nothing.\n");
+  if (streamed) fprintf(f, "  --streamed is --tier streamed.\n");
+}
+
+czk_status czk__bench_dev_setup(czk_backend *be, czk_groth16_key *key, bool witness_only,
+                                const czk__bench_dev_opts *o, unsigned *mask, czk_groth16_lane_opts *lo,
+                                czk_groth16_dkey **dkey) {
+  *dkey = NULL;
+  double t = czk__now_s();
+  CZK_TRY(czk__bench_tier(be, key, witness_only, o->limit, o->reserve, 2, o->tier, o->lanes, mask, lo));
+  const bool host = czk_backend_host_memory(be);
+  if (host && o->tier && strcmp(o->tier, "streamed") == 0) *mask = 0; /* the host key in place, nothing copied */
+  if (!host) {
+    (void)czk_backend_mem_watch(be);
+    czk_backend_mem_peak_reset(be);
+  }
+  CZK_TRY(czk__bench_copy(be, key, *mask, dkey));
+  printf("  key on %s: %s, %.2f GiB copied (%.2f s), %s lanes\n", czk_backend_name(be),
+         *mask == CZK_GROTH16_Q_ALL ? "resident" : *mask ? "partial" : "streamed",
+         (double)czk_groth16_dkey_bytes(*dkey) / (1u << 30), czk__now_s() - t,
+         lo->lean ? "lean" : lo->compact ? "compact" : "full");
+  return CZK_OK;
+}
+
+const char *czk__bench_dev_note(char *buf, size_t n, czk_backend *be, const czk_groth16_timings *t) {
+  snprintf(buf, n, "uploaded %.2f GiB of bases; device memory in use, peak %.2f GiB",
+           (double)t->upload_bytes / (1u << 30), (double)czk_backend_mem_peak(be) / (1u << 30));
+  return buf;
 }

@@ -1,6 +1,8 @@
 /* bench_util.h: helpers shared by the `czk bench` benchmarks (bench_msm, bench_ntt, bench_gpuprove, bench_prove,
- * bench_field, bench_curve): clocks, a seeded splitmix64 generator, random Fr vectors and random distinct G1/G2
- * points, a sort comparator for medians, and the calibrated timing loop of the per-operation benchmarks.
+ * bench_field, bench_curve, bench_porep, bench_post, bench_snap): clocks, a seeded splitmix64 generator, random Fr
+ * vectors and random distinct G1/G2 points, a sort comparator for medians, the calibrated timing loop of the
+ * per-operation benchmarks, and the device memory options (limit, reserve, tier, lanes) of the proving benchmarks with
+ * the key's plan + copy.
  * Invariants: everything is deterministic for a given seed (the same seed gives the same values as the copies these
  * helpers replaced); nothing here asserts on time. Internal to the czk executable. */
 #ifndef CZK_CLI_BENCH_UTIL_H
@@ -9,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "czk/curve.h"
@@ -50,7 +53,42 @@ czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool wit
 /* Makes the copy of `mask` for a bench (pinning the host key first when something is streamed); *dkey NULL when
  * mask is 0. */
 typedef struct czk_groth16_dkey czk_groth16_dkey;
+typedef struct czk_groth16_timings czk_groth16_timings;
 czk_status czk__bench_copy(czk_backend *be, czk_groth16_key *key, unsigned mask, czk_groth16_dkey **dkey);
+
+/* The device-memory options of `czk bench porep|post|snap|gpuprove` (same meaning and defaults in each):
+ *   --gpu-memory-limit S    use at most S of the device (a smaller card emulated); 0 / absent: the whole device
+ *   --gpu-memory-reserve S  left to others, as the daemon's (default: 2GiB, at most 1/16 of the card or limit)
+ *   --tier auto|resident|partial|streamed   the key's device copy (auto: the daemon's plan picks)
+ *   --lanes auto|full|compact|lean          the lane shape (auto: the plan's)
+ *   --streamed              (where `streamed` is true) an alias of --tier streamed
+ * On a host-memory backend (the CPU) they are accepted and change nothing, except that a streamed tier proves from
+ * the host key in place (no copy). */
+typedef struct czk__bench_dev_opts {
+  uint64_t limit;    /* 0: the whole device */
+  uint64_t reserve;  /* UINT64_MAX: the daemon's default */
+  const char *tier;  /* NULL or "auto": the plan's */
+  const char *lanes; /* NULL or "auto": the plan's */
+} czk__bench_dev_opts;
+/* {0, UINT64_MAX, NULL, NULL}. */
+void czk__bench_dev_opts_init(czk__bench_dev_opts *o);
+/* One of the options above at argv[*i], for `czk bench <name>`: 0 when argv[*i] is none of them (nothing consumed);
+ * 1 when it was taken (*i advanced past its value); 2 after printing "czk bench <name>: ..." to stderr for a missing
+ * or bad value (not a size, an unknown tier or lane shape). `streamed`: whether --streamed is one of them. */
+int czk__bench_dev_opt(czk__bench_dev_opts *o, int argc, char **argv, int *i, const char *name, bool streamed);
+/* The usage lines of these options (for a bench's usage text), each indented by two spaces. */
+void czk__bench_dev_usage(FILE *f, bool streamed);
+
+/* A bench's key on its device as the options say: the plan's (or forced) tier and lane shape (czk__bench_tier with
+ * the daemon's 2 lanes, its line printed), the device memory watch started (czk_backend_mem_watch; the peak reset),
+ * the copy made (czk__bench_copy) and one line printed: tier, GiB copied, seconds, lane shape. Out: the copy
+ * (NULL: streamed) and the lane options to prove with (czk_groth16_prove_start_ex). On a failure *dkey is NULL. */
+czk_status czk__bench_dev_setup(czk_backend *be, czk_groth16_key *key, bool witness_only,
+                                const czk__bench_dev_opts *o, unsigned *mask, czk_groth16_lane_opts *lo,
+                                czk_groth16_dkey **dkey);
+/* "uploaded X GiB of bases; device memory in use, peak Y GiB": a prove's upload bytes (t->upload_bytes) and the
+ * device's memory peak so far (czk_backend_mem_peak; 0 on a host-memory backend), into buf. Returns buf. */
+const char *czk__bench_dev_note(char *buf, size_t n, czk_backend *be, const czk_groth16_timings *t);
 
 /* The fractions of zeros, ones and other values in w[0..n) (out[0..3)): what the 0/1-aware MSMs skip, sum, bucket. */
 

@@ -10,6 +10,8 @@
  *   setup/prove/verify : synthetic 2^4 circuit: keys, proof and public inputs written, `czk verify` prints OK; a
  *                        flipped proof byte, a changed public input, another witness's public inputs and a truncated
  *                        proof all exit 1.
+ *   bench dev options  : bench post|snap|gpuprove --gpu-memory-limit / --tier / --lanes accepted on the CPU (the
+ *                        prove runs), --streamed an alias; bad values exit 2 with a message;
  *   snap               : circuit-info 2 KiB, gen-vanilla snap files and request.json, bad arguments, verify refusals
  *   filecoin           : circuit-info counts (2 KiB Window, 32 GiB Winning), gen-vanilla files and request.json, bad
  *                        arguments, verify --request without a key or with a malformed request.
@@ -447,6 +449,46 @@ static void test_bench_backend(void) {
   }
 }
 
+/* czk bench post|snap|gpuprove --gpu-memory-limit / --gpu-memory-reserve / --tier / --lanes (issue 32 item 3; the
+ * same options as bench porep, bench/bench_util.c czk__bench_dev_*): on the CPU they are accepted and change nothing
+ * (the prove still runs and prints the key's line and the prove's upload bytes and device memory peak); --streamed
+ * stays an alias of --tier streamed; a bad size, tier or lane shape exits 2 with a message naming it. */
+static void test_bench_dev_opts(void) {
+  run_result r;
+  RUN(&r, NULL, "bench", "gpuprove", "--backend", "cpu", "--logs", "8", "--reps", "1", "--gpu-memory-limit", "1GiB",
+      "--tier", "auto", "--gpu-memory-reserve", "64MiB", "--lanes", "auto");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "key on cpu: resident, ") && strstr(r.out, "uploaded 0.00 GiB of bases") &&
+                strstr(r.out, "device memory in use, peak") && strstr(r.out, "2^8 on cpu: median total"),
+            "bench gpuprove --gpu-memory-limit 1GiB --tier auto: exit %d: %s%s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "bench", "gpuprove", "--backend", "cpu", "--logs", "8", "--reps", "1", "--streamed");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "key on cpu: streamed, 0.00 GiB copied"),
+            "bench gpuprove --streamed: exit %d: %s%s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "bench", "post", "--kind", "window-post", "--sector-size", "2KiB", "--reps", "1", "--backend", "cpu",
+      "--random-key", "--gpu-memory-limit", "1GiB", "--tier", "auto");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "key on cpu: resident, ") &&
+                strstr(r.out, "prove: uploaded 0.00 GiB of bases; device memory in use, peak"),
+            "bench post --gpu-memory-limit 1GiB --tier auto: exit %d: %s%s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "bench", "snap", "--sector-size", "2KiB", "--reps", "1", "--gpu-memory-limit", "1GiB", "--tier",
+      "auto");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "synthesis of one partition"),
+            "bench snap --gpu-memory-limit 1GiB: exit %d: %s%s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "bench", "post", "--kind", "window-post", "--sector-size", "2KiB", "--gpu-memory-limit", "abc");
+  expect_fail(&r, 2, "czk bench post: --gpu-memory-limit: 'abc' is not a size", "bench post --gpu-memory-limit abc");
+  RUN(&r, NULL, "bench", "snap", "--sector-size", "2KiB", "--tier", "bogus");
+  expect_fail(&r, 2, "czk bench snap: --tier must be auto, resident, partial or streamed (got 'bogus')",
+              "bench snap --tier bogus");
+  RUN(&r, NULL, "bench", "gpuprove", "--backend", "cpu", "--logs", "8", "--lanes", "wide");
+  expect_fail(&r, 2, "czk bench gpuprove: --lanes must be auto, full, compact or lean (got 'wide')",
+              "bench gpuprove --lanes wide");
+  RUN(&r, NULL, "bench", "gpuprove", "--backend", "cpu", "--logs", "8", "--gpu-memory-reserve", "-1");
+  expect_fail(&r, 2, "--gpu-memory-reserve: '-1' is not a size", "bench gpuprove --gpu-memory-reserve -1");
+  RUN(&r, NULL, "bench", "post", "--kind", "window-post", "--sector-size", "2KiB", "--tier");
+  expect_fail(&r, 2, "czk bench post: --tier needs a value", "bench post --tier (no value)");
+  RUN(&r, NULL, "bench", "gpuprove", "--help");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "--gpu-memory-limit S") && strstr(r.out, "--streamed is --tier streamed"),
+            "bench gpuprove --help: exit %d: %s", r.rc, r.out);
+}
+
 /* czk circuit-info / gen-vanilla / verify --request (Filecoin PoSt): the asserted counts, in text and JSON (the 32 GiB
  * Winning circuit included: counting synthesis, seconds); gen-vanilla writes Curio-sized vanilla proofs and a
  * request.json; the bad arguments and a missing key are refused with a reason. The daemon path is test_post_daemon. */
@@ -665,6 +707,7 @@ int main(int argc, char **argv) {
     test_sha256_tree();
     test_prove_verify();
     test_bench_backend();
+    test_bench_dev_opts();
     test_filecoin();
     test_snap();
   }
