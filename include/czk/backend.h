@@ -46,6 +46,7 @@ typedef struct czk_backend_props {
   uint64_t mem_total;   /* bytes of device memory (host RAM for the CPU; 0 = unknown) */
   uint64_t mem_free;    /* at the time of the call (0 = unknown) */
   unsigned units;       /* SMs / threads */
+  uint64_t mem_bandwidth; /* peak bytes/s of the device's memory (0 = unknown; the CPU backend reports 0) */
   bool host_memory;     /* device pointers are host pointers and every operation completes before it returns (the
                            CPU backend): callers may hand host arrays to operations directly, no staging or copies */
 } czk_backend_props;

@@ -38,6 +38,8 @@ CZK_API czk_status czk_cuda_device_count(int *count);
 CZK_API czk_status czk_cuda_set_device(int device);
 /* "NVIDIA H200, sm_90, 132 SMs, 139.8 GiB" into buf. */
 CZK_API czk_status czk_cuda_device_describe(int device, char *buf, size_t len);
+/* The device memory's peak bandwidth in bytes/s (memory clock x 2 x bus width, from the driver's attributes). */
+CZK_API czk_status czk_cuda_mem_bandwidth(int device, uint64_t *bytes_per_s);
 
 /* Streams (opaque cudaStream_t), device and pinned host memory, copies. */
 CZK_API czk_status czk_cuda_stream_create(void **stream);

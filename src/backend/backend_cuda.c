@@ -85,6 +85,7 @@ static czk_status cu_props(czk_backend *be, czk_backend_props *out) {
   TRYD(be, czk_cuda_mem_info(&f, &t, &sms));
   out->mem_total = t, out->mem_free = f, out->units = sms;
   out->host_memory = false;
+  if (czk_cuda_mem_bandwidth(c->dev, &out->mem_bandwidth) != CZK_OK) out->mem_bandwidth = 0;
   return CZK_OK;
 }
 static czk_status cu_alloc(czk_backend *be, void **p, size_t bytes) {

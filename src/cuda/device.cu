@@ -31,6 +31,14 @@ extern "C" czk_status czk_cuda_device_describe(int device, char *buf, size_t len
            (double)pr.totalGlobalMem / (1024.0 * 1024 * 1024), pr.l2CacheSize >> 20);
   return CZK_OK;
 }
+extern "C" czk_status czk_cuda_mem_bandwidth(int device, uint64_t *bytes_per_s) {
+  if (!bytes_per_s) return CZK_ERR_INVALID_ARG;
+  int khz = 0, bits = 0;
+  CZK_CU(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device));
+  CZK_CU(cudaDeviceGetAttribute(&bits, cudaDevAttrGlobalMemoryBusWidth, device));
+  *bytes_per_s = (uint64_t)khz * 1000u * 2u * (uint64_t)(bits / 8);
+  return CZK_OK;
+}
 extern "C" czk_status czk_cuda_stream_create(void **stream) {
   if (!stream) return CZK_ERR_INVALID_ARG;
   cudaStream_t s;

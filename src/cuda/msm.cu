@@ -484,15 +484,30 @@ static czk_status msm_pass(czk_cuda_msm *m, int group, const uint32_t *d_sc, siz
 /* The end of a series: reduction, window sums, and the host function that writes the sum to *out. */
 static czk_status msm_series_end(czk_cuda_msm *m, int group, void *out, int add, cudaStream_t st);
 
-/* The width of a series of `total` points (an estimate): that of one run of them, at most 2 bits over that of the
- * largest pass the scratch was reserved for (1 for G2), so that the plan holds; unreserved: over the chunk's. */
-static uint32_t series_c(const czk_cuda_msm *m, size_t total) {
+/* The width of a series of `total` points (an estimate) in passes of about `per` points: the one of least cost in
+ * additions, up to the widest the plan allows (2 bits, G2 1, over the width of the largest pass the scratch was
+ * reserved for; unreserved: the chunk's). Cost per window, in mixed additions (about 10 multiplications each):
+ * one per point, a full addition (~14) per bucket a pass leaves for a later pass to add to (at most one per point of
+ * the pass), and two per bucket to reduce them once at the end. A single pass of n points gets the width of a run of
+ * n points (czk_cuda_msm_window_bits); chunks get a narrower one when their buckets would be revisited too often. */
+static uint32_t series_c(const czk_cuda_msm *m, size_t total, size_t per) {
   const char *env = getenv("CZK_CUDA_MSM_WINDOW");
   if (env && *env) return czk_cuda_msm_window_bits(total);
   const size_t chunk = msm_max_chunk(), rt = m->s->res_top[m->group - 1];
   const size_t top = rt ? rt : total < chunk ? total : chunk;
-  uint32_t c = czk_cuda_msm_window_bits(total ? total : 1), cm = series_c_max(top ? top : 1, m->xyzz_size);
-  return c < cm ? c : cm;
+  if (!total) total = 1;
+  if (!per || per > total) per = total;
+  uint32_t best = czk_cuda_msm_window_bits(total), cm = series_c_max(top ? top : 1, m->xyzz_size);
+  if (best > cm) best = cm;
+  const double k = (double)((total + per - 1) / per);
+  double best_cost = 0;
+  for (uint32_t c = 4; c <= cm; c++) {
+    const double W = (double)((256 + c - 1) / c), nb = (double)(1u << (c - 1));
+    const double touched = nb < (double)per ? nb : (double)per;
+    const double cost = W * ((double)total + 1.4 * touched * (k - 1) + 2.8 * nb);
+    if (c == 4 || cost < best_cost) best = c, best_cost = cost;
+  }
+  return best;
 }
 
 /* The points of one full-digit pass at width c: at most the chunk, and, in a reserved scratch, what its pairs hold (a
@@ -552,7 +567,7 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
       /* the width from the others this run has, in the proportion of the series' points */
       if (!S->ser_c) { /* (at least 1/128 of the series: a first run with few others says little of the rest) */
         const size_t est = (size_t)((double)n_o * ((double)n_total / (double)n)) + 1;
-        S->ser_c = series_c(m, est > n_total / 128 ? est : n_total / 128);
+        S->ser_c = series_c(m, est > n_total / 128 ? est : n_total / 128, n_o > n / 128 ? n_o : n / 128);
       }
       const size_t po = pass_points(m, S->ser_c);
       for (size_t off = 0; off < n_o; off += po)
@@ -566,7 +581,7 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
     }
   }
   if (!done) {
-    if (!S->ser_c) S->ser_c = series_c(m, n_total);
+    if (!S->ser_c) S->ser_c = series_c(m, n_total, n < chunk ? n : chunk);
     const size_t pp = pass_points(m, S->ser_c);
     for (size_t off = 0; off < n; off += pp)
       CZK_TRY(msm_pass(m, group, d_sc + 8 * off, n - off < pp ? n - off : pp, off, NULL, NULL, 0, flags, st));
