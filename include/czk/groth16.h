@@ -266,13 +266,20 @@ CZK_API czk_status czk_groth16_lane_warm_ex(const czk_groth16_key *key, const cz
 /* Per-stage times of one proof (seconds), filled by finish: device-event spans on a device (they overlap: H and the
  * h MSM run on one stream, the witness MSMs on another; a streamed key reports all its MSMs in msm_h), wall times on
  * a host-memory backend. device: the proof's device-busy time, the union of its two streams' intervals (key
- * resident; a streamed key reports the longer stream, its copies leave gaps), 0 on a host-memory backend. */
+ * resident; a streamed key reports the longer stream), less upload_wait, 0 on a host-memory backend.
+ * upload_wait: the time the device waited for the streamed bases' copies (queries not resident on the device, copied
+ * chunk by chunk from pinned host memory): per chunk, from the moment its compute stream was ready for the chunk's
+ * MSM to the end of the chunk's copy (device events), counted where no stream of the proof was busy meanwhile (a
+ * compact lane's witness MSMs waiting beside H do not count); it lies inside the MSM spans (which include it) and not
+ * in device. 0 for a resident key and on a host-memory backend. */
 typedef struct czk_groth16_timings {
   double check, h, msm_h, msm_l, msm_a, msm_b_g1, msm_b_g2, finish;
   double device;
   double abc; /* witness-only mode on a device: unpacking w and the a/b/c mat-vec (device events), else 0 */
-  uint64_t upload_bytes; /* compact lane: bases (and index lists) copied from host memory for this proof */
+  uint64_t upload_bytes; /* streamed bases (and a compact lane's index lists) copied from host memory for this proof
+                            (a host-memory backend's compact lane counts its copies the same way) */
   bool compact;          /* proved in a compact lane (its MSM times are the one stream's spans, copies waited for) */
+  double upload_wait;    /* seconds the device waited for upload_bytes' copies (above) */
 } czk_groth16_timings;
 
 /* Phase 1 on backend `be` with key `key`, from its device copy `dkey` when given (must belong to `be`), else from the

@@ -74,6 +74,11 @@ czk_status czk__key_new(czk_groth16_key **out, const czk_groth16_vk *vk, czk_h_k
 /* Tests only: the next proofs use these r, s instead of fresh randomness (NULL: random again), so that proofs of one
  * witness by different lanes can be compared byte for byte. Never called by the library or the daemon. */
 void czk__groth16_test_fix_rs(const czk_fr *r, const czk_fr *s);
+/* The device's idle time in waits (czk_groth16_timings.upload_wait), over two streams: waits [w[2i], w[2i+1]] of stream
+ * ws[i] (0 or 1; an empty or reversed interval is no wait), stream i busy over span[i] = [from, to] (to <= from: none)
+ * except while it waits; returns the measure of the times at which some stream waits and no stream is busy (a wait
+ * beside the other stream's work does not count). Same unit as the inputs. */
+double czk__groth16_wait_idle(const double *w, const int *ws, size_t nw, const double span[2][2]);
 
 /* czk_groth16_params_write encoding the points on the pool (NULL = default). */
 czk_status czk__groth16_params_write(const char *path, const czk_groth16_vk *vk, const czk_groth16_pk_queries *q,

@@ -97,6 +97,13 @@ struct czk__lane {
   czk_fr *d_gather[2];               /* a chunk's gathered a / b scalars */
   uint32_t *d_idxc[2];               /* index lists copied to the device (a host key's) */
   uint64_t up_bytes;                 /* bytes copied from host memory by this proof */
+  /* the device's wait for streamed chunks (czk_groth16_timings.upload_wait): two timing events per chunk k of the lane
+   * (k = the chunk's partial sum: part1 index, cap1 + part2 index), [2k] recorded on the compute stream just before it
+   * waits for the chunk's copy, [2k + 1] on the copy stream after the copy; made with the lane where some query
+   * streams (not on a host-memory backend), NULL otherwise */
+  czk_backend_event **ev_up;
+  uint8_t *up_pipe;                  /* per chunk, this proof: 0 not streamed, else 1 + the compute stream (0 s_h, 1 s_w) */
+  size_t n_up;                       /* chunks covered: cap1 + cap2 */
   /* per proof */
   const czk__bases *bases;
   double t_check, t_h, t_msm[CZK__NQ];
@@ -127,6 +134,9 @@ static void lane_free(czk__lane *l) {
   czk_backend_mem_free(be, l->d_sb);
   czk_backend_host_free(be, l->h_stage);
   for (int i = 0; i < EV_COUNT; i++) czk_backend_event_free(be, l->ev[i]);
+  for (size_t i = 0; l->ev_up && i < 2 * l->n_up; i++) czk_backend_event_free(be, l->ev_up[i]);
+  free(l->ev_up);
+  free(l->up_pipe);
   for (int i = 0; i < 3; i++) czk_backend_stream_free(be, ss[i]);
   free(l->part1);
   free(l->part2);
@@ -195,6 +205,26 @@ size_t czk__lanes_count(czk__lanes *c) {
   return n;
 }
 
+/* The streamed chunks' timing events (ev_up), once per lane: 2 (cap1 + cap2) events, none on a host-memory backend
+ * (its copies are memcpy calls and its events trivially complete). */
+static czk_status lane_up_events(czk_backend *be, czk__lane *l) {
+  const size_t n = l->cap1 + l->cap2;
+  if (!n || czk_backend_host_memory(be)) return CZK_OK;
+  l->ev_up = calloc(2 * n, sizeof *l->ev_up);
+  l->up_pipe = calloc(n, 1);
+  l->n_up = n;
+  if (!l->ev_up || !l->up_pipe) return CZK_ERR_NOMEM;
+  for (size_t i = 0; i < 2 * n; i++) CZK_TRY(czk_backend_event_new(be, &l->ev_up[i]));
+  return CZK_OK;
+}
+/* Chunk k's timing event `which` (0: the compute stream is ready for it, marking it streamed by pipeline pipe in this
+ * proof; 1: its copy is done) recorded on s. */
+static czk_status up_event(czk_backend *be, czk__lane *l, size_t k, int which, czk_backend_stream *s, int pipe) {
+  if (!l->ev_up || k >= l->n_up) return CZK_OK;
+  if (which == 0) l->up_pipe[k] = (uint8_t)(1 + pipe);
+  return czk_backend_event_record(be, l->ev_up[2 * k + which], s);
+}
+
 static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases *b, size_t n, size_t nw,
                            czk__lane **out) {
   czk__lane *l = calloc(1, sizeof *l);
@@ -256,6 +286,7 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
     l->part1 = calloc(l->cap1 + 1, sizeof *l->part1);
     l->part2 = calloc(l->cap2 + 1, sizeof *l->part2);
     if (st == CZK_OK && (!l->part1 || !l->part2)) st = CZK_ERR_NOMEM;
+    if (st == CZK_OK) st = lane_up_events(be, l);
   }
   if (st != CZK_OK) {
     lane_free(l);
@@ -396,6 +427,7 @@ static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b
   l->part1 = calloc(g.cap1 + 1, sizeof *l->part1);
   l->part2 = calloc(g.cap2 + 1, sizeof *l->part2);
   if (st == CZK_OK && (!l->part1 || !l->part2)) st = CZK_ERR_NOMEM;
+  if (st == CZK_OK && (g.sl[0][0] || g.sl[0][1] || g.sl[1][0] || g.sl[1][1])) st = lane_up_events(be, l);
   if (st != CZK_OK) {
     lane_free(l);
     return st;
@@ -665,7 +697,11 @@ static czk_status launch_streamed(czk_backend *be, czk__lane *l, const czk__base
       if (k >= 2) CZK_TRY(czk_backend_stream_wait(be, l->s_c, ev_done));
       CZK_TRY(czk_backend_copy_htod(be, l->d_slot[slot], (const uint8_t *)b->q[q] + off * QSZ[q], len * QSZ[q],
                                     l->s_c));
+      l->up_bytes += len * QSZ[q];
       CZK_TRY(czk_backend_event_record(be, ev_copied, l->s_c));
+      const size_t ku = g2 ? l->cap1 + k : k; /* the chunk's timing events */
+      CZK_TRY(up_event(be, l, ku, 1, l->s_c, 1));
+      CZK_TRY(up_event(be, l, ku, 0, l->s_w, 1));
       CZK_TRY(czk_backend_stream_wait(be, l->s_w, ev_copied));
       void *out = g2 ? (void *)&l->part2[k] : (void *)&l->part1[k];
       CZK_TRY(czk_backend_msm_run(be, l->m[slot], out, sc[q] + off, len, l->s_w));
@@ -850,6 +886,7 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
                                      bytes, pp->sc);
         l->up_bytes += bytes;
         if (st == CZK_OK) st = czk_backend_event_record(be, ev_copied, pp->sc);
+        if (st == CZK_OK) st = up_event(be, l, (cn->q == CZK__Q_B2 ? l->cap1 : 0) + cn->part, 1, pp->sc, pp->p);
         pend[cn->slot] = true;
       }
       next++;
@@ -875,7 +912,8 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
     const unsigned ser = (c->off == 0 ? CZK_BACKEND_MSM_FIRST : 0u) | (c->off + c->len == nq ? CZK_BACKEND_MSM_LAST : 0u);
     if (st == CZK_OK && c->slot >= 0) {
       czk_backend_msm *m = l->ms[pp->p][c->slot];
-      st = czk_backend_stream_wait(be, pp->s, l->ev[pp->ev0 + 2 * c->slot]);
+      st = up_event(be, l, (c->q == CZK__Q_B2 ? l->cap1 : 0) + c->part, 0, pp->s, pp->p); /* the device is ready */
+      if (st == CZK_OK) st = czk_backend_stream_wait(be, pp->s, l->ev[pp->ev0 + 2 * c->slot]);
       czk_backend_msm_set_dense(be, m, dense);
       if (st == CZK_OK) st = czk_backend_msm_run_series(be, m, out, 0, sc, c->len, ser, nq, pp->s);
       if (st == CZK_OK) st = czk_backend_event_record(be, l->ev[pp->ev0 + 2 * c->slot + 1], pp->s);
@@ -907,6 +945,7 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
   /* each query's sum lands in its first chunk's part; the others stay infinity */
   memset(l->part1, 0, (l->cap1 + 1) * sizeof *l->part1);
   memset(l->part2, 0, (l->cap2 + 1) * sizeof *l->part2);
+  if (l->up_pipe) memset(l->up_pipe, 0, l->n_up);
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_START], l->s_h));
   const bool wo = !as->a;
   const czk_backend_compiled *dcc = as->dcc;
@@ -991,6 +1030,8 @@ static czk_status launch(czk_groth16_job *job, czk__lane *l, const czk__bases *b
   const size_t n = as->n_domain, nw = l->nw, ni = k->n_inputs;
   double t0 = czk__now_s();
   czk_fr *da, *db, *dc, *dw;
+  l->up_bytes = 0;
+  if (l->up_pipe) memset(l->up_pipe, 0, l->n_up);
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_START], l->s_h));
   CZK_TRY(czk_backend_event_record(be, l->ev[EV_W0], l->s_w));
   stage_ctx x = {as->a, as->b, as->c, NULL, NULL, NULL, as->n_rows, 0};
@@ -1163,6 +1204,58 @@ static double union_len(double a0, double a1, double b0, double b1) {
   return (a1 > b1 ? a1 : b1) - (a0 < b0 ? a0 : b0);
 }
 
+/* The time in which some stream waited while no stream was busy (groth16_internal.h). The elementary intervals between
+ * all the waits' and spans' ends are classified one by one: O(n^2) for n waits (a few hundred at most, once per
+ * proof). */
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+double czk__groth16_wait_idle(const double *w, const int *ws, size_t nw, const double span[2][2]) {
+  double *x = malloc((2 * nw + 4) * sizeof *x), total = 0;
+  if (!x) return 0;
+  size_t nx = 0;
+  for (size_t i = 0; i < nw; i++)
+    if (w[2 * i + 1] > w[2 * i]) x[nx++] = w[2 * i], x[nx++] = w[2 * i + 1];
+  for (int i = 0; i < 2; i++) x[nx++] = span[i][0], x[nx++] = span[i][1];
+  qsort(x, nx, sizeof *x, cmp_double);
+  for (size_t j = 0; j + 1 < nx; j++) {
+    if (x[j + 1] <= x[j]) continue;
+    const double mid = 0.5 * (x[j] + x[j + 1]);
+    bool waiting[2] = {false, false}, busy = false;
+    for (size_t i = 0; i < nw; i++)
+      if (mid > w[2 * i] && mid < w[2 * i + 1] && ws[i] >= 0 && ws[i] < 2) waiting[ws[i]] = true;
+    for (int i = 0; i < 2; i++) busy |= !waiting[i] && mid > span[i][0] && mid < span[i][1];
+    if ((waiting[0] || waiting[1]) && !busy) total += x[j + 1] - x[j];
+  }
+  free(x);
+  return total;
+}
+
+/* The device's wait for this proof's streamed chunks, in seconds: per chunk, from its compute stream's ready event to
+ * its copy's done event (ev_up), where no stream of the proof was busy (czk__groth16_wait_idle). Stream i (0: s_h,
+ * 1: s_w) is busy over span[i] = [from, to] (seconds from EV_START, which precedes every event of the proof on every
+ * stream, so that no elapsed time is negative; to <= from: none) except while it waits. */
+static double upload_wait(czk_backend *be, const czk__lane *l, const double span[2][2]) {
+  size_t nc = 0;
+  for (size_t k = 0; l->up_pipe && k < l->n_up; k++) nc += l->up_pipe[k] != 0;
+  if (!nc) return 0;
+  double *w = malloc(2 * nc * sizeof *w), total = 0;
+  int *ws = malloc(nc * sizeof *ws);
+  if (w && ws) {
+    size_t nw = 0;
+    czk_backend_event *t0 = l->ev[EV_START];
+    for (size_t k = 0; k < l->n_up; k++) {
+      if (!l->up_pipe[k]) continue;
+      w[2 * nw] = ms_between(be, t0, l->ev_up[2 * k]), w[2 * nw + 1] = ms_between(be, t0, l->ev_up[2 * k + 1]);
+      ws[nw++] = l->up_pipe[k] - 1; /* a copy done before its stream was ready is no wait (an empty interval) */
+    }
+    total = czk__groth16_wait_idle(w, ws, nw, span);
+  }
+  free(w), free(ws);
+  return total;
+}
+
 /* Wait for the device and take the five sums and the stage times. */
 static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a, czk_g1 *b1, czk_g2 *b2) {
   czk_backend *be = job->be;
@@ -1205,6 +1298,13 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
     else /* s_h over [ABC, MH], s_w over [WUP, MB2] (WUP precedes ABC) */
       job->t.device = union_len(0, ms_between(be, abc, l->ev[EV_MH]), -ms_between(be, l->ev[EV_WUP], abc),
                                 ms_between(be, abc, l->ev[EV_MB2]));
+    /* the streamed chunks' waits within those spans: the device was not busy then */
+    czk_backend_event *t0 = l->ev[EV_START];
+    const double sp[2][2] = {{ms_between(be, t0, abc), ms_between(be, t0, l->ev[l->lean ? EV_MB2 : EV_MH])},
+                             {l->lean ? 0 : ms_between(be, t0, l->ev[EV_WUP]),
+                              l->lean ? 0 : ms_between(be, t0, l->ev[EV_MB2])}};
+    job->t.upload_wait = upload_wait(be, l, sp);
+    job->t.device = job->t.device > job->t.upload_wait ? job->t.device - job->t.upload_wait : 0;
     job->t.device += job->t.abc;
     return CZK_OK;
   }
@@ -1220,9 +1320,16 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
     }
     czk_g2_set_infinity(b2);
     for (size_t i = 0; i < l->cap2; i++) czk_g2_add(b2, b2, &l->part2[i]);
+    job->t.upload_bytes = l->up_bytes;
     job->t.h = ms_between(be, l->ev[EV_ABC], l->ev[EV_H]);
     job->t.msm_h = ms_between(be, l->ev[EV_WUP], l->ev[EV_MB2]); /* streamed: all MSMs in one span */
     job->t.device = job->t.h > job->t.msm_h ? job->t.h : job->t.msm_h;
+    /* the copies' waits on s_w (over [WUP, MB2]) while s_h (H, over [ABC, H]) was not busy either */
+    czk_backend_event *t0 = l->ev[EV_START];
+    const double sp[2][2] = {{ms_between(be, t0, l->ev[EV_ABC]), ms_between(be, t0, l->ev[EV_H])},
+                             {ms_between(be, t0, l->ev[EV_WUP]), ms_between(be, t0, l->ev[EV_MB2])}};
+    job->t.upload_wait = upload_wait(be, l, sp);
+    job->t.device = job->t.device > job->t.upload_wait ? job->t.device - job->t.upload_wait : 0;
     return CZK_OK;
   }
   *h = l->r1[0], *l1 = l->r1[1], *a = l->r1[2], *b1 = l->r1[3], *b2 = l->r2;

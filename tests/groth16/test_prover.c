@@ -4,7 +4,8 @@
  * witness is refused before any MSM and the backend still proves after; an aborted job returns its lane; an
  * assignment of another size is refused; the device-busy time of a resident proof lies between its longer stream and
  * the sum of both; device copies and keys free cleanly (ASan); the synthesis stage's witness packing
- * (czk_groth16_assignment_pack). */
+ * (czk_groth16_assignment_pack). The device's wait for streamed bases (czk_groth16_timings.upload_wait): 0 on the CPU
+ * and for a resident key, within the MSM spans where queries stream (with upload_bytes > 0). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +36,19 @@ static czk_status prove_on(czk_backend *be, const czk_groth16_key *key, const cz
   czk_status st = czk_groth16_prove_finish(job, p, &t);
   if (st == CZK_OK && czk_backend_host_memory(be)) {
     CHECK(t.device == 0);
+    CHECK(t.upload_wait == 0 && t.upload_bytes == 0); /* host lanes: operands in place, nothing copied */
   } else if (st == CZK_OK && dk) {
     /* resident: the device-busy time covers either stream's span and is at most the two together */
     double sh = t.h + t.msm_h, sw = t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2;
     CHECK_MSG(t.device + 1e-4 >= (sh > sw ? sh : sw) && t.device <= sh + sw + 1e-3,
               "device %.6f h-stream %.6f w-stream %.6f", t.device, sh, sw);
+    CHECK(t.upload_wait == 0 && t.upload_bytes == 0); /* nothing streamed */
+  } else if (st == CZK_OK) {
+    /* streamed (the host key through slots): every query's bases uploaded; the device's wait for them lies in the MSMs'
+     * one span (msm_h) */
+    CHECK(t.upload_bytes > 0);
+    CHECK_MSG(t.upload_wait >= 0 && t.upload_wait <= t.msm_h + 1e-4, "streamed: upload wait %.6f s, MSMs %.6f s",
+              t.upload_wait, t.msm_h);
   }
   return st;
 }
@@ -228,6 +237,14 @@ static void test_compact(czk_backend *be, unsigned k) {
       /* streamed queries were copied (a device; the CPU's copies are counted the same way) */
       if (masks[mi] != CZK_GROTH16_Q_ALL) CHECK(t.upload_bytes > 0);
       else CHECK(t.upload_bytes == 0);
+      /* the device's wait for them: none on the CPU or when nothing streams, else within the MSM spans (which
+       * include it) and apart from the device-busy time */
+      const double msms = t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2;
+      if (czk_backend_host_memory(be) || masks[mi] == CZK_GROTH16_Q_ALL) CHECK(t.upload_wait == 0);
+      else
+        CHECK_MSG(t.upload_wait >= 0 && t.upload_wait <= msms + 1e-4 && t.device >= 0,
+                  "%s compact%s mask 0x%x chunk 2^%u: upload wait %.6f s, MSM spans %.6f s, device %.6f s",
+                  czk_backend_name(be), lean ? " lean" : "", masks[mi], o.chunk_log, t.upload_wait, msms, t.device);
     }
     /* not satisfied: refused before any MSM */
     unsigned long before = czk_groth16_msm_launches();
@@ -342,6 +359,28 @@ static void test_assignment_pack(void) {
   }
 }
 
+/* The device's idle time in streamed copies' waits (czk__groth16_wait_idle, upload_wait's arithmetic): a wait counts
+ * only where no stream of the proof is busy. */
+static void test_wait_idle(void) {
+  { /* one stream (a lean lane): its waits, whole */
+    const double w[] = {2, 3, 5, 7}, sp[2][2] = {{0, 10}, {0, 0}};
+    const int ws[] = {0, 0};
+    CHECK(czk__groth16_wait_idle(w, ws, 2, sp) == 3.0);
+  }
+  { /* two streams: a wait beside the other's work is no idle time; both waiting, or the other done, is */
+    const double w[] = {2, 4, 10.5, 11, 3, 5, 6, 8}, sp[2][2] = {{0, 10}, {1, 12}};
+    const int ws[] = {1, 1, 0, 0};
+    CHECK_MSG(czk__groth16_wait_idle(w, ws, 4, sp) == 1.5, "two streams: %.6f, want 1.5 ([3,4] both, [10.5,11])",
+              czk__groth16_wait_idle(w, ws, 4, sp));
+  }
+  { /* a copy done before its stream was ready, a gap between spans, no waits at all */
+    const double w[] = {5, 4}, sp[2][2] = {{0, 1}, {3, 6}};
+    const int ws[] = {1};
+    CHECK(czk__groth16_wait_idle(w, ws, 1, sp) == 0);
+    CHECK(czk__groth16_wait_idle(w, ws, 0, sp) == 0);
+  }
+}
+
 int main(int argc, char **argv) {
   bool gpu_mode = argc > 1 && strcmp(argv[1], "gpu") == 0;
   int pid = (int)getpid();
@@ -352,6 +391,7 @@ int main(int argc, char **argv) {
   const char *ex[] = {gpu_mode ? "cpu" : "cuda"};
   CHECK(czk_backend_enumerate(&list, &n, ex, 1) == CZK_OK);
   if (!gpu_mode) test_assignment_pack();
+  if (!gpu_mode) test_wait_idle();
   if (n == 0) {
     fprintf(stderr, "test_prover %s: no backend, skipping\n", gpu_mode ? "gpu" : "cpu");
     free(list);
