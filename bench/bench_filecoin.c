@@ -21,8 +21,8 @@
  * equal the partitions proved. Anything else is a failure; the exit code is 1 when there was any.
  *
  * Output: per kind the client latency (min/p50/p95/max/mean) and throughput; the daemon's stage breakdown per kind
- * (deltas of czk_stage_seconds over the run: parse, native checks, witness + a/b/c, prover check, H, each MSM, finish,
- * verify; plus the queue/synthesis/prove means of AwaitProof); per device busy % and idle causes; the spawned
+ * (deltas of czk_stage_seconds over the run: parse, native checks, witness + a/b/c, prover check, H, each MSM, the
+ * device's wait for streamed key queries, finish, verify; the bytes those uploaded per partition; plus the queue/synthesis/prove means of AwaitProof); per device busy % and idle causes; the spawned
  * daemon's peak RSS during the run against the budget's reservations; the keys and their tiers. Never asserts on
  * time. */
 #include <errno.h>
@@ -444,7 +444,7 @@ static void print_stages(const fc_input *in, const char *ma, const char *mb, con
       "parse (decode)",       "native checks + inputs", "witness",   "a/b/c",
       "witness + a/b/c",      "prover check",           "H (NTTs)",  "MSM h",
       "MSM l",                "MSM a",                  "MSM b_g1",  "MSM b_g2",
-      "finish",               "verify"};
+      "upload wait (streamed)", "finish",               "verify"};
   printf("\n%-30s %8s %12s %11s   %s\n", "STAGES (daemon)", "COUNT", "MEAN (ms)", "TOTAL (s)", in->engine_kind);
   unsigned rows = 0;
   for (int s = 0; s < CZK_STAGE_COUNT; s++) {
@@ -454,6 +454,13 @@ static void print_stages(const fc_input *in, const char *ma, const char *mb, con
     printf("%-30s %8.0f %12.2f %11.3f\n", label[s], c, 1e3 * t / c, t);
     rows++;
   }
+  /* the streamed key queries' bytes uploaded by the proves (their wait is the stage "upload wait" above) */
+  const char *kw[] = {"kind", in->engine_kind, NULL};
+  const double parts = metric(mb, "czk_partitions_proved_total", kw) - metric(ma, "czk_partitions_proved_total", kw);
+  const double up = metric(mb, "czk_prove_upload_bytes_total", kw) - metric(ma, "czk_prove_upload_bytes_total", kw);
+  if (parts >= 0.5 && up > 0)
+    printf("%-30s %8.0f   %.1f MiB per partition, %.2f GiB in all\n", "upload bytes (streamed)", parts,
+           up / parts / 1048576.0, up / 1073741824.0);
   if (!rows) printf("(no proof of this kind was produced in the run)\n");
   double q = 0, sy = 0, g = 0, tot = 0;
   size_t m = 0;

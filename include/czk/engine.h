@@ -112,12 +112,17 @@ typedef struct czk_engine_device_desc {
 
 /* Timings a kind reports from prove_start/prove_finish (all optional, ns). kernel_ns is the device's kernel-busy time
  * for this partition measured from device events; a CPU or fake backend reports the prove compute time. When a kind
- * leaves kernel_ns 0 the engine uses the wall time of prove_start + prove_finish. */
+ * leaves kernel_ns 0 the engine uses the wall time of prove_start + prove_finish. upload_ns is the time the device
+ * waited for this partition's host->device transfers (czk_groth16_timings.upload_wait), not part of kernel_ns: the
+ * device counts it as idle, cause transfer (occupied without kernels), and the trace draws it as a span
+ * "idle transfer" on the device's idle lane just before the prove's "kernel busy" span (an "upload" sub-span on the
+ * partition's lane). upload_bytes: the bytes those transfers moved (summed per kind, czk_engine_kind_status). */
 typedef struct czk_engine_prove_report {
   uint64_t kernel_ns;   /* device kernel-busy time */
-  uint64_t upload_ns;   /* host->device transfers not overlapped with kernels */
+  uint64_t upload_ns;   /* the device waited for host->device transfers (not overlapped with kernels) */
   uint64_t ntt_ns;      /* NTT / H computation */
   uint64_t msm_ns;      /* MSMs */
+  uint64_t upload_bytes; /* bytes copied host->device for this partition during the prove (streamed key queries) */
 } czk_engine_prove_report;
 
 /* ---- circuit kinds ------------------------------------------------------------------------------------------------ */
@@ -125,9 +130,10 @@ typedef struct czk_engine_prove_report {
  * (czk_engine_kind_status.stage_ns / stage_count, /metrics czk_stage_seconds). parse and check are per job (the input
  * decoded; the native checks and public inputs recomputed), the rest per partition: witness and a/b/c separately when
  * the kind evaluates a/b/c over recorded matrices, witness_abc when it evaluates the circuit straight into both;
- * prove_check (the prover's size / satisfaction check), h (the NTTs of H), one MSM each, finish (waiting for the
- * device, combining with r, s) and verify (the self-verification, timed by the engine). Device stages are spans of
- * device events and overlap (czk_groth16_timings). */
+ * prove_check (the prover's size / satisfaction check), h (the NTTs of H), one MSM each, upload_wait (the device
+ * waited for streamed key queries' copies, inside the MSM spans; reported by the partitions that waited), finish
+ * (waiting for the device, combining with r, s) and verify (the self-verification, timed by the engine). Device
+ * stages are spans of device events and overlap (czk_groth16_timings). */
 typedef enum czk_stage {
   CZK_STAGE_PARSE = 0,
   CZK_STAGE_CHECK,
@@ -141,12 +147,13 @@ typedef enum czk_stage {
   CZK_STAGE_MSM_A,
   CZK_STAGE_MSM_B_G1,
   CZK_STAGE_MSM_B_G2,
+  CZK_STAGE_UPLOAD_WAIT,
   CZK_STAGE_FINISH,
   CZK_STAGE_VERIFY,
   CZK_STAGE_COUNT
 } czk_stage;
 /* "parse", "check", "witness", "abc", "witness_abc", "prove_check", "h", "msm_h", "msm_l", "msm_a", "msm_b_g1",
- * "msm_b_g2", "finish", "verify". */
+ * "msm_b_g2", "upload_wait", "finish", "verify". */
 CZK_API const char *czk_stage_str(czk_stage s);
 
 typedef enum czk_verify_mode {
@@ -407,6 +414,7 @@ typedef struct czk_engine_kind_status {
   /* per stage (czk_stage): the summed time and the number of times it was measured (partitions proved, or jobs for
    * the per-job stages) */
   uint64_t stage_ns[CZK_STAGE_COUNT], stage_count[CZK_STAGE_COUNT];
+  uint64_t upload_bytes; /* bytes copied host->device during the proves of the partitions proved (prove reports) */
 } czk_engine_kind_status;
 
 /* The device tier a plan gives a key (a pure function; the key cache's choice, also used by the benchmarks): the parts of its copy (0: none,

@@ -397,6 +397,13 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
     label_val(sb, st->kinds[i].name);
     czk__sb_printf(sb, "\"} %llu\n", (unsigned long long)st->kinds[i].partitions_proved);
   }
+  help_type(sb, "czk_prove_upload_bytes_total", "counter",
+            "Bytes copied host to device during the proves of the partitions proved (streamed key queries), by kind.");
+  for (uint32_t i = 0; i < st->nkinds; i++) {
+    czk__sb_puts(sb, "czk_prove_upload_bytes_total{kind=\"");
+    label_val(sb, st->kinds[i].name);
+    czk__sb_printf(sb, "\"} %llu\n", (unsigned long long)st->kinds[i].upload_bytes);
+  }
   help_type(sb, "czk_stage_seconds", "summary",
             "Time of each stage of a proof, by kind (parse and check per job, the rest per partition proved).");
   for (uint32_t i = 0; i < st->nkinds; i++)

@@ -888,14 +888,20 @@ static void *prove_main(void *arg) {
     uint64_t kernel = r1.kernel_ns + r2.kernel_ns;
     if (!kernel) kernel = t2 - t0;
     p->kernel_ns = kernel;
+    p->upload_bytes = r1.upload_bytes + r2.upload_bytes;
     czk__device_leave(e, d, t0, st == CZK_OK ? kernel : 0);
     czk__span(e, "prove_finish", TRACK_PID_DEVICE0 + d->ordinal, w->index, t1, t2, j->id, (int32_t)p->index);
-    /* the device's kernel-busy lane: the reported kernel time (device events), ending when the proof was collected */
-    if (st == CZK_OK)
-      czk__span(e, "kernel busy", TRACK_PID_DEVICE0 + d->ordinal, KERNEL_LANE_TID, t2 - (kernel < t2 - t0 ? kernel : t2 - t0),
-                t2, j->id, (int32_t)p->index);
-    /* sub-spans reported by the kind, laid out in order from the prove start */
     uint64_t up = r1.upload_ns + r2.upload_ns, ntt = r1.ntt_ns + r2.ntt_ns, msm = r1.msm_ns + r2.msm_ns, c = t0;
+    /* the device's kernel-busy lane: the reported kernel time (device events), ending when the proof was collected */
+    if (st == CZK_OK) {
+      const uint64_t kb = t2 - (kernel < t2 - t0 ? kernel : t2 - t0);
+      czk__span(e, "kernel busy", TRACK_PID_DEVICE0 + d->ordinal, KERNEL_LANE_TID, kb, t2, j->id, (int32_t)p->index);
+      /* the device's wait for this prove's transfers (not in its kernel time: the status counts it as idle, cause
+       * transfer), drawn just before its kernel-busy span */
+      if (up) czk__idle_span(e, d->ordinal, CZK_IDLE_TRANSFER, kb - (up < kb - t0 ? up : kb - t0), kb, j->id,
+                             (int32_t)p->index);
+    }
+    /* sub-spans reported by the kind, laid out in order from the prove start */
     if (up) czk__span(e, "upload", TRACK_PID_PARTS, ptid, c, c + up, j->id, (int32_t)p->index), c += up;
     if (ntt) czk__span(e, "NTT/H", TRACK_PID_PARTS, ptid, c, c + ntt, j->id, (int32_t)p->index), c += ntt;
     if (msm) czk__span(e, "MSMs", TRACK_PID_PARTS, ptid, c, c + msm, j->id, (int32_t)p->index), c += msm;
@@ -958,6 +964,7 @@ static void *fin_main(void *arg) {
         k->proved++;
         for (int sx = 0; sx < CZK_STAGE_COUNT; sx++)
           if (stage[sx]) k->stage_ns[sx] += stage[sx], k->stage_count[sx]++;
+        k->upload_bytes += p->upload_bytes;
         pthread_mutex_unlock(&e->mu);
       }
       part_end(e, p);

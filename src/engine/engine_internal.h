@@ -52,6 +52,7 @@ typedef struct epart {
   struct epart *next; /* channel / finalizer list link */
   uint64_t t_enq, t_wait0, t_dispatch, t_gpu_enq, t_fin_enq;
   uint64_t synth_ns, kernel_ns, key_load_ns, verify_ns;
+  uint64_t upload_bytes; /* the prove's host->device bytes (its report), summed per kind when it is proved */
   bool urgent_slot; /* dispatched on the urgent lane's synthesis slot */
 } epart;
 
@@ -69,6 +70,7 @@ typedef struct ekind {
   double lat_sum[CZK_PRIORITY_COUNT];
   uint64_t lat_count[CZK_PRIORITY_COUNT];
   uint64_t stage_ns[CZK_STAGE_COUNT], stage_count[CZK_STAGE_COUNT]; /* sums of the kind's stage times (e->mu) */
+  uint64_t upload_bytes; /* summed prove reports' upload_bytes of the partitions proved (e->mu) */
   /* the key's real host bytes, learned from its last load (kc_mu; 0 = never loaded): later loads reserve this, not
    * the kind's upper bound k.key_bytes */
   uint64_t key_bytes_seen;
@@ -319,6 +321,10 @@ void czk__span(czk_engine *e, const char *name, uint32_t pid, uint32_t tid, uint
                int32_t part);
 void czk__worker_set(eworker *w, czk_worker_state st, uint64_t job, uint32_t part, const char *kind);
 void czk__device_enter(czk_engine *e, edevice *d);
+/* The trace span "idle <cause>" (category idle) of [t0, t1) on the device's idle lane, when it lasts 1 ms or more
+ * (job 0, part -1: no partition's). */
+void czk__idle_span(czk_engine *e, uint32_t ordinal, czk_idle_cause c, uint64_t t0, uint64_t t1, uint64_t job,
+                    int32_t part);
 /* Adds the part of [s, t) not yet covered by d's recent kernel intervals to d->kernel_ns (d->mu held; tests call it on
  * a bare edevice). */
 void czk__device_kernel_credit(edevice *d, uint64_t s, uint64_t t);

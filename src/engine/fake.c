@@ -440,8 +440,11 @@ static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev,
   p->tag = s->tag;
   p->part = s->part;
   p->j = s->j;
-  rep->kernel_ns = dur;
-  rep->msm_ns = dur;
+  const uint64_t up = s->j.upload_us < s->j.prove_us ? (uint64_t)s->j.upload_us * 1000 : dur;
+  rep->kernel_ns = dur - up;
+  rep->upload_ns = up;
+  rep->upload_bytes = up;
+  rep->msm_ns = dur - up;
   atomic_fetch_add(&f->live_pending, 1);
   *pending = p;
   return CZK_OK;

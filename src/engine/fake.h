@@ -4,7 +4,8 @@
  * stage of one partition) or self-cancellation (the kind cancels its own job from inside one stage's callback).
  * Proving emulates a device with a timeline per device ordinal: a prove launched at t runs on the device from
  * max(t, device free) for prove_us and prove_finish sleeps until it ends (like waiting on a CUDA event), so two workers
- * of one device overlap host work with device work exactly as real streams would; kernel_ns = prove_us. Synthesis
+ * of one device overlap host work with device work exactly as real streams would; kernel_ns = prove_us - upload_us
+ * (upload_ns = upload_us: the device waited that long for transfers; upload_bytes = 1000 * upload_us). Synthesis
  * takes synth_us of wall time on its thread, compensating the previous sleep's timer overshoot on that thread, so that
  * pipeline tests measure the engine's overhead and not the OS timer's on a loaded machine.
  * The proof of (tag, partition) is a deterministic byte string (czk__fake_expected_proof). Counters track every object
@@ -40,7 +41,7 @@ typedef struct czk_fake_job {
   int32_t fail_stage, fail_part;     /* fault injection (czk_fake_stage) */
   int32_t cancel_stage, cancel_part; /* self-cancel at that stage of that partition */
   uint32_t gate;                     /* 1: synthesis waits until czk__fake_open_gate */
-  uint32_t pad;
+  uint32_t upload_us; /* of prove_us, the device's wait for transfers: upload_ns (upload_us * 1000 bytes), not kernel */
   uint64_t tag; /* < czk_fake.max_tags when self-cancel is used */
 } czk_fake_job;
 

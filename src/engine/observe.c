@@ -11,7 +11,9 @@
  * busy or queued -> STARVED, otherwise NO_WORK. Each idle interval of 1 ms or more that ends is also a trace span
  * "idle <cause>" (category "idle") on the device's IDLE_LANE_TID lane. Interval arithmetic reads the clock under the lock that guards the interval's start (d->mu, w->mu): a time
  * taken before the lock may precede a start another thread set meanwhile, and the difference would wrap.
- * Occupied time that is not kernel time is reported as TRANSFER. Sum over causes + occupied = wall time. */
+ * Occupied time that is not kernel time is reported as TRANSFER. Sum over causes + occupied = wall time. A prove's
+ * own wait for its transfers (czk_engine_prove_report.upload_ns: not in its kernel time, so counted there) is also a
+ * trace span "idle transfer" on that lane, drawn just before the prove's "kernel busy" span (engine.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,12 +51,13 @@ czk_idle_cause czk__idle_cause_now(czk_engine *e) {
 }
 
 /* The trace span of an idle interval that ended (emitted after d->mu is released; names are literals). */
-static void idle_span(czk_engine *e, uint32_t ordinal, czk_idle_cause c, uint64_t t0, uint64_t t1) {
+void czk__idle_span(czk_engine *e, uint32_t ordinal, czk_idle_cause c, uint64_t t0, uint64_t t1, uint64_t job,
+                    int32_t part) {
   static const char *const names[CZK_IDLE_COUNT] = {"idle starved", "idle budget", "idle transfer", "idle lock",
                                                     "idle no_work", "idle key_load"};
   if (t1 - t0 < CZK_NS_PER_MS || (unsigned)c >= CZK_IDLE_COUNT || !czk_trace_enabled(e->trace)) return;
   czk_trace_span s = {.name = names[c], .cat = "idle", .pid = TRACK_PID_DEVICE0 + ordinal, .tid = IDLE_LANE_TID,
-                      .t0_ns = t0, .t1_ns = t1, .part = -1};
+                      .t0_ns = t0, .t1_ns = t1, .job = job, .part = part};
   czk_trace_add(e->trace, &s);
 }
 
@@ -69,7 +72,7 @@ void czk__device_enter(czk_engine *e, edevice *d) {
     d->t_mark = now;
   }
   pthread_mutex_unlock(&d->mu);
-  if (t1) idle_span(e, d->ordinal, c, t0, t1);
+  if (t1) czk__idle_span(e, d->ordinal, c, t0, t1, 0, -1);
 }
 
 /* Credits [s, t) to d->kernel_ns as far as it is not already covered by the recent intervals, and merges it into them.
@@ -139,7 +142,7 @@ void czk__devices_recause(czk_engine *e) {
       d->cause = c;
     }
     pthread_mutex_unlock(&d->mu);
-    if (t0) idle_span(e, d->ordinal, old, t0, now);
+    if (t0) czk__idle_span(e, d->ordinal, old, t0, now, 0, -1);
   }
 }
 
@@ -174,7 +177,7 @@ const char *czk_key_tier_str(czk_key_tier t) {
 }
 const char *czk_stage_str(czk_stage s) {
   static const char *const k[] = {"parse", "check", "witness", "abc", "witness_abc", "prove_check", "h", "msm_h",
-                                  "msm_l", "msm_a", "msm_b_g1", "msm_b_g2", "finish", "verify"};
+                                  "msm_l", "msm_a", "msm_b_g1", "msm_b_g2", "upload_wait", "finish", "verify"};
   _Static_assert(sizeof k / sizeof k[0] == CZK_STAGE_COUNT, "one name per stage");
   return (unsigned)s < CZK_STAGE_COUNT ? k[s] : "?";
 }
@@ -238,6 +241,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     ks->partitions_proved = k->proved;
     memcpy(ks->stage_ns, k->stage_ns, sizeof ks->stage_ns);
     memcpy(ks->stage_count, k->stage_count, sizeof ks->stage_count);
+    ks->upload_bytes = k->upload_bytes;
     memcpy(ks->lat_bucket, k->lat_bucket, sizeof ks->lat_bucket);
     memcpy(ks->lat_sum, k->lat_sum, sizeof ks->lat_sum);
     memcpy(ks->lat_count, k->lat_count, sizeof ks->lat_count);

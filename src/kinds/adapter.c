@@ -407,15 +407,21 @@ static czk_status k_prove_finish(void *user, const czk_engine_device_ctx *dev, v
   stage[CZK_STAGE_MSM_A] = secs_ns(t.msm_a);
   stage[CZK_STAGE_MSM_B_G1] = secs_ns(t.msm_b_g1);
   stage[CZK_STAGE_MSM_B_G2] = secs_ns(t.msm_b_g2);
+  stage[CZK_STAGE_UPLOAD_WAIT] = secs_ns(t.upload_wait); /* 0 (not counted) unless streamed queries were waited for */
   stage[CZK_STAGE_FINISH] = secs_ns(t.finish);
   CZK_TRY(key_file_check(u, k)); /* the key read in place changed during the prove: the proof is garbage */
   czk_groth16_proof_encode(proof, &pr);
   rep->ntt_ns = (uint64_t)(t.h * 1e9);
-  rep->msm_ns = (uint64_t)((t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2) * 1e9);
-  /* on a device: the proof's device-busy time from events (the union of its two streams); on the CPU kernel_ns stays 0
+  const double msm = t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2; /* its spans include the upload wait */
+  rep->msm_ns = (uint64_t)((msm > t.upload_wait ? msm - t.upload_wait : 0) * 1e9);
+  /* on a device: the proof's device-busy time from events (the union of its two streams, less the wait for streamed
+   * bases, reported apart as upload_ns: the engine counts it as idle, cause transfer); on the CPU kernel_ns stays 0
    * and the engine counts the prove's wall time */
-  if (dev && dev->backend && !czk_backend_host_memory((const czk_backend *)dev->backend))
+  if (dev && dev->backend && !czk_backend_host_memory((const czk_backend *)dev->backend)) {
     rep->kernel_ns = (uint64_t)(t.device * 1e9);
+    rep->upload_ns = secs_ns(t.upload_wait);
+    rep->upload_bytes = t.upload_bytes;
+  }
   return CZK_OK;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "czk/engine.h"
@@ -1918,10 +1919,67 @@ static void test_kernel_union(void) {
   CHECK(d.kernel_ns == want);
 }
 
+/* A prove's wait for its transfers (czk_engine_prove_report.upload_ns, issue 32 item 4): not kernel time, so the
+ * device's kernel-busy time is the kernels alone and the wait is idle, cause transfer; the bytes add up per kind; the
+ * trace draws the wait as "idle transfer" on the device's idle lane, attributed to its partition, right before the
+ * prove's "kernel busy" span. One worker on one fake device: the proves run one after another. */
+static void test_upload_wait(void) {
+  czk_fake f;
+  czk__fake_init(&f, 16);
+  czk_engine *e = make_engine(&f, 1ULL << 30, 1, 1, 1, NULL, 0);
+  czk_engine_status *s0, *s1;
+  CHECK(czk_engine_status_get(e, &s0) == CZK_OK);
+  czk_fake_job j = fjob(1, 2, 0, 30000); /* 2 partitions of 30 ms on the device, 12 ms of which waiting on uploads */
+  j.upload_us = 12000;
+  uint64_t id;
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &j, &id) == CZK_OK);
+  czk_engine_result r;
+  CHECK(czk_engine_await(e, id, 0, &r) == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK(czk_engine_status_get(e, &s1) == CZK_OK);
+  const czk_engine_device_status *a = &s0->devices[0], *b = &s1->devices[0];
+  const uint64_t kern = b->kernel_busy_ns - a->kernel_busy_ns;
+  const uint64_t tr = b->idle_ns[CZK_IDLE_TRANSFER] - a->idle_ns[CZK_IDLE_TRANSFER];
+  CHECK_MSG(kern == 2 * 18000000ull, "kernel busy %llu ns, want the kernels alone (36 ms)", (unsigned long long)kern);
+  CHECK_MSG(tr >= 2 * 12000000ull, "idle transfer %llu ns, want at least the waits (24 ms)", (unsigned long long)tr);
+  CHECK(b->proofs - a->proofs == 2);
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < s1->nkinds; i++)
+    if (strcmp(s1->kinds[i].name, "fake") == 0) bytes = s1->kinds[i].upload_bytes;
+  CHECK_MSG(bytes == 2 * 12000000ull, "kind upload bytes %llu", (unsigned long long)bytes);
+  czk_engine_status_free(s0);
+  czk_engine_status_free(s1);
+  char path[] = "/tmp/czk_engine_trace_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  CHECK(czk_engine_trace_write(e, path) == CZK_OK);
+  FILE *tf = fopen(path, "r");
+  static char buf[1 << 20];
+  size_t got = tf ? fread(buf, 1, sizeof buf - 1, tf) : 0;
+  buf[got] = 0;
+  /* each partition's wait: 12 ms on the idle lane, in category idle, with its job and partition */
+  unsigned waits = 0;
+  for (const char *h = strstr(buf, "\"name\":\"idle transfer\""); h; h = strstr(h + 1, "\"name\":\"idle transfer\"")) {
+    const char *eol = strchr(h, '}');
+    const char *cat = strstr(h, "\"cat\":\"idle\""), *dur = strstr(h, "\"dur\":"), *part = strstr(h, "\"part\":");
+    CHECK(cat && cat < eol && dur && dur < eol);
+    const double us = dur && dur < eol ? strtod(dur + 6, NULL) : 0;
+    if (part && part < eol && us > 11999.0 && us < 12001.0) waits++;
+  }
+  CHECK_MSG(waits == 2, "%u idle transfer spans of 12 ms with a partition", waits);
+  if (tf) fclose(tf);
+  if (fd >= 0) close(fd);
+  remove(path);
+  check_idle(e, &f, "upload wait");
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
 int main(int argc, char **argv) {
   uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 20240601;
   if (!getenv("CZK_TEST_VERBOSE")) czk_log_set_level(CZK_LOG_ERROR); /* one line per job otherwise (hundreds) */
   test_kernel_union();
+  test_upload_wait();
   test_ordering();
   test_critical_takeover();
   test_urgent_lane();
