@@ -153,10 +153,10 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     tv[r] = czk__now_s() - t, tg[r] = tim.device;
     if (st == CZK_OK && verify) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
     printf("  %s prove %.1f ms (device %.1f ms: check %.1f, H %.1f, msm h %.1f l %.1f a %.1f b1 %.1f b2 %.1f; "
-           "uploaded %.2f GiB of bases)%s; device memory in use, peak %.2f GiB\n",
+           "uploaded %.2f GiB of bases, device waited %.1f ms for them)%s; device memory in use, peak %.2f GiB\n",
            r ? "rep    " : "warm-up", 1e3 * tv[r], 1e3 * tg[r], 1e3 * tim.check, 1e3 * tim.h, 1e3 * tim.msm_h,
            1e3 * tim.msm_l, 1e3 * tim.msm_a, 1e3 * tim.msm_b_g1, 1e3 * tim.msm_b_g2,
-           (double)tim.upload_bytes / (1u << 30), verify && st == CZK_OK ? ", verified" : "",
+           (double)tim.upload_bytes / (1u << 30), 1e3 * tim.upload_wait, verify && st == CZK_OK ? ", verified" : "",
            (double)czk_backend_mem_peak(be) / (1u << 30));
     fflush(stdout);
   }
