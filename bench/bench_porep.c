@@ -52,6 +52,30 @@ static double median(double *v, unsigned n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The witness MSMs of the last prove against the time their non-zero points take to read once from device memory
+ * at its peak bandwidth (issue 33's yardstick): each query's points times the witness's non-zero fraction (the whole
+ * witness's, as the queries' own are not split out), 96 bytes a G1 point, 192 a G2 one. */
+static void witness_table(czk_backend *be, const czk_groth16_key *key, const double frac[3],
+                          const czk_groth16_timings *t) {
+  czk_backend_props pr;
+  if (czk_backend_get_props(be, &pr) != CZK_OK || !pr.mem_bandwidth) return;
+  const double nz = frac[1] + frac[2], bw = (double)pr.mem_bandwidth, idx = (double)czk_groth16_key_copy_bytes(key, 0);
+  const char *name[4] = {"l", "a", "b_g1", "b_g2"};
+  const double span[4] = {t->msm_l, t->msm_a, t->msm_b_g1, t->msm_b_g2};
+  printf("  witness MSMs of the last prove (non-zero %.1f%% of the witness: one %.1f%%, other %.1f%%); read once = the\n"
+         "  non-zero points' bytes at the device's peak memory bandwidth (%.2f TB/s)%s\n",
+         100 * nz, 100 * frac[1], 100 * frac[2], bw / 1e12,
+         t->compact ? "; MSM = the span on its lane's stream (beside H and MSM h unless the lane is lean)" : "");
+  printf("    %-5s %12s %12s %8s %11s %10s %7s\n", "MSM", "points", "non-zero", "GB", "read once", "MSM", "x");
+  for (int q = 0; q < 4; q++) {
+    const double sz = q == 3 ? 192 : 96;
+    const double pts = ((double)czk_groth16_key_copy_bytes(key, 1u << (q + 1)) - idx) / sz, gb = pts * nz * sz / 1e9;
+    const double once = gb * 1e9 / bw;
+    printf("    %-5s %12.0f %12.0f %8.2f %8.2f ms %7.1f ms %7.1f\n", name[q], pts, pts * nz, gb, 1e3 * once,
+           1e3 * span[q], once > 0 ? span[q] / once : 0);
+  }
+}
+
 /* --backend: partition `part` assigned (czk_porep_evaluate, as the kind does) and proven reps + 1 times with the key
  * resident on the device; prove time and device busy time per rep. */
 typedef struct dev_opts {
@@ -117,6 +141,8 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     st = czk_porep_public_inputs(info, c1->replica_id, c1->comm_d, c1->comm_r, c1->seed, part, pub, np);
   czk_porep_partition vals;
   czk_porep_c1_partition(c1, part, &vals);
+  czk_groth16_timings last;
+  memset(&last, 0, sizeof last);
   for (unsigned r = 0; r <= reps && st == CZK_OK; r++) {
     czk_groth16_assignment as;
     memset(&as, 0, sizeof as);
@@ -151,6 +177,7 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     st = czk_groth16_prove_start_ex(&job, be, key, dkey, &as, pool, &lo); /* consumes the assignment */
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
     tv[r] = czk__now_s() - t, tg[r] = tim.device;
+    if (st == CZK_OK) last = tim;
     if (st == CZK_OK && verify) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
     printf("  %s prove %.1f ms (device %.1f ms: check %.1f, H %.1f, msm h %.1f l %.1f a %.1f b1 %.1f b2 %.1f; "
            "uploaded %.2f GiB of bases, device waited %.1f ms for them)%s; device memory in use, peak %.2f GiB\n",
@@ -161,6 +188,7 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     fflush(stdout);
   }
   if (st != CZK_OK) fprintf(stderr, "czk bench porep: prove: %s\n", czk_status_str(st));
+  if (st == CZK_OK && !czk_backend_host_memory(be)) witness_table(be, key, frac, &last);
   free(pub);
   czk_groth16_dkey_free(dkey);
   czk_groth16_key_free(key);
