@@ -488,8 +488,9 @@ static czk_status msm_series_end(czk_cuda_msm *m, int group, void *out, int add,
  * additions, up to the widest the plan allows (2 bits, G2 1, over the width of the largest pass the scratch was
  * reserved for; unreserved: the chunk's). Cost per window, in mixed additions (about 10 multiplications each):
  * one per point, a full addition (~14) per bucket a pass leaves for a later pass to add to (at most one per point of
- * the pass), and two per bucket to reduce them once at the end. A single pass of n points gets the width of a run of
- * n points (czk_cuda_msm_window_bits); chunks get a narrower one when their buckets would be revisited too often. */
+ * the pass), and two per bucket to reduce them once at the end. A single pass of n points keeps the width tuned on the
+ * device for a run of n points (czk_cuda_msm_window_bits); chunks get a narrower one when their buckets would be
+ * revisited too often. */
 static uint32_t series_c(const czk_cuda_msm *m, size_t total, size_t per) {
   const char *env = getenv("CZK_CUDA_MSM_WINDOW");
   if (env && *env) return czk_cuda_msm_window_bits(total);
@@ -500,6 +501,7 @@ static uint32_t series_c(const czk_cuda_msm *m, size_t total, size_t per) {
   uint32_t best = czk_cuda_msm_window_bits(total), cm = series_c_max(top ? top : 1, m->xyzz_size);
   if (best > cm) best = cm;
   const double k = (double)((total + per - 1) / per);
+  if (k <= 1) return best; /* one pass: the width tuned on the device for a run of that size */
   double best_cost = 0;
   for (uint32_t c = 4; c <= cm; c++) {
     const double W = (double)((256 + c - 1) / c), nb = (double)(1u << (c - 1));
@@ -566,8 +568,12 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
       const uint32_t *ones = S->d_idx, *other = S->d_idx + (n - n_o);
       /* the width from the others this run has, in the proportion of the series' points */
       if (!S->ser_c) { /* (at least 1/128 of the series: a first run with few others says little of the rest) */
-        const size_t est = (size_t)((double)n_o * ((double)n_total / (double)n)) + 1;
-        S->ser_c = series_c(m, est > n_total / 128 ? est : n_total / 128, n_o > n / 128 ? n_o : n / 128);
+        if (first && last) { /* a run alone: the width of its others, as tuned */
+          S->ser_c = series_c(m, n_o ? n_o : 1, n_o ? n_o : 1);
+        } else {
+          const size_t est = (size_t)((double)n_o * ((double)n_total / (double)n)) + 1;
+          S->ser_c = series_c(m, est > n_total / 128 ? est : n_total / 128, n_o > n / 128 ? n_o : n / 128);
+        }
       }
       const size_t po = pass_points(m, S->ser_c);
       for (size_t off = 0; off < n_o; off += po)
