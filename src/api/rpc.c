@@ -474,6 +474,14 @@ czk_status czk__rpc_server_start_ex(czk__rpc_server **out, const char *listen, c
   return CZK_OK;
 }
 
+unsigned czk__rpc_server_live_calls(czk__rpc_server *s) {
+  if (!s) return 0;
+  pthread_mutex_lock(&s->mu);
+  unsigned n = s->live_calls;
+  pthread_mutex_unlock(&s->mu);
+  return n;
+}
+
 void czk__rpc_server_stop(czk__rpc_server *s) {
   if (!s) return;
   pthread_mutex_lock(&s->mu);

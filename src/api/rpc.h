@@ -67,6 +67,9 @@ void czk__rpc_release_request(void);
 /* Bytes of request copies that handlers hold now (all calls): tests check a release with it. */
 size_t czk__rpc_request_bytes_held(void);
 
+/* Calls the server is serving now (a call counts until its thread has sent the response and freed it, which can be
+ * after its client returned): tests wait for 0 before arming a fault that the next call must meet. */
+unsigned czk__rpc_server_live_calls(czk__rpc_server *s);
 /* Stop accepting, cancel in-flight calls, join every thread, free. */
 void czk__rpc_server_stop(czk__rpc_server *s);
 
