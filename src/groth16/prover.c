@@ -833,6 +833,7 @@ typedef struct cchunk {
   int q, slot;
   size_t off, len, part; /* part: index into part1 (G1) / part2 (G2) of the query's first chunk, where the series
                             of its chunks puts their sum (czk_backend_msm_run_series) */
+  size_t ord;            /* the chunk's own index in the same numbering (its timing events, ev_up) */
 } cchunk;
 
 /* One pipeline's MSMs: its queries' chunks in order on compute stream s, streamed chunks' bases copied on copy
@@ -857,7 +858,7 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
     const bool g2 = q == CZK__Q_B2, host = czk__q_host(b, q);
     const size_t C = g2 ? l->chunk2 : l->chunk1, part0 = g2 ? p2 : p1;
     for (size_t off = 0; off < b->nq[q]; off += C) {
-      cchunk c = {q, -1, off, b->nq[q] - off < C ? b->nq[q] - off : C, part0};
+      cchunk c = {q, -1, off, b->nq[q] - off < C ? b->nq[q] - off : C, part0, g2 ? p2 : p1};
       if (g2) p2++;
       else p1++;
       if (q_pipe(l->lean, q) != pp->p) continue;
@@ -886,7 +887,7 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
                                      bytes, pp->sc);
         l->up_bytes += bytes;
         if (st == CZK_OK) st = czk_backend_event_record(be, ev_copied, pp->sc);
-        if (st == CZK_OK) st = up_event(be, l, (cn->q == CZK__Q_B2 ? l->cap1 : 0) + cn->part, 1, pp->sc, pp->p);
+        if (st == CZK_OK) st = up_event(be, l, (cn->q == CZK__Q_B2 ? l->cap1 : 0) + cn->ord, 1, pp->sc, pp->p);
         pend[cn->slot] = true;
       }
       next++;
@@ -912,7 +913,7 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
     const unsigned ser = (c->off == 0 ? CZK_BACKEND_MSM_FIRST : 0u) | (c->off + c->len == nq ? CZK_BACKEND_MSM_LAST : 0u);
     if (st == CZK_OK && c->slot >= 0) {
       czk_backend_msm *m = l->ms[pp->p][c->slot];
-      st = up_event(be, l, (c->q == CZK__Q_B2 ? l->cap1 : 0) + c->part, 0, pp->s, pp->p); /* the device is ready */
+      st = up_event(be, l, (c->q == CZK__Q_B2 ? l->cap1 : 0) + c->ord, 0, pp->s, pp->p); /* the device is ready */
       if (st == CZK_OK) st = czk_backend_stream_wait(be, pp->s, l->ev[pp->ev0 + 2 * c->slot]);
       czk_backend_msm_set_dense(be, m, dense);
       if (st == CZK_OK) st = czk_backend_msm_run_series(be, m, out, 0, sc, c->len, ser, nq, pp->s);
