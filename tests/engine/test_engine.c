@@ -52,6 +52,25 @@ static czk_status submit(czk_engine *e, czk_fake *f, const char *kind, czk_prior
 }
 
 /* Budget and object invariants at idle. */
+/* The engine's trace (czk_engine_trace_write through a temporary file) as text, in a buffer of the caller's thread
+ * valid until the next call ("" when it could not be written). */
+static const char *trace_text(czk_engine *e) {
+  static char buf[1 << 20];
+  char path[] = "/tmp/czk_engine_trace_XXXXXX";
+  buf[0] = 0;
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return buf;
+  close(fd);
+  CHECK(czk_engine_trace_write(e, path) == CZK_OK);
+  FILE *tf = fopen(path, "r");
+  size_t got = tf ? fread(buf, 1, sizeof buf - 1, tf) : 0;
+  buf[got] = 0;
+  if (tf) fclose(tf);
+  remove(path);
+  return buf;
+}
+
 static void check_idle(czk_engine *e, czk_fake *f, const char *where) {
   czk_engine_status *s;
   CHECK(czk_engine_status_get(e, &s) == CZK_OK);
@@ -905,15 +924,8 @@ static void test_keys(void) {
   czk_engine_result_free(&r);
   CHECK(atomic_load(&f.key_loads) == loads + 1);
   check_idle(e, &f, "after a stale key");
-  char path[] = "/tmp/czk_engine_trace_XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0);
-  CHECK(czk_engine_trace_write(e, path) == CZK_OK);
-  FILE *tf = fopen(path, "r");
-  static char buf[1 << 20];
-  size_t got = tf ? fread(buf, 1, sizeof buf - 1, tf) : 0;
-  buf[got] = 0;
-  CHECK(got > 0 && strstr(buf, "traceEvents"));
+  const char *buf = trace_text(e);
+  CHECK(buf[0] && strstr(buf, "traceEvents"));
   /* the timeline's memory-use counter and the devices' kernel-busy lane */
   CHECK(strstr(buf, "\"ph\":\"C\",\"name\":\"memory used (bytes)\"") != NULL);
   CHECK(strstr(buf, "\"name\":\"kernel busy\"") != NULL);
@@ -932,8 +944,6 @@ static void test_keys(void) {
   }
   CHECK(strstr(buf, "\"name\":\"synth queue (partitions)\",\"pid\":2,\"ts\":") != NULL);
   CHECK(strstr(buf, "\"tid\":2000,\"name\":\"thread_name\",\"args\":{\"name\":\"key loads\"}") != NULL);
-  if (tf) fclose(tf);
-  remove(path);
   czk_engine_destroy(e);
   CHECK(atomic_load(&f.live_keys) == 0);
   czk__fake_destroy(&f);
@@ -1949,14 +1959,7 @@ static void test_upload_wait(void) {
   CHECK_MSG(bytes == 2 * 12000000ull, "kind upload bytes %llu", (unsigned long long)bytes);
   czk_engine_status_free(s0);
   czk_engine_status_free(s1);
-  char path[] = "/tmp/czk_engine_trace_XXXXXX";
-  int fd = mkstemp(path);
-  CHECK(fd >= 0);
-  CHECK(czk_engine_trace_write(e, path) == CZK_OK);
-  FILE *tf = fopen(path, "r");
-  static char buf[1 << 20];
-  size_t got = tf ? fread(buf, 1, sizeof buf - 1, tf) : 0;
-  buf[got] = 0;
+  const char *buf = trace_text(e);
   /* each partition's wait: 12 ms on the idle lane, in category idle, with its job and partition */
   unsigned waits = 0;
   for (const char *h = strstr(buf, "\"name\":\"idle transfer\""); h; h = strstr(h + 1, "\"name\":\"idle transfer\"")) {
@@ -1967,9 +1970,6 @@ static void test_upload_wait(void) {
     if (part && part < eol && us > 11999.0 && us < 12001.0) waits++;
   }
   CHECK_MSG(waits == 2, "%u idle transfer spans of 12 ms with a partition", waits);
-  if (tf) fclose(tf);
-  if (fd >= 0) close(fd);
-  remove(path);
   check_idle(e, &f, "upload wait");
   czk_engine_destroy(e);
   czk__fake_destroy(&f);
