@@ -33,17 +33,16 @@ static void usage(FILE *f) {
              "                       [--witness-only]\n"
              "                       [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key)]\n"
              "                       [--gpu-memory-limit S] [--gpu-memory-reserve S] [--tier auto|resident|partial|streamed]\n"
-             "                       [--lanes auto|full|compact] [--prove-only]\n"
+             "                       [--lanes auto|full|compact|lean] [--chunk-log N] [--prove-only]\n"
              "  One PoRep C2 partition's host work through the daemon's kind: C1 read (envelope), native\n"
              "  checks, public inputs, synthesis (witness + a/b/c); peak RSS of the synthesis against the kind's\n"
              "  reservation. Without --c1 a sparse C1 output of the size is generated (interactive V1_1).\n"
              "  --witness-only: skip the kind's synthesis and the evaluator (time czk_porep_witness alone, e.g.\n"
              "  under perf).\n"
              "  --setup: a real key of our own made in memory on the backend (GPU fixed-base multiplications;\n"
-             "  the circuit walked once), every proof verified; --random-key: random points (device work only).\n"
-             "  --gpu-memory-limit: use at most this much of the device (a smaller card emulated), less\n"
-             "  --gpu-memory-reserve (default as the daemon's: 2GiB, at most 1/16 of the card or limit); the key's tier and lane shape are the daemon's plan's choice\n"
-             "  unless --tier / --lanes say; the device memory czk used is measured on the device (peak).\n"
+             "  the circuit walked once), every proof verified; --random-key: random points (device work only).\n");
+  czk__bench_dev_usage(f, false);
+  fprintf(f,
              "  --prove-only: skip the host stage timings (read, checks, synthesis reps).\n");
 }
 
@@ -78,14 +77,9 @@ static void witness_table(czk_backend *be, const czk_groth16_key *key, const dou
 
 /* --backend: partition `part` assigned (czk_porep_evaluate, as the kind does) and proven reps + 1 times with the key
  * resident on the device; prove time and device busy time per rep. */
-typedef struct dev_opts {
-  uint64_t limit, reserve;
-  const char *tier, *lanes;
-} dev_opts;
-
 static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32_t part, const char *bname,
                       const char *params, bool setup, unsigned reps, czk_pool *pool, double *tv, double *tg,
-                      double frac[3], const dev_opts *dopt) {
+                      double frac[3], const czk__bench_dev_opts *dopt) {
   const bool verify = params || setup;
   czk_groth16_key_mem km;
   memset(&km, 0, sizeof km);
@@ -123,17 +117,9 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
   if (st == CZK_OK)
     printf("  %s key of the full size in %.2f s\n", params ? "the" : setup ? "a setup (on this backend)" : "a random",
            czk__now_s() - t);
-  t = czk__now_s();
   unsigned mask = CZK_GROTH16_Q_ALL;
   czk_groth16_lane_opts lo = {false, 0, false};
-  if (st == CZK_OK)
-    st = czk__bench_tier(be, key, false, dopt->limit, dopt->reserve, 2, dopt->tier, dopt->lanes, &mask, &lo);
-  if (st == CZK_OK) (void)czk_backend_mem_watch(be);
-  if (st == CZK_OK) st = czk__bench_copy(be, key, mask, &dkey);
-  if (st == CZK_OK)
-    printf("  key on %s: %s, %.2f GiB copied (%.2f s), %s lanes\n", czk_backend_name(be),
-           mask == CZK_GROTH16_Q_ALL ? "resident" : mask ? "partial" : "streamed",
-           (double)czk_groth16_dkey_bytes(dkey) / (1u << 30), czk__now_s() - t, lo.compact ? "compact" : "full");
+  if (st == CZK_OK) st = czk__bench_dev_setup(be, key, false, dopt, &mask, &lo, &dkey);
   size_t np = 3 + 18 * (size_t)info->challenges;
   czk_fr *pub = malloc(np * sizeof *pub);
   if (st == CZK_OK && !pub) st = CZK_ERR_NOMEM;
@@ -207,7 +193,8 @@ int czk_bench_porep(int argc, char **argv) {
   }
   const char *size = NULL, *file = NULL, *bname = NULL, *params = NULL;
   bool random_key = false, setup = false, witness_only = false, prove_only = false;
-  dev_opts dopt = {0, UINT64_MAX, NULL, NULL}; /* reserve: the daemon's default unless given */
+  czk__bench_dev_opts dopt;
+  czk__bench_dev_opts_init(&dopt); /* reserve: the daemon's default unless given */
   unsigned reps = 3;
   uint64_t miner = 1000, sector = 1, part = 0;
   for (int i = 1; i < argc; i++) {
@@ -220,6 +207,9 @@ int czk_bench_porep(int argc, char **argv) {
       *(a[2] == 'r' ? &random_key : &setup) = true;
       continue;
     }
+    const int d = czk__bench_dev_opt(&dopt, argc, argv, &i, "porep", false);
+    if (d == 2) return 2;
+    if (d == 1) continue;
     if (!v) return fprintf(stderr, "czk bench porep: %s needs a value\n", a), 2;
     if (strcmp(a, "--sector-size") == 0) size = v;
     else if (strcmp(a, "--c1") == 0) file = v;
@@ -229,13 +219,6 @@ int czk_bench_porep(int argc, char **argv) {
     else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
     else if (strcmp(a, "--backend") == 0) bname = v;
     else if (strcmp(a, "--params") == 0) params = v;
-    else if (strcmp(a, "--tier") == 0) dopt.tier = v;
-    else if (strcmp(a, "--lanes") == 0) dopt.lanes = v;
-    else if ((strcmp(a, "--gpu-memory-limit") == 0 && !czk__parse_size(v, &dopt.limit)) ||
-             (strcmp(a, "--gpu-memory-reserve") == 0 && !czk__parse_size(v, &dopt.reserve)))
-      return fprintf(stderr, "czk bench porep: %s: '%s' is not a size\n", a, v), 2;
-    else if (strcmp(a, "--gpu-memory-limit") == 0 || strcmp(a, "--gpu-memory-reserve") == 0) {
-    }
     else return fprintf(stderr, "czk bench porep: unknown option '%s'\n", a), usage(stderr), 2;
     i++;
   }

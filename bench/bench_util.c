@@ -331,7 +331,9 @@ czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool wit
   in.base = czk_groth16_key_copy_bytes(key, 0);
   for (int q = 0; q < 5; q++) in.part_bytes[q] = czk_groth16_key_copy_bytes(key, 1u << q) - in.base;
   for (int sh = 0; sh < CZK_LANE_SHAPES; sh++) {
-    const czk_groth16_lane_opts lo = {sh != CZK_LANE_FULL, sh == CZK_LANE_LEAN ? 21 : 24, sh == CZK_LANE_LEAN};
+    const czk_groth16_lane_opts lo = {sh != CZK_LANE_FULL,
+                                      sh == CZK_LANE_LEAN ? CZK_GROTH16_LEAN_CHUNK_LOG : CZK_GROTH16_COMPACT_CHUNK_LOG,
+                                      sh == CZK_LANE_LEAN};
     czk_groth16_prove_plan pl;
     in.lane_res[sh] = in.lane_stream[sh] = UINT64_MAX;
     if (czk_groth16_plan_prove_ex(&pl, be, key, CZK_GROTH16_Q_ALL, witness_only, &lo) == CZK_OK) {
@@ -359,7 +361,7 @@ czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool wit
   }
   if (*mask && *mask != CZK_GROTH16_Q_ALL && shape == CZK_LANE_FULL) shape = CZK_LANE_COMPACT;
   o->compact = shape != CZK_LANE_FULL, o->lean = shape == CZK_LANE_LEAN;
-  o->chunk_log = shape == CZK_LANE_LEAN ? 21 : 24;
+  o->chunk_log = shape == CZK_LANE_LEAN ? CZK_GROTH16_LEAN_CHUNK_LOG : CZK_GROTH16_COMPACT_CHUNK_LOG;
   const double G = 1024.0 * 1024 * 1024;
   printf("  plan: %.2f GiB for czk (%s%.2f GiB less %.2f GiB reserve): %s copy %.2f GiB (queries 0x%x), %s lanes; "
          "lanes full / compact / lean: %.2f / %.2f / %.2f GiB resident, %.2f / %.2f / %.2f GiB streaming; tables "
@@ -386,7 +388,7 @@ czk_status czk__bench_copy(czk_backend *be, czk_groth16_key *key, unsigned mask,
 }
 
 void czk__bench_dev_opts_init(czk__bench_dev_opts *o) {
-  o->limit = 0, o->reserve = UINT64_MAX, o->tier = NULL, o->lanes = NULL;
+  o->limit = 0, o->reserve = UINT64_MAX, o->tier = NULL, o->lanes = NULL, o->chunk_log = 0;
 }
 
 static bool one_of(const char *v, const char *const *names) {
@@ -404,8 +406,8 @@ int czk__bench_dev_opt(czk__bench_dev_opts *o, int argc, char **argv, int *i, co
     return 1;
   }
   const bool lim = strcmp(a, "--gpu-memory-limit") == 0, res = strcmp(a, "--gpu-memory-reserve") == 0;
-  const bool tier = strcmp(a, "--tier") == 0, lanes = strcmp(a, "--lanes") == 0;
-  if (!lim && !res && !tier && !lanes) return 0;
+  const bool tier = strcmp(a, "--tier") == 0, lanes = strcmp(a, "--lanes") == 0, ch = strcmp(a, "--chunk-log") == 0;
+  if (!lim && !res && !tier && !lanes && !ch) return 0;
   if (*i + 1 >= argc) return fprintf(stderr, "czk bench %s: %s needs a value\n", name, a), 2;
   const char *v = argv[++*i];
   if ((lim || res) && !czk__parse_size(v, lim ? &o->limit : &o->reserve))
@@ -414,6 +416,13 @@ int czk__bench_dev_opt(czk__bench_dev_opts *o, int argc, char **argv, int *i, co
     return fprintf(stderr, "czk bench %s: --tier must be auto, resident, partial or streamed (got '%s')\n", name, v), 2;
   if (lanes && !one_of(v, shapes))
     return fprintf(stderr, "czk bench %s: --lanes must be auto, full, compact or lean (got '%s')\n", name, v), 2;
+  if (ch) {
+    char *end = NULL;
+    const unsigned long c = strtoul(v, &end, 10);
+    if (!*v || *end || c < 10 || c > 28)
+      return fprintf(stderr, "czk bench %s: --chunk-log must be a number from 10 to 28 (got '%s')\n", name, v), 2;
+    o->chunk_log = (unsigned)c;
+  }
   if (tier) o->tier = v;
   if (lanes) o->lanes = v;
   return 1;
@@ -423,7 +432,8 @@ void czk__bench_dev_usage(FILE *f, bool streamed) {
   fprintf(f, "  --gpu-memory-limit S: use at most this much of the device (a smaller card emulated, e.g. 16GiB), less\n"
              "  --gpu-memory-reserve S (default as the daemon's: 2GiB, at most 1/16 of the card or limit).\n"
              "  --tier auto|resident|partial|streamed, --lanes auto|full|compact|lean: the key's device copy and the\n"
-             "  lane shape (auto, the default: the daemon's plan's choice within that memory). The plan's\n"
+             "  lane shape (auto, the default: the daemon's plan's choice within that memory); --chunk-log N:\n"
+             "  compact and lean lanes' MSM chunks of 2^N points (default: the daemon's). The plan's\n"
              "  choice, each prove's bases uploaded and device memory peak (measured on the device) are printed;\n"
              "  on the CPU these options change nothing.\n");
   if (streamed) fprintf(f, "  --streamed is --tier streamed.\n");
@@ -437,15 +447,18 @@ czk_status czk__bench_dev_setup(czk_backend *be, czk_groth16_key *key, bool witn
   CZK_TRY(czk__bench_tier(be, key, witness_only, o->limit, o->reserve, 2, o->tier, o->lanes, mask, lo));
   const bool host = czk_backend_host_memory(be);
   if (host && o->tier && strcmp(o->tier, "streamed") == 0) *mask = 0; /* the host key in place, nothing copied */
+  if (o->chunk_log && lo->compact) lo->chunk_log = o->chunk_log;
   if (!host) {
     (void)czk_backend_mem_watch(be);
     czk_backend_mem_peak_reset(be);
   }
   CZK_TRY(czk__bench_copy(be, key, *mask, dkey));
-  printf("  key on %s: %s, %.2f GiB copied (%.2f s), %s lanes\n", czk_backend_name(be),
+  char chunks[48] = "";
+  if (lo->compact) snprintf(chunks, sizeof chunks, " (MSM chunks of 2^%u points)", lo->chunk_log);
+  printf("  key on %s: %s, %.2f GiB copied (%.2f s), %s lanes%s\n", czk_backend_name(be),
          *mask == CZK_GROTH16_Q_ALL ? "resident" : *mask ? "partial" : "streamed",
          (double)czk_groth16_dkey_bytes(*dkey) / (1u << 30), czk__now_s() - t,
-         lo->lean ? "lean" : lo->compact ? "compact" : "full");
+         lo->lean ? "lean" : lo->compact ? "compact" : "full", chunks);
   return CZK_OK;
 }
 

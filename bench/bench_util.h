@@ -69,12 +69,13 @@ typedef struct czk__bench_dev_opts {
   uint64_t reserve;  /* UINT64_MAX: the daemon's default */
   const char *tier;  /* NULL or "auto": the plan's */
   const char *lanes; /* NULL or "auto": the plan's */
+  unsigned chunk_log; /* 0: the daemon's chunks for compact / lean lanes */
 } czk__bench_dev_opts;
-/* {0, UINT64_MAX, NULL, NULL}. */
+/* {0, UINT64_MAX, NULL, NULL, 0}. */
 void czk__bench_dev_opts_init(czk__bench_dev_opts *o);
 /* One of the options above at argv[*i], for `czk bench <name>`: 0 when argv[*i] is none of them (nothing consumed);
  * 1 when it was taken (*i advanced past its value); 2 after printing "czk bench <name>: ..." to stderr for a missing
- * or bad value (not a size, an unknown tier or lane shape). `streamed`: whether --streamed is one of them. */
+ * or bad value (not a size, an unknown tier or lane shape, a --chunk-log outside 10..28). `streamed`: whether --streamed is one of them. */
 int czk__bench_dev_opt(czk__bench_dev_opts *o, int argc, char **argv, int *i, const char *name, bool streamed);
 /* The usage lines of these options (for a bench's usage text), each indented by two spaces. */
 void czk__bench_dev_usage(FILE *f, bool streamed);

@@ -240,7 +240,11 @@ CZK_API czk_status czk_groth16_plan_prove(czk_groth16_prove_plan *out, czk_backe
  * MSMs run over chunks of 2^chunk_log points (G2: half as many), each chunk's a / b scalars gathered into a chunk
  * buffer; bases of a resident query are read in place, those of a streamed one are copied chunk by chunk from the
  * pinned host copy into two slots per group on a copy stream, one chunk ahead of the MSMs. Proofs are the same. A partial device copy (czk_groth16_key_upload_partial) always proves in compact
- * lanes. chunk_log 0: 22. */
+ * lanes. chunk_log 0: CZK_GROTH16_COMPACT_CHUNK_LOG. */
+#define CZK_GROTH16_COMPACT_CHUNK_LOG 22u /* compact lanes' chunks (with one bucket set per query across its chunks,
+                                            smaller chunks cost little: two 2^27 compact lanes fit beside a resident
+                                            32 GiB PoRep key on an 80 GB card) */
+#define CZK_GROTH16_LEAN_CHUNK_LOG 21u    /* lean lanes' chunks: a 2^27 lean lane fits a 16 GB card's plan */
 typedef struct czk_groth16_lane_opts {
   bool compact;
   unsigned chunk_log;

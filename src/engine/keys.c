@@ -394,10 +394,13 @@ static bool uploading_locked(czk_engine *e, const edevice *d) {
 }
 
 /* ---- device tiers (the plan's choice for a key on a device) */
-/* Candidates from fastest to slowest: the whole copy with each lane shape from full to lean (as many lanes as the
- * device has workers, then one); a partial copy (the largest parts first, as many as fit beside the lanes: each
- * resident byte is a byte not copied per prove) with compact, then lean lanes; the host copy streamed by each shape.
- * The first that fits is taken; with no plan, the whole copy and full lanes (as before). */
+/* Candidates from fastest to slowest: the whole copy with as many lanes as the device has workers, each lane shape
+ * from full to lean, then with one lane; a partial copy (the largest parts first, as many as fit beside the lanes:
+ * each resident byte is a byte not copied per prove) with compact, then lean lanes, as many then one; the host copy
+ * streamed the same way. Lanes come before shapes: one lane leaves the device idle between its proves (the next
+ * prove's uploads and the last MSM's tail), which costs more than a smaller shape's chunking (H100, session 15: one
+ * compact lane 25.3 s per 32 GiB PoRep; two SnapDeals lanes 94.4% busy). The first that fits is taken; with no
+ * plan, the whole copy and full lanes (as before). */
 void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) {
   memset(o, 0, sizeof *o);
   const uint32_t np = in->nparts < 1 ? 1 : in->nparts > CZK_ENGINE_KEY_PARTS ? CZK_ENGINE_KEY_PARTS : in->nparts;
@@ -420,13 +423,12 @@ void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) 
       return;                                                                                                       \
     }                                                                                                               \
   } while (0)
-  for (int sh = CZK_LANE_FULL; sh < CZK_LANE_SHAPES; sh++)
-    for (uint32_t want = W;; want = 1) {
-      TRY(all, copy_all, sh, in->lane_res[sh], want);
-      if (want == 1) break;
-    }
-  for (int sh = CZK_LANE_COMPACT; sh < CZK_LANE_SHAPES; sh++)
-    for (uint32_t want = W;; want = 1) {
+  for (uint32_t want = W;; want = 1) {
+    for (int sh = CZK_LANE_FULL; sh < CZK_LANE_SHAPES; sh++) TRY(all, copy_all, sh, in->lane_res[sh], want);
+    if (want == 1) break;
+  }
+  for (uint32_t want = W;; want = 1) {
+    for (int sh = CZK_LANE_COMPACT; sh < CZK_LANE_SHAPES; sh++) {
       const uint64_t lane = in->lane_stream[sh];
       if (lane != UINT64_MAX && lane <= in->limit) {
         const uint64_t fixed = in->tables + (uint64_t)want * lane + in->base;
@@ -446,13 +448,13 @@ void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) 
           if (mask && mask != all) TRY(mask, in->base + used, sh, lane, want);
         }
       }
-      if (want == 1) break;
     }
-  for (int sh = CZK_LANE_FULL; sh < CZK_LANE_SHAPES; sh++)
-    for (uint32_t want = W;; want = 1) {
-      TRY(0, 0, sh, in->lane_stream[sh], want);
-      if (want == 1) break;
-    }
+    if (want == 1) break;
+  }
+  for (uint32_t want = W;; want = 1) {
+    for (int sh = CZK_LANE_FULL; sh < CZK_LANE_SHAPES; sh++) TRY(0, 0, sh, in->lane_stream[sh], want);
+    if (want == 1) break;
+  }
 #undef TRY
   /* nothing fits: streamed lean, no lane (a prove is refused) */
   *o = (czk_engine_plan_out){0, CZK_LANE_LEAN, 0, in->lane_stream[CZK_LANE_LEAN], 0};

@@ -297,7 +297,6 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
 }
 
 /* ------------------------------------------------------------------------------------------------ compact lanes */
-#define COMPACT_CHUNK_LOG 22u
 #define LANE_SLACK_C ((uint64_t)64 << 20) /* allocator rounding and the handles' small buffers */
 static size_t al32(size_t x) { return (x + 31) & ~(size_t)31; }
 /* Which pipeline runs query q: lean lanes run all five on pipeline 0; else h on 0 (after H, on s_h), the witness
@@ -317,7 +316,7 @@ typedef struct compact_geom {
 } compact_geom;
 static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, bool lean, compact_geom *g) {
   memset(g, 0, sizeof *g);
-  if (!chunk_log) chunk_log = COMPACT_CHUNK_LOG;
+  if (!chunk_log) chunk_log = CZK_GROTH16_COMPACT_CHUNK_LOG;
   if (chunk_log > 30) chunk_log = 30;
   size_t m1 = 1, m2 = 1;
   for (int i = 0; i < CZK__Q_B2; i++) m1 = b->nq[i] > m1 ? b->nq[i] : m1;

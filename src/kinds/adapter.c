@@ -353,11 +353,13 @@ static void k_synth_free(void *user, void *synth) {
   free(ks);
 }
 
-/* The kind's lane shapes: czk_groth16_lane_opts (full; compact: two streams, MSM chunks of 2^24 points; lean: one
- * stream, chunks of 2^21, the least memory: a 2^27 lean lane fits the 14 GiB a 16 GB card's plan holds). On an H100 a compact lane's MSM h over chunks of 2^22 took 1.27 s per
- * 32 GiB partition (2^27 points) against ~1.0 s for whole-domain runs. */
+/* The kind's lane shapes: czk_groth16_lane_opts (full; compact: two streams, MSM chunks of
+ * 2^CZK_GROTH16_COMPACT_CHUNK_LOG points; lean: one stream, chunks of 2^CZK_GROTH16_LEAN_CHUNK_LOG, the least memory:
+ * a 2^27 lean lane fits the 14 GiB a 16 GB card's plan holds). */
 static czk_groth16_lane_opts lane_opts(int shape) {
-  return (czk_groth16_lane_opts){shape != CZK_LANE_FULL, shape == CZK_LANE_LEAN ? 21 : 24, shape == CZK_LANE_LEAN};
+  return (czk_groth16_lane_opts){shape != CZK_LANE_FULL,
+                                 shape == CZK_LANE_LEAN ? CZK_GROTH16_LEAN_CHUNK_LOG : CZK_GROTH16_COMPACT_CHUNK_LOG,
+                                 shape == CZK_LANE_LEAN};
 }
 
 static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, void *key, void *synth, void **pending,

@@ -485,8 +485,21 @@ static void test_bench_dev_opts(void) {
   RUN(&r, NULL, "bench", "post", "--kind", "window-post", "--sector-size", "2KiB", "--tier");
   expect_fail(&r, 2, "czk bench post: --tier needs a value", "bench post --tier (no value)");
   RUN(&r, NULL, "bench", "gpuprove", "--help");
-  CHECK_MSG(r.rc == 0 && strstr(r.out, "--gpu-memory-limit S") && strstr(r.out, "--streamed is --tier streamed"),
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "--gpu-memory-limit S") && strstr(r.out, "--streamed is --tier streamed") &&
+                strstr(r.out, "--chunk-log N"),
             "bench gpuprove --help: exit %d: %s", r.rc, r.out);
+  RUN(&r, NULL, "bench", "gpuprove", "--backend", "cpu", "--logs", "8", "--reps", "1", "--lanes", "compact",
+      "--chunk-log", "20");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "2^8 on cpu: median total"), "bench gpuprove --chunk-log 20: exit %d: %s%s",
+            r.rc, r.out, r.err);
+  RUN(&r, NULL, "bench", "porep", "--sector-size", "2KiB", "--chunk-log", "9");
+  expect_fail(&r, 2, "czk bench porep: --chunk-log must be a number from 10 to 28 (got '9')", "bench porep --chunk-log 9");
+  RUN(&r, NULL, "bench", "porep", "--sector-size", "2KiB", "--gpu-memory-limit", "16Gb");
+  expect_fail(&r, 2, "czk bench porep: --gpu-memory-limit: '16Gb' is not a size", "bench porep --gpu-memory-limit 16Gb");
+  RUN(&r, NULL, "bench", "porep", "--help");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "--gpu-memory-limit S") && strstr(r.out, "--chunk-log N") &&
+                strstr(r.out, "--prove-only"),
+            "bench porep --help: exit %d: %s", r.rc, r.out);
 }
 
 /* czk circuit-info / gen-vanilla / verify --request (Filecoin PoSt): the asserted counts, in text and JSON (the 32 GiB

@@ -1432,9 +1432,12 @@ static void test_device_urgent_spared(void) {
  * from ../shared/docs/gpu-memory-reference.md; WindowPoSt, SnapDeals, WinningPoSt from `czk circuit-info KIND
  * --sector-size 32GiB --json`: h = 2^k - 1, l = aux, a = inputs + A-density, b = B-density; G1 96 B, G2 192 B).
  * Lanes are modelled from the prover's layout (czk_groth16_plan_prove_ex) with the MSM scratch the H100 planned in
- * session 15 (full lane 18.6 GiB at 2^27, a compact lane's two pipelines at 2^24-point chunks 2 x 4.6 GiB, a lean
- * one's at 2^21-point chunks 1.22 GiB (half its 2.44 GiB at 2^22); scaled with the domain). Every kind gets a tier whose copy, tables and lanes fit the plan,
- * resident wherever the whole copy fits beside a lane, at least one lane, and the biggest cards the fastest shape. */
+ * session 15 (full lane 18.6 GiB at 2^27, a lean one's at 2^21-point chunks 1.22 GiB (half its 2.44 GiB at 2^22);
+ * scaled with the domain); a compact lane's two pipelines at 2^22-point chunks are estimated from the scratch
+ * formula (msm.cu run_need: four pair arrays of 4 B x points x windows, buckets at two bits over): 2 x 1.5 GiB.
+ * Every kind gets a tier whose copy, tables and lanes fit the plan, resident wherever the whole copy fits beside a
+ * lane, at least one lane, two lanes wherever two of some shape fit beside the tier's copy, and the fastest shape at
+ * that many lanes. */
 static void test_plan_tier_table(void) {
   const double G = (double)(1ull << 30);
   typedef struct {
@@ -1462,12 +1465,12 @@ static void test_plan_tier_table(void) {
     in.tables = 38273024;
     in.lanes = 2;
     const uint64_t full = 3 * n * 32 + nw * 32 + (k->a + k->b) * 32 + (uint64_t)(18.6 * G * sc);
-    const uint64_t cmp = nw * 32 + 2 * n * 32 + (uint64_t)(2 * 4.6 * G * sc);
+    const uint64_t cmp = nw * 32 + 2 * n * 32 + (uint64_t)(2 * 1.5 * G * sc);
     const uint64_t lean = nw * 32 + 2 * n * 32 + (uint64_t)(1.22 * G * sc);
-    const uint64_t slots24 = 2 * (1ull << 24) * 96 + 2 * (1ull << 23) * 192, slots21 = slots24 / 8;
+    const uint64_t slots22 = 2 * (1ull << 22) * 96 + 2 * (1ull << 21) * 192, slots21 = slots22 / 2;
     in.lane_res[CZK_LANE_FULL] = full, in.lane_res[CZK_LANE_COMPACT] = cmp, in.lane_res[CZK_LANE_LEAN] = lean;
     in.lane_stream[CZK_LANE_FULL] = full + 2 * (1ull << 22) * 96 + 2 * (1ull << 21) * 192 + in.base;
-    in.lane_stream[CZK_LANE_COMPACT] = cmp + slots24 + in.base;
+    in.lane_stream[CZK_LANE_COMPACT] = cmp + slots22 + in.base;
     in.lane_stream[CZK_LANE_LEAN] = lean + (k->log_n >= 22 ? 0 : slots21); /* its slots lie in y */
     uint64_t copy_all = in.base;
     for (int i = 0; i < 5; i++) copy_all += in.part_bytes[i];
@@ -1484,11 +1487,15 @@ static void test_plan_tier_table(void) {
       if (copy_all + in.tables + lean <= in.limit)
         CHECK_MSG(o.parts == 0x1f, "%s on %u GiB: the whole copy fits beside a lane, not taken", k->name, cards[ci]);
       if (o.parts && o.parts != 0x1f) CHECK(o.shape != CZK_LANE_FULL); /* partial copies prove in compact lanes */
-      /* fastest shape: no faster shape of the same tier fits */
-      for (int sh = 0; sh < o.shape; sh++) {
+      /* lanes first, then the fastest shape: with the same copy, no shape fits more lanes (up to the two wanted),
+       * and no faster shape fits as many */
+      for (int sh = 0; sh < CZK_LANE_SHAPES && (o.parts == 0 || o.parts == 0x1f); sh++) {
         const uint64_t lane = o.parts == 0x1f ? in.lane_res[sh] : in.lane_stream[sh];
-        if (o.parts == 0 || o.parts == 0x1f)
-          CHECK_MSG(o.copy + in.tables + lane > in.limit, "%s on %u GiB: %s lanes fit but %s taken", k->name, cards[ci],
+        const uint64_t fit = o.copy + in.tables <= in.limit ? (in.limit - o.copy - in.tables) / lane : 0;
+        CHECK_MSG(fit < 2 || o.lanes == 2, "%s on %u GiB: two %s lanes fit but %u %s lane(s) taken", k->name,
+                  cards[ci], czk_engine_lane_shape_str(sh), o.lanes, czk_engine_lane_shape_str(o.shape));
+        if (sh < o.shape)
+          CHECK_MSG(fit < o.lanes, "%s on %u GiB: %u %s lanes fit but %s taken", k->name, cards[ci], o.lanes,
                     czk_engine_lane_shape_str(sh), czk_engine_lane_shape_str(o.shape));
       }
     }
@@ -1506,13 +1513,19 @@ static void test_plan_tier_table(void) {
   in.limit = 210;
   czk_engine_plan_tier(&in, &o);
   CHECK(o.parts == 1 && o.shape == CZK_LANE_FULL && o.lanes == 2);
-  in.limit = 160;
+  in.limit = 160; /* two lean lanes before one full lane */
   czk_engine_plan_tier(&in, &o);
-  CHECK(o.parts == 1 && o.shape == CZK_LANE_FULL && o.lanes == 1);
-  in.limit = 140;
+  CHECK(o.parts == 1 && o.shape == CZK_LANE_LEAN && o.lanes == 2);
+  in.limit = 170; /* two compact lanes before two lean ones */
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 1 && o.shape == CZK_LANE_COMPACT && o.lanes == 2);
+  in.limit = 140; /* two lanes of no shape fit: the fastest single lane */
   czk_engine_plan_tier(&in, &o);
   CHECK(o.parts == 1 && o.shape == CZK_LANE_COMPACT && o.lanes == 1);
-  in.limit = 60; /* no copy fits: streamed, the fastest lane that fits */
+  in.limit = 60; /* no copy fits: streamed, two lanes of the fastest shape that fits two */
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 0 && o.shape == CZK_LANE_LEAN && o.lanes == 2);
+  in.limit = 45; /* one streamed lane: the fastest that fits */
   czk_engine_plan_tier(&in, &o);
   CHECK(o.parts == 0 && o.shape == CZK_LANE_COMPACT && o.lanes == 1);
   in.limit = 30;
