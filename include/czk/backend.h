@@ -200,6 +200,17 @@ CZK_API bool czk_backend_compact_tables(const czk_backend *be);
 /* d_out[j] = d_in[d_idx[j]], j < n (the witness entries of a density-filtered query). */
 CZK_API czk_status czk_backend_gather(czk_backend *be, czk_fr *d_out, const czk_fr *d_in, const uint32_t *d_idx,
                                      size_t n, czk_backend_stream *s);
+/* A streamed MSM chunk's points with non-zero scalars, packed (zeros cost an MSM nothing, so their bases need not be
+ * copied): with s_j = d_w[d_idx[j]] (d_idx NULL: d_w[j]), j < n, the m non-zero s_j in order go to d_sc_out[0..m),
+ * their points h_bases[j] (base_size bytes each, a multiple of 4) to d_bases_out[0..m), d_sc_out[m..n) become zero
+ * and m * base_size is added to *d_bytes (a device u64). An MSM over (d_bases_out, d_sc_out, n) then equals the
+ * chunk's. h_bases is host memory registered with the backend (czk_backend_host_register), read by the device in
+ * place; d_tmp holds czk_backend_pack_nonzero_tmp(be, n) bytes of device memory. CZK_ERR_UNSUPPORTED where the
+ * backend cannot read that memory in place (the caller copies the chunk instead). */
+CZK_API czk_status czk_backend_pack_nonzero(czk_backend *be, void *d_bases_out, czk_fr *d_sc_out, const void *h_bases,
+                                           size_t base_size, const czk_fr *d_w, const uint32_t *d_idx, size_t n,
+                                           void *d_tmp, uint64_t *d_bytes, czk_backend_stream *s);
+CZK_API size_t czk_backend_pack_nonzero_tmp(czk_backend *be, size_t n);
 
 /* A CSR matrix resident on a backend (rows x cols, cols indexing the witness), copied from host arrays: row_ptr has
  * rows + 1 entries (row_ptr[rows] = nnz), col and val nnz entries. The host arrays may go once the call returns. */

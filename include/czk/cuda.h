@@ -183,6 +183,17 @@ CZK_API czk_status czk_cuda_inject_fault(void *stream);
 /* a[i] = (a[i] b[i] - c[i]) * zinv, i < n (Montgomery); b NULL: a[i] = (a[i] - c[i]) zinv; c NULL: a[i] b[i] zinv. */
 CZK_API czk_status czk_cuda_h_pointwise(czk_fr *a, const czk_fr *b, const czk_fr *c, size_t n, const czk_fr *zinv,
                                 void *stream);
+/* The points of a streamed MSM chunk whose scalars are not zero, packed (zeros cost an MSM nothing, so their bases
+ * need not cross the bus): with s_j = w[idx[j]] (idx NULL: w[j]), j < n, the m non-zero s_j in order go to
+ * sc_out[0..m) and their points h_bases[j] (base_size bytes each, a multiple of 4) to bases_out[0..m); sc_out[m..n)
+ * become zero, and m * base_size is added to *bytes (device memory). h_bases is host memory registered with
+ * czk_cuda_host_register, read by the kernels in place (only the chosen points cross the bus); tmp holds
+ * czk_cuda_pack_nonzero_tmp(n) bytes of device memory. Stream-ordered: three kernels, no host wait.
+ * CZK_ERR_UNSUPPORTED when the host memory has no device mapping. */
+CZK_API czk_status czk_cuda_pack_nonzero(void *bases_out, czk_fr *sc_out, const void *h_bases, size_t base_size,
+                                         const czk_fr *w, const uint32_t *idx, size_t n, void *tmp, uint64_t *bytes,
+                                         void *stream);
+CZK_API size_t czk_cuda_pack_nonzero_tmp(size_t n);
 /* out[j] = in[idx[j]], j < n. */
 CZK_API czk_status czk_cuda_gather(czk_fr *out, const czk_fr *in, const uint32_t *idx, size_t n, void *stream);
 /* out[j] = sum_{k in [row_ptr[j], row_ptr[j+1])} val[k] * w[col[k]], j < rows; one warp per row. */

@@ -385,6 +385,19 @@ czk_status czk_backend_gather(czk_backend *be, czk_fr *d_out, const czk_fr *d_in
   if (!d_out || !d_in || !d_idx) return CZK_ERR_INVALID_ARG;
   return be->iface->gather(be, d_out, d_in, d_idx, n, s);
 }
+czk_status czk_backend_pack_nonzero(czk_backend *be, void *d_bases_out, czk_fr *d_sc_out, const void *h_bases,
+                                    size_t base_size, const czk_fr *d_w, const uint32_t *d_idx, size_t n, void *d_tmp,
+                                    uint64_t *d_bytes, czk_backend_stream *s) {
+  GATE(be);
+  DEVICE_FAULT(be, "device.msm");
+  if (!n) return CZK_OK;
+  if (!d_bases_out || !d_sc_out || !h_bases || !d_w || !d_bytes || !base_size || base_size % 4) return CZK_ERR_INVALID_ARG;
+  if (!be->iface->pack_nonzero) return CZK_ERR_UNSUPPORTED;
+  return be->iface->pack_nonzero(be, d_bases_out, d_sc_out, h_bases, base_size, d_w, d_idx, n, d_tmp, d_bytes, s);
+}
+size_t czk_backend_pack_nonzero_tmp(czk_backend *be, size_t n) {
+  return be && be->iface->pack_nonzero_tmp ? be->iface->pack_nonzero_tmp(n) : 0;
+}
 czk_status czk_backend_csr_upload(czk_backend *be, czk_backend_csr **out, const uint64_t *row_ptr, const uint32_t *col,
                                   const czk_fr *val, size_t rows, czk_backend_stream *s) {
   if (!out) return CZK_ERR_INVALID_ARG;

@@ -225,6 +225,24 @@ static czk_status cpu_gather(czk_backend *be, czk_fr *out, const czk_fr *in, con
   return CZK_OK;
 }
 
+/* The non-zero points of a chunk in order (host memory both sides; one pass, as the device's three kernels) */
+static czk_status cpu_pack_nonzero(czk_backend *be, void *bases_out, czk_fr *sc_out, const void *h_bases,
+                                   size_t base_size, const czk_fr *w, const uint32_t *idx, size_t n, void *tmp,
+                                   uint64_t *bytes, czk_backend_stream *s) {
+  (void)be, (void)tmp, (void)s;
+  size_t m = 0;
+  for (size_t j = 0; j < n; j++) {
+    const czk_fr *v = &w[idx ? idx[j] : j];
+    if (!(v->l[0] | v->l[1] | v->l[2] | v->l[3])) continue;
+    sc_out[m] = *v;
+    memmove((uint8_t *)bases_out + m * base_size, (const uint8_t *)h_bases + j * base_size, base_size);
+    m++;
+  }
+  memset(sc_out + m, 0, (n - m) * sizeof *sc_out);
+  *bytes += m * base_size;
+  return CZK_OK;
+}
+
 static void cpu_csr_free(czk_backend *be, czk_backend_csr *m) {
   (void)be;
   free(m->row_ptr);
@@ -314,6 +332,7 @@ static const czk_backend_iface cpu_iface = {
     .h = cpu_h,
     .h_step = cpu_h_step,
     .gather = cpu_gather,
+    .pack_nonzero = cpu_pack_nonzero,
     .csr_upload = cpu_csr_upload,
     .csr_free = cpu_csr_free,
     .matvec = cpu_matvec,

@@ -358,6 +358,13 @@ static czk_status cu_gather(czk_backend *be, czk_fr *out, const czk_fr *in, cons
   RET(be, czk_cuda_gather(out, in, idx, n, SP(s)));
 }
 
+static czk_status cu_pack_nonzero(czk_backend *be, void *bases_out, czk_fr *sc_out, const void *h_bases,
+                                  size_t base_size, const czk_fr *w, const uint32_t *idx, size_t n, void *tmp,
+                                  uint64_t *bytes, czk_backend_stream *s) {
+  TRYD(be, setdev(be));
+  RET(be, czk_cuda_pack_nonzero(bases_out, sc_out, h_bases, base_size, w, idx, n, tmp, bytes, SP(s)));
+}
+
 static void cu_csr_free(czk_backend *be, czk_backend_csr *m) {
   if (setdev(be) == CZK_OK) {
     czk_cuda_free(m->d_row_ptr);
@@ -538,6 +545,8 @@ static const czk_backend_iface cu_iface = {
     .h = cu_h,
     .h_step = cu_h_step,
     .gather = cu_gather,
+    .pack_nonzero = cu_pack_nonzero,
+    .pack_nonzero_tmp = czk_cuda_pack_nonzero_tmp,
     .csr_upload = cu_csr_upload,
     .csr_free = cu_csr_free,
     .matvec = cu_matvec,

@@ -41,6 +41,10 @@ typedef struct czk_backend_iface {
                   czk_backend_stream *s);
   czk_status (*gather)(czk_backend *be, czk_fr *out, const czk_fr *in, const uint32_t *idx, size_t n,
                        czk_backend_stream *s);
+  czk_status (*pack_nonzero)(czk_backend *be, void *bases_out, czk_fr *sc_out, const void *h_bases, size_t base_size,
+                             const czk_fr *w, const uint32_t *idx, size_t n, void *tmp, uint64_t *bytes,
+                             czk_backend_stream *s);
+  size_t (*pack_nonzero_tmp)(size_t n);
   czk_status (*csr_upload)(czk_backend *be, czk_backend_csr **out, const uint64_t *row_ptr, const uint32_t *col,
                            const czk_fr *val, size_t rows, czk_backend_stream *s);
   void (*csr_free)(czk_backend *be, czk_backend_csr *m);

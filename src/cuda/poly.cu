@@ -3,6 +3,8 @@
  *   h_pointwise  a_i = (a_i b_i - c_i) z^-1 with z = g^n - 1 (the vanishing polynomial on the coset g*H):
  *                2 Fr multiplications per element, memory-bound (4 x 32 B moved per element);
  *   gather       out_j = in[idx_j] (witness entries of a density-filtered query);
+ *   pack_nonzero a streamed MSM chunk's points with non-zero scalars read from registered host memory in place
+ *                (count per block, one-block scan, then each block writes its scalars and copies its points);
  *   csr_matvec   out_j = sum_k val_k w[col_k] over row j: one warp per row, lanes stride the row's entries, then a
  *                shuffle-free shared-memory tree (Fr values are 8 words); nnz Fr multiplications.
  * Field arithmetic from src/cuda/ff.cuh (Montgomery, 8 x 32-bit limbs, byte-identical to czk_fr). */
@@ -54,7 +56,12 @@ extern "C" czk_status czk_cuda_free_async(void *p, void *stream) {
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_host_register(const void *p, size_t bytes) {
-  cudaError_t e = cudaHostRegister((void *)p, bytes, cudaHostRegisterReadOnly);
+  /* mapped too, so that kernels may read it in place (czk_cuda_pack_nonzero); without the mapping where refused */
+  cudaError_t e = cudaHostRegister((void *)p, bytes, cudaHostRegisterReadOnly | cudaHostRegisterMapped);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    e = cudaHostRegister((void *)p, bytes, cudaHostRegisterReadOnly);
+  }
   if (e != cudaSuccess) {
     cudaGetLastError(); /* not sticky: clear it */
     return CZK_ERR_UNSUPPORTED;
@@ -120,6 +127,125 @@ __global__ void bk_gather(fr_t *out, const fr_t *__restrict__ in, const uint32_t
 extern "C" czk_status czk_cuda_gather(czk_fr *out, const czk_fr *in, const uint32_t *idx, size_t n, void *stream) {
   if (!n) return CZK_OK;
   bk_gather<<<(unsigned)((n + 255) / 256), 256, 0, (cudaStream_t)stream>>>((fr_t *)out, (const fr_t *)in, idx, n);
+  CZK_CU(cudaGetLastError());
+  return CZK_OK;
+}
+
+/* ---- pack_nonzero: blocks of PK_BLOCK scalars (PK_THREADS threads, PK_BLOCK / PK_THREADS rounds) */
+#define PK_BLOCK 1024u
+#define PK_THREADS 256u
+static __device__ __forceinline__ bool pk_nonzero(const uint4 *w, const uint32_t *idx, size_t j) {
+  const size_t i = idx ? idx[j] : j;
+  const uint4 a = w[2 * i], b = w[2 * i + 1];
+  return (a.x | a.y | a.z | a.w | b.x | b.y | b.z | b.w) != 0;
+}
+__global__ void __launch_bounds__(PK_THREADS) bk_pack_count(uint32_t *cnt, const uint4 *__restrict__ w,
+                                                            const uint32_t *__restrict__ idx, size_t n) {
+  uint32_t c = 0;
+  for (uint32_t r = 0; r < PK_BLOCK / PK_THREADS; r++) {
+    const size_t j = (size_t)blockIdx.x * PK_BLOCK + r * PK_THREADS + threadIdx.x;
+    c += (uint32_t)__syncthreads_count(j < n && pk_nonzero(w, idx, j));
+  }
+  if (threadIdx.x == 0) cnt[blockIdx.x] = c;
+}
+/* One block: cnt[0..nb) becomes its exclusive prefix sums, cnt[nb] the total; *bytes += total * base_size. */
+__global__ void __launch_bounds__(1024) bk_pack_scan(uint32_t *cnt, size_t nb, unsigned long long *bytes,
+                                                     size_t base_size) {
+  __shared__ uint32_t part[1024];
+  const size_t per = (nb + 1023) / 1024, lo = threadIdx.x * per, hi = lo + per < nb ? lo + per : nb;
+  uint32_t s = 0;
+  for (size_t b = lo; b < hi; b++) s += cnt[b];
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (uint32_t d = 1; d < 1024; d *= 2) { /* inclusive scan of the threads' sums */
+    const uint32_t v = threadIdx.x >= d ? part[threadIdx.x - d] : 0;
+    __syncthreads();
+    part[threadIdx.x] += v;
+    __syncthreads();
+  }
+  uint32_t run = part[threadIdx.x] - s;
+  for (size_t b = lo; b < hi; b++) {
+    const uint32_t c = cnt[b];
+    cnt[b] = run;
+    run += c;
+  }
+  if (threadIdx.x == 1023) {
+    cnt[nb] = part[1023];
+    atomicAdd(bytes, (unsigned long long)part[1023] * base_size);
+  }
+}
+/* Block b: its non-zero scalars to sc_out from cnt[b] on, their source positions in shared memory, then its points
+ * copied word by word (consecutive threads read consecutive words of the host copy); every position from the total
+ * on gets a zero scalar. T: the word (uint4 where the bases are 16-byte aligned, else uint32_t). */
+template <typename T>
+__global__ void __launch_bounds__(PK_THREADS) bk_pack_write(T *__restrict__ bases_out, uint4 *__restrict__ sc_out,
+                                                            const T *__restrict__ h_bases, uint32_t words,
+                                                            const uint4 *__restrict__ w,
+                                                            const uint32_t *__restrict__ idx, size_t n,
+                                                            const uint32_t *__restrict__ cnt, size_t nb) {
+  __shared__ uint32_t src[PK_BLOCK];
+  __shared__ uint32_t warp_n[PK_THREADS / 32];
+  const uint32_t lane = threadIdx.x & 31, wi = threadIdx.x >> 5;
+  const size_t base = cnt[blockIdx.x], total = cnt[nb];
+  uint32_t done = 0; /* this block's non-zero scalars so far */
+  for (uint32_t r = 0; r < PK_BLOCK / PK_THREADS; r++) {
+    const size_t j = (size_t)blockIdx.x * PK_BLOCK + r * PK_THREADS + threadIdx.x;
+    const bool nz = j < n && pk_nonzero(w, idx, j);
+    const uint32_t ball = __ballot_sync(0xffffffffu, nz);
+    if (lane == 0) warp_n[wi] = (uint32_t)__popc(ball);
+    __syncthreads();
+    uint32_t before = 0, round = 0;
+    for (uint32_t k = 0; k < PK_THREADS / 32; k++) {
+      before += k < wi ? warp_n[k] : 0;
+      round += warp_n[k];
+    }
+    if (nz) {
+      const uint32_t pos = done + before + (uint32_t)__popc(ball & ((1u << lane) - 1));
+      const size_t i = idx ? idx[j] : j;
+      sc_out[2 * (base + pos)] = w[2 * i];
+      sc_out[2 * (base + pos) + 1] = w[2 * i + 1];
+      src[pos] = (uint32_t)(j - (size_t)blockIdx.x * PK_BLOCK);
+    }
+    if (j < n && j >= total) sc_out[2 * j] = sc_out[2 * j + 1] = make_uint4(0, 0, 0, 0);
+    done += round;
+    __syncthreads(); /* warp_n is rewritten next round */
+  }
+  const size_t first = (size_t)blockIdx.x * PK_BLOCK;
+  for (size_t k = threadIdx.x; k < (size_t)done * words; k += PK_THREADS) {
+    const size_t p = k / words, q = k - p * words;
+    bases_out[(base + p) * words + q] = h_bases[(first + src[p]) * words + q];
+  }
+}
+extern "C" size_t czk_cuda_pack_nonzero_tmp(size_t n) { return ((n + PK_BLOCK - 1) / PK_BLOCK + 1) * sizeof(uint32_t); }
+extern "C" czk_status czk_cuda_pack_nonzero(void *bases_out, czk_fr *sc_out, const void *h_bases, size_t base_size,
+                                           const czk_fr *w, const uint32_t *idx, size_t n, void *tmp,
+                                           uint64_t *bytes, void *stream) {
+  if (!n) return CZK_OK;
+  if (!bases_out || !sc_out || !h_bases || !w || !tmp || !bytes || !base_size || base_size % 4 ||
+      n > (size_t)UINT32_MAX * PK_BLOCK)
+    return CZK_ERR_INVALID_ARG;
+  /* registered (pinned) host memory with a device address; anything else (pageable, not mapped) is not read */
+  cudaPointerAttributes pa;
+  if (cudaPointerGetAttributes(&pa, h_bases) != cudaSuccess || pa.type != cudaMemoryTypeHost || !pa.devicePointer) {
+    cudaGetLastError(); /* not sticky: clear it */
+    return CZK_ERR_UNSUPPORTED;
+  }
+  const void *dp = pa.devicePointer;
+  cudaStream_t st = (cudaStream_t)stream;
+  const size_t nb = (n + PK_BLOCK - 1) / PK_BLOCK;
+  uint32_t *cnt = (uint32_t *)tmp;
+  bk_pack_count<<<(unsigned)nb, PK_THREADS, 0, st>>>(cnt, (const uint4 *)w, idx, n);
+  CZK_CU(cudaGetLastError());
+  bk_pack_scan<<<1, 1024, 0, st>>>(cnt, nb, (unsigned long long *)bytes, base_size);
+  CZK_CU(cudaGetLastError());
+  if (((uintptr_t)dp | (uintptr_t)bases_out) % 16 == 0 && base_size % 16 == 0)
+    bk_pack_write<uint4><<<(unsigned)nb, PK_THREADS, 0, st>>>((uint4 *)bases_out, (uint4 *)sc_out, (const uint4 *)dp,
+                                                              (uint32_t)(base_size / 16), (const uint4 *)w, idx, n,
+                                                              cnt, nb);
+  else
+    bk_pack_write<uint32_t><<<(unsigned)nb, PK_THREADS, 0, st>>>((uint32_t *)bases_out, (uint4 *)sc_out,
+                                                                 (const uint32_t *)dp, (uint32_t)(base_size / 4),
+                                                                 (const uint4 *)w, idx, n, cnt, nb);
   CZK_CU(cudaGetLastError());
   return CZK_OK;
 }

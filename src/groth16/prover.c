@@ -48,6 +48,7 @@ enum {
   EV_MB1,
   EV_MB2,
   EV_WO, /* witness-only: s_h's first kernel may start (after the chain's wait) */
+  EV_IDX, /* a compact lane's index lists are on the device (a host key's: copied; else with the key) */
   EV_SLOT0,
   EV_SLOT1 = EV_SLOT0 + 8, /* a compact lane's second pipeline (s_w) */
   EV_COUNT = EV_SLOT1 + 8
@@ -95,6 +96,13 @@ struct czk__lane {
   czk_backend_msm *ms[2][4];         /* per pipeline, streamed chunks' slot handles: [0,1] G1, [2,3] G2 */
   void *slot[2][4];
   czk_fr *d_gather[2];               /* a chunk's gathered a / b scalars */
+  /* packed streaming (czk_backend_pack_nonzero, CZK_STREAM_PACK=1): per pipeline and slot, the packed scalars of a
+   * streamed witness chunk (NULL where no witness query of that group streams there); the packer's temporary
+   * storage per pipeline and its byte counters (device u64 x 2) */
+  czk_fr *psc[2][4];
+  void *d_ptmp[2];
+  uint64_t *d_pbytes;
+  bool pack;                         /* this proof packs its streamed witness chunks */
   uint32_t *d_idxc[2];               /* index lists copied to the device (a host key's) */
   uint64_t up_bytes;                 /* bytes copied from host memory by this proof */
   /* the device's wait for streamed chunks (czk_groth16_timings.upload_wait): two timing events per chunk k of the lane
@@ -129,6 +137,8 @@ static void lane_free(czk__lane *l) {
   for (int i = 0; i < 2; i++) czk_backend_mem_free(be, l->d_idx[i]);
   czk_backend_mem_free(be, l->d_abc);
   czk_backend_mem_free(be, l->d_flag);
+  for (int p = 0; p < 2; p++) czk_backend_mem_free(be, l->d_ptmp[p]);
+  czk_backend_mem_free(be, l->d_pbytes);
   czk_backend_mem_free(be, l->d_w);
   czk_backend_mem_free(be, l->d_sa);
   czk_backend_mem_free(be, l->d_sb);
@@ -308,9 +318,10 @@ typedef struct compact_geom {
   size_t c1, c2;                /* points per G1 / G2 chunk */
   bool sl[2][2];                /* [pipe][G1, G2]: some query of that group streamed there */
   bool gath[2];                 /* the pipeline gathers a / b scalars */
+  bool wsl[2][2];               /* [pipe][G1, G2]: some witness query of that group streamed there (packed scalars) */
   bool idx_copy;                /* the index lists are host memory: copied to the device */
   int idx_pipe;                 /* which pipeline's buffer holds the index copies */
-  size_t off_slot[2][4], off_gather[2], off_idx[2], bytes[2];
+  size_t off_slot[2][4], off_psc[2][4], off_gather[2], off_idx[2], bytes[2];
   size_t y_bytes;
   size_t cap1, cap2;            /* chunks (partial sums) per proof */
 } compact_geom;
@@ -328,6 +339,7 @@ static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, b
     if (!b->nq[q]) continue;
     const int p = q_pipe(lean, q);
     if (czk__q_host(b, q)) g->sl[p][q == CZK__Q_B2] = true;
+    if (czk__q_host(b, q) && q != CZK__Q_H) g->wsl[p][q == CZK__Q_B2] = true;
     if ((q == CZK__Q_A && b->n_idx[0]) || ((q == CZK__Q_B1 || q == CZK__Q_B2) && b->n_idx[1])) g->gath[p] = true;
   }
   g->idx_copy = b->streamed && (b->n_idx[0] || b->n_idx[1]);
@@ -337,6 +349,8 @@ static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, b
     for (int i = 0; i < 4; i++)
       if (g->sl[p][i >= 2]) g->off_slot[p][i] = off, off += al32(i < 2 ? g->c1 * sizeof(czk_g1_affine)
                                                                          : g->c2 * sizeof(czk_g2_affine));
+    for (int i = 0; i < 4; i++)
+      if (g->wsl[p][i >= 2]) g->off_psc[p][i] = off, off += al32((i < 2 ? g->c1 : g->c2) * sizeof(czk_fr));
     if (g->gath[p]) g->off_gather[p] = off, off += al32(g->c1 * sizeof(czk_fr));
     for (int i = 0; i < 2 && p == g->idx_pipe; i++)
       if (g->idx_copy && b->n_idx[i]) g->off_idx[i] = off, off += al32(b->n_idx[i] * sizeof(uint32_t));
@@ -345,6 +359,12 @@ static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, b
   g->y_bytes = n * sizeof(czk_fr) > g->bytes[0] ? n * sizeof(czk_fr) : g->bytes[0];
   for (int i = 0; i < CZK__Q_B2; i++) g->cap1 += (b->nq[i] + g->c1 - 1) / g->c1;
   g->cap2 = (b->nq[CZK__Q_B2] + g->c2 - 1) / g->c2;
+}
+
+/* The packer's temporary storage for a pipeline's largest chunk (at least 32 bytes: an allocation of its own). */
+static size_t pack_tmp_bytes(czk_backend *be, const compact_geom *g) {
+  const size_t t = czk_backend_pack_nonzero_tmp(be, g->c1 > g->c2 ? g->c1 : g->c2);
+  return al32(t > 32 ? t : 32);
 }
 
 /* The MSM scratch needs of each pipeline (one scratch per pipeline, shared by its handles): its groups at a chunk;
@@ -382,6 +402,11 @@ static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b
   if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_y, g.y_bytes);
   if (st == CZK_OK && !lean && g.bytes[1]) st = czk_backend_alloc(be, &l->d_p1, g.bytes[1]);
   if (st == CZK_OK) st = czk_backend_alloc(be, (void **)&l->d_flag, 256);
+  for (int p = 0; p < 2 && st == CZK_OK; p++)
+    if (g.wsl[p][0] || g.wsl[p][1]) {
+      st = czk_backend_alloc(be, &l->d_ptmp[p], pack_tmp_bytes(be, &g));
+      if (st == CZK_OK && !l->d_pbytes) st = czk_backend_alloc(be, (void **)&l->d_pbytes, 2 * sizeof(uint64_t));
+    }
   if (st == CZK_OK)
     st = czk_backend_host_alloc(be, (void **)&l->h_stage, ((wo ? 0 : 3 * n) + nw) * sizeof(czk_fr));
   if (st == CZK_OK) {
@@ -390,6 +415,8 @@ static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b
       if (!base) continue;
       for (int i = 0; i < 4; i++)
         if (g.sl[p][i >= 2]) l->slot[p][i] = base + g.off_slot[p][i];
+      for (int i = 0; i < 4; i++)
+        if (g.wsl[p][i >= 2]) l->psc[p][i] = (czk_fr *)(base + g.off_psc[p][i]);
       if (g.gath[p]) l->d_gather[p] = (czk_fr *)(base + g.off_gather[p]);
       for (int i = 0; i < 2 && p == g.idx_pipe; i++)
         if (g.idx_copy && b->n_idx[i]) l->d_idxc[i] = (uint32_t *)(base + g.off_idx[i]);
@@ -442,6 +469,8 @@ static czk_status compact_bytes(czk_backend *be, const czk__bases *b, size_t n, 
   compact_geom_of(b, n, chunk_log, lean, &g);
   uint64_t sum = LANE_SLACK_C + (uint64_t)nw * sizeof(czk_fr) + (uint64_t)n * sizeof(czk_fr) + g.y_bytes + 256;
   if (!lean) sum += g.bytes[1];
+  for (int p = 0; p < 2; p++)
+    if (g.wsl[p][0] || g.wsl[p][1]) sum += pack_tmp_bytes(be, &g) + 2 * sizeof(uint64_t);
   for (int p = 0; p < (lean ? 1 : 2); p++) {
     czk_backend_msm_need w[2];
     const size_t k = pipe_needs(b, &g, lean, p, w);
@@ -787,6 +816,13 @@ static czk_status unpack_witness(czk_backend *be, czk__lane *l, const czk_fr *w,
  * one of its device copy; both hold the device's memory bandwidth and SMs fully, so running them one after the other
  * costs the device nothing, and each prove's own host staging (pack, copy) then overlaps the other's kernels. */
 #define CHAIN_DOMAIN_MIN ((size_t)1 << 24)
+/* CZK_STREAM_PACK=1: a compact lane's streamed witness chunks carry only their points with non-zero scalars
+ * (czk_backend_pack_nonzero, the device reading the pinned host copy in place) instead of being copied whole; read
+ * at each prove. Off by default until measured against the copies on a device. */
+static bool pack_on(void) {
+  const char *e = getenv("CZK_STREAM_PACK");
+  return e && !strcmp(e, "1");
+}
 /* CZK_CHAIN=off: no chain (for comparisons). */
 static bool chain_off(void) {
   static _Atomic int g_off = -1;
@@ -833,6 +869,7 @@ typedef struct cchunk {
   size_t off, len, part; /* part: index into part1 (G1) / part2 (G2) of the query's first chunk, where the series
                             of its chunks puts their sum (czk_backend_msm_run_series) */
   size_t ord;            /* the chunk's own index in the same numbering (its timing events, ev_up) */
+  bool packed;           /* its slot holds only its points with non-zero scalars, their scalars in psc */
 } cchunk;
 
 /* One pipeline's MSMs: its queries' chunks in order on compute stream s, streamed chunks' bases copied on copy
@@ -857,7 +894,7 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
     const bool g2 = q == CZK__Q_B2, host = czk__q_host(b, q);
     const size_t C = g2 ? l->chunk2 : l->chunk1, part0 = g2 ? p2 : p1;
     for (size_t off = 0; off < b->nq[q]; off += C) {
-      cchunk c = {q, -1, off, b->nq[q] - off < C ? b->nq[q] - off : C, part0, g2 ? p2 : p1};
+      cchunk c = {q, -1, off, b->nq[q] - off < C ? b->nq[q] - off : C, part0, g2 ? p2 : p1, false};
       if (g2) p2++;
       else p1++;
       if (q_pipe(l->lean, q) != pp->p) continue;
@@ -881,10 +918,23 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
         czk_backend_event *ev_copied = l->ev[pp->ev0 + 2 * cn->slot], *ev_done = l->ev[pp->ev0 + 2 * cn->slot + 1];
         if (uses[cn->slot]++ > 0) st = czk_backend_stream_wait(be, pp->sc, ev_done);
         const size_t bytes = cn->len * QSZ[cn->q];
-        if (st == CZK_OK)
-          st = czk_backend_copy_htod(be, l->slot[pp->p][cn->slot], (const uint8_t *)b->q[cn->q] + cn->off * QSZ[cn->q],
-                                     bytes, pp->sc);
-        l->up_bytes += bytes;
+        const void *src = (const uint8_t *)b->q[cn->q] + cn->off * QSZ[cn->q];
+        if (st == CZK_OK && l->pack && cn->q != CZK__Q_H && l->psc[pp->p][cn->slot]) {
+          /* only the points whose scalars are not zero cross the bus (counted on the device) */
+          const czk_fr *w = l->d_w + (cn->q == CZK__Q_L ? ni : 0);
+          const uint32_t *ix = NULL;
+          if (cn->q != CZK__Q_L && b->n_idx[cn->q == CZK__Q_A ? 0 : 1]) ix = pp->idx[cn->q == CZK__Q_A ? 0 : 1];
+          if (ix) ix += cn->off;
+          else w += cn->off;
+          st = czk_backend_pack_nonzero(be, l->slot[pp->p][cn->slot], l->psc[pp->p][cn->slot], src, QSZ[cn->q], w,
+                                        ix, cn->len, l->d_ptmp[pp->p], l->d_pbytes + pp->p, pp->sc);
+          if (st == CZK_OK) ch[next].packed = true;
+          else if (st == CZK_ERR_UNSUPPORTED) st = CZK_OK, l->pack = false; /* not readable in place: copies */
+        }
+        if (st == CZK_OK && !ch[next].packed) {
+          st = czk_backend_copy_htod(be, l->slot[pp->p][cn->slot], src, bytes, pp->sc);
+          l->up_bytes += bytes;
+        }
         if (st == CZK_OK) st = czk_backend_event_record(be, ev_copied, pp->sc);
         if (st == CZK_OK) st = up_event(be, l, (cn->q == CZK__Q_B2 ? l->cap1 : 0) + cn->ord, 1, pp->sc, pp->p);
         pend[cn->slot] = true;
@@ -894,7 +944,8 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
     if (st == CZK_OK && c->slot >= 0 && next <= i) st = CZK_ERR_INTERNAL; /* its copy must be out */
     if (st != CZK_OK) break;
     const czk_fr *sc;
-    if (c->q == CZK__Q_H) sc = l->d_x + c->off;
+    if (c->packed) sc = l->psc[pp->p][c->slot];
+    else if (c->q == CZK__Q_H) sc = l->d_x + c->off;
     else if (c->q == CZK__Q_L) sc = l->d_w + ni + c->off;
     else {
       const int ii = c->q == CZK__Q_A ? 0 : 1;
@@ -1007,6 +1058,15 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
     CZK_TRY(czk_backend_copy_htod(be, l->d_idxc[i], b->idx[i], b->n_idx[i] * sizeof(uint32_t), sidx));
     l->up_bytes += b->n_idx[i] * sizeof(uint32_t);
     idx[i] = l->d_idxc[i];
+  }
+  /* packed streaming: the packers (on the copy streams) read w and the index lists, and count into d_pbytes */
+  l->pack = pack_on() && l->d_pbytes && !as->wpack_dense;
+  if (l->pack) {
+    static const uint64_t zero2[2] = {0, 0};
+    CZK_TRY(czk_backend_copy_htod(be, l->d_pbytes, zero2, sizeof zero2, sidx));
+    CZK_TRY(czk_backend_event_record(be, l->ev[EV_IDX], sidx));
+    if (l->s_c2) CZK_TRY(czk_backend_stream_wait(be, l->s_c2, l->ev[EV_IDX]));
+    CZK_TRY(czk_backend_stream_wait(be, l->s_c, l->ev[EV_IDX]));
   }
   /* pipeline 0's slots are in y: its copies wait for H */
   CZK_TRY(czk_backend_stream_wait(be, l->s_c, l->ev[EV_H]));
@@ -1280,6 +1340,12 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
     czk_g2_set_infinity(b2);
     for (size_t i = 0; i < l->cap2; i++) czk_g2_add(b2, b2, &l->part2[i]);
     job->t.compact = true;
+    if (l->pack) { /* the packers' bytes (their copy streams are done: every MSM waited for them) */
+      uint64_t pb[2] = {0, 0};
+      CZK_TRY(czk_backend_copy_dtoh(be, pb, l->d_pbytes, sizeof pb, l->s_h));
+      CZK_TRY(czk_backend_stream_sync(be, l->s_h));
+      l->up_bytes += pb[0] + pb[1];
+    }
     job->t.upload_bytes = l->up_bytes;
     if (l->host || czk_backend_host_memory(be)) {
       job->t.h = l->t_h, job->t.msm_h = l->t_msm[CZK__Q_H];

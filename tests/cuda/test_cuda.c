@@ -3,7 +3,8 @@
  * Fp/Fr/Fp2 arithmetic (incl. 0, 1, -1), MSM over G1 and G2 (random points, points at infinity, repeated and opposite
  * points, zero and extreme scalars, one huge bucket, several window sizes and chunk lengths, scalars from host and
  * device, canonical and Montgomery), and the NTT (both root conventions, forward / inverse / coset, sizes 2^0..2^16;
- * compact plans against full ones and the CPU up to 2^24, and the CUDA backend's compact switch).
+ * compact plans against full ones and the CPU up to 2^24, and the CUDA backend's compact switch); the packing of a
+ * streamed chunk's non-zero points from registered host memory (czk_cuda_pack_nonzero).
  * Exits 77 (skipped) when CUDA is not built or no GPU is present. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,6 +376,86 @@ static void test_msm_series(int g, size_t n, size_t C, int kind, int dense) {
   czk_cuda_free(d_b);
   czk_cuda_stream_destroy(st);
   free(bases), free(sc);
+}
+
+/* czk_cuda_pack_nonzero against the obvious loop: scalars with zeros (a `zeros` fraction per 256), ones and others,
+ * read directly or through an index list (a shuffled subset of a larger w), points of `bsz` bytes in registered host
+ * memory at offset `skew` (4: not 16-byte aligned, the word-by-word path), n across block boundaries; the tail of
+ * the scalars zeroed and the byte counter added to (it starts at 7 * bsz). */
+static void test_pack_nonzero(size_t n, size_t bsz, unsigned zeros, bool with_idx, size_t skew) {
+  const size_t nw = with_idx ? 2 * n + 5 : n;
+  uint64_t *w = calloc(nw ? 4 * nw : 4, 8);
+  uint32_t *idx = with_idx ? malloc((n ? n : 1) * 4) : NULL;
+  uint8_t *hb_raw = malloc(n * bsz + 64), *hb = hb_raw + skew;
+  for (size_t i = 0; i < nw; i++) {
+    const unsigned r = (unsigned)(czk_test_rng_next(&rng) & 255);
+    if (r < zeros) continue;
+    if (r & 1) w[4 * i] = 1;
+    else rand_scalar(w + 4 * i);
+  }
+  for (size_t j = 0; j < n; j++) idx ? (void)(idx[j] = (uint32_t)((j * 7919u + 3) % nw)) : (void)0;
+  czk_test_rng_bytes(&rng, hb, n * bsz);
+  CHECK(czk_cuda_host_register(hb_raw, n * bsz + 64) == CZK_OK);
+  void *st = NULL, *d_w = NULL, *d_idx = NULL, *d_bo = NULL, *d_so = NULL, *d_tmp = NULL, *d_cnt = NULL;
+  CHECK(czk_cuda_stream_create(&st) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_w, (nw ? nw : 1) * 32) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_bo, (n ? n : 1) * bsz) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_so, (n ? n : 1) * 32) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_tmp, czk_cuda_pack_nonzero_tmp(n)) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_cnt, 8) == CZK_OK);
+  CHECK(czk_cuda_memcpy_htod(d_w, w, nw * 32, st) == CZK_OK);
+  if (idx) {
+    CHECK(czk_cuda_malloc(&d_idx, n * 4) == CZK_OK);
+    CHECK(czk_cuda_memcpy_htod(d_idx, idx, n * 4, st) == CZK_OK);
+  }
+  const uint64_t start = 7 * bsz;
+  CHECK(czk_cuda_memcpy_htod(d_cnt, &start, 8, st) == CZK_OK);
+  uint8_t *junk = malloc(n * 32 + 1);
+  memset(junk, 0xa5, n * 32 + 1); /* the outputs start as garbage: the tail must be zeroed */
+  CHECK(czk_cuda_memcpy_htod(d_so, junk, n * 32, st) == CZK_OK);
+  CHECK(czk_cuda_pack_nonzero(d_bo, d_so, hb, bsz, d_w, d_idx, n, d_tmp, d_cnt, st) == CZK_OK);
+  uint8_t *bo = malloc(n * bsz + 1);
+  uint64_t *so = malloc(n * 32 + 1), cnt = 0;
+  CHECK(czk_cuda_memcpy_dtoh(bo, d_bo, n * bsz, st) == CZK_OK);
+  CHECK(czk_cuda_memcpy_dtoh(so, d_so, n * 32, st) == CZK_OK);
+  CHECK(czk_cuda_memcpy_dtoh(&cnt, d_cnt, 8, st) == CZK_OK);
+  CHECK(czk_cuda_stream_sync(st) == CZK_OK);
+  size_t m = 0, bad = 0;
+  for (size_t j = 0; j < n; j++) {
+    const uint64_t *v = w + 4 * (idx ? idx[j] : j);
+    if (!(v[0] | v[1] | v[2] | v[3])) continue;
+    if (memcmp(so + 4 * m, v, 32) || memcmp(bo + m * bsz, hb + j * bsz, bsz)) bad++;
+    m++;
+  }
+  for (size_t j = m; j < n; j++)
+    if (so[4 * j] | so[4 * j + 1] | so[4 * j + 2] | so[4 * j + 3]) bad++;
+  CHECK_MSG(bad == 0 && cnt == start + m * bsz, "pack n=%zu bsz=%zu zeros=%u idx=%d skew=%zu: %zu wrong, %llu bytes "
+            "counted (want %llu)", n, bsz, zeros, with_idx, skew, bad, (unsigned long long)(cnt - start),
+            (unsigned long long)(m * bsz));
+  czk_cuda_host_unregister(hb_raw);
+  czk_cuda_free(d_w), czk_cuda_free(d_idx), czk_cuda_free(d_bo), czk_cuda_free(d_so), czk_cuda_free(d_tmp);
+  czk_cuda_free(d_cnt);
+  czk_cuda_stream_destroy(st);
+  free(w), free(idx), free(hb_raw), free(junk), free(bo), free(so);
+}
+
+/* Pageable (unregistered) host memory is not read in place: refused, and the context stays usable. */
+static void test_pack_unregistered(void) {
+  const size_t n = 3000;
+  uint8_t *hb = calloc(n, 96);
+  void *st = NULL, *d_w = NULL, *d_bo = NULL, *d_so = NULL, *d_tmp = NULL, *d_cnt = NULL;
+  CHECK(czk_cuda_stream_create(&st) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_w, n * 32) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_bo, n * 96) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_so, n * 32) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_tmp, czk_cuda_pack_nonzero_tmp(n)) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d_cnt, 8) == CZK_OK);
+  CHECK(czk_cuda_pack_nonzero(d_bo, d_so, hb, 96, d_w, NULL, n, d_tmp, d_cnt, st) == CZK_ERR_UNSUPPORTED);
+  CHECK(czk_cuda_stream_sync(st) == CZK_OK);
+  CHECK(czk_cuda_sticky_error() == 0);
+  czk_cuda_free(d_w), czk_cuda_free(d_bo), czk_cuda_free(d_so), czk_cuda_free(d_tmp), czk_cuda_free(d_cnt);
+  czk_cuda_stream_destroy(st);
+  free(hb);
 }
 
 static void test_msm_g2(size_t n, int kind, const char *window) {
@@ -787,6 +868,17 @@ int main(void) {
   test_msm_series(1, 150000, 50000, 2, 0);
   test_msm_series(2, 60000, 50000, 2, 0);
   unsetenv("CZK_CUDA_MSM_MAX_CHUNK");
+  /* packed streaming: sizes around the 1024-scalar blocks, G1 and G2 points, aligned and not, direct and indexed,
+   * no zeros, half zeros, all zeros */
+  test_pack_nonzero(1, 96, 128, false, 0);
+  test_pack_nonzero(1023, 96, 128, false, 0);
+  test_pack_nonzero(1025, 192, 128, true, 0);
+  test_pack_nonzero(5000, 96, 0, false, 4);
+  test_pack_nonzero(5000, 192, 200, true, 4);
+  test_pack_nonzero(70001, 96, 256, false, 0);
+  test_pack_nonzero((1u << 20) + 3, 96, 128, true, 0);
+  test_pack_nonzero((1u << 21) + 1000, 192, 60, false, 0); /* several blocks per scan thread */
+  test_pack_unregistered();
   test_ntt(CZK_ROOTS_BELLMAN);
   test_ntt(CZK_ROOTS_SNARKJS);
   test_ntt_compact();

@@ -216,9 +216,12 @@ static void test_compact(czk_backend *be, unsigned k) {
       CHECK(czk_groth16_dkey_mask(dk) == masks[mi]);
       CHECK(czk_groth16_dkey_bytes(dk) == czk_groth16_key_copy_bytes(key, masks[mi]));
     }
-    for (size_t ci = 0; ci < 2 * sizeof chunks / sizeof *chunks; ci++) {
-      const bool lean = ci >= sizeof chunks / sizeof *chunks;
-      const czk_groth16_lane_opts o = {true, chunks[ci % (sizeof chunks / sizeof *chunks)], lean};
+    uint64_t copied[2 * sizeof chunks / sizeof *chunks];
+    for (size_t ci = 0; ci < 4 * sizeof chunks / sizeof *chunks; ci++) {
+      const size_t nc = sizeof chunks / sizeof *chunks, cj = ci % (2 * nc);
+      const bool lean = cj >= nc, pack = ci >= 2 * nc; /* the second round packs the streamed witness chunks */
+      setenv("CZK_STREAM_PACK", pack ? "1" : "0", 1);
+      const czk_groth16_lane_opts o = {true, chunks[cj % nc], lean};
       czk_witness w;
       CHECK(czk_synthetic_witness(&w, k, 21) == CZK_OK);
       czk_groth16_assignment as;
@@ -228,15 +231,22 @@ static void test_compact(czk_backend *be, unsigned k) {
       memset(&t, 0, sizeof t);
       czk_status st = czk_groth16_prove_start_ex(&job, be, key, dk, &as, NULL, &o);
       if (st == CZK_OK) st = czk_groth16_prove_finish(job, &p, &t);
-      CHECK_MSG(st == CZK_OK, "%s compact%s mask 0x%x chunk 2^%u: %s", czk_backend_name(be), lean ? " lean" : "",
-                masks[mi], o.chunk_log, czk_status_str(st));
+      CHECK_MSG(st == CZK_OK, "%s compact%s%s mask 0x%x chunk 2^%u: %s", czk_backend_name(be), lean ? " lean" : "",
+                pack ? " packed" : "", masks[mi], o.chunk_log, czk_status_str(st));
       CHECK(t.compact);
-      CHECK_MSG(st == CZK_OK && memcmp(&p, &ref, sizeof p) == 0, "%s compact%s mask 0x%x chunk 2^%u: another proof",
-                czk_backend_name(be), lean ? " lean" : "", masks[mi], o.chunk_log);
+      CHECK_MSG(st == CZK_OK && memcmp(&p, &ref, sizeof p) == 0, "%s compact%s%s mask 0x%x chunk 2^%u: another proof",
+                czk_backend_name(be), lean ? " lean" : "", pack ? " packed" : "", masks[mi], o.chunk_log);
       CHECK(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK);
-      /* streamed queries were copied (a device; the CPU's copies are counted the same way) */
+      /* streamed queries were copied (a device; the CPU's copies are counted the same way); packed, the witness
+       * queries' zero points are not: fewer bytes (the synthetic witness has zeros in every query) */
       if (masks[mi] != CZK_GROTH16_Q_ALL) CHECK(t.upload_bytes > 0);
       else CHECK(t.upload_bytes == 0);
+      if (!pack) copied[cj] = t.upload_bytes;
+      else
+        CHECK_MSG(masks[mi] == CZK_GROTH16_Q_ALL ? t.upload_bytes == 0 : t.upload_bytes < copied[cj],
+                  "%s compact%s packed mask 0x%x chunk 2^%u: %llu bytes uploaded, %llu copied whole",
+                  czk_backend_name(be), lean ? " lean" : "", masks[mi], o.chunk_log,
+                  (unsigned long long)t.upload_bytes, (unsigned long long)copied[cj]);
       /* the device's wait for them: none on the CPU or when nothing streams, else within the MSM spans (which
        * include it) and apart from the device-busy time */
       const double msms = t.msm_h + t.msm_l + t.msm_a + t.msm_b_g1 + t.msm_b_g2;
