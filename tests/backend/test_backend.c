@@ -3,7 +3,7 @@
  * library called directly (czk_msm_*, czk_ntt_*, a naive mat-vec): MSM G1/G2 (random points, zero scalars, scalar
  * r-1, repeated points, points at infinity, n = 1 .. 2^20 on the GPU), NTT in all four directions and both root
  * conventions (2^0 .. 2^20 on the GPU), the H computation, CSR mat-vec, copies/events; device enumeration with
- * exclude lists; gathers; the packed witness upload (host packing, its limits and damage refused, unpacking by the
+ * exclude lists; gathers; packing a chunk's non-zero points from registered host memory; the packed witness upload (host packing, its limits and damage refused, unpacking by the
  * backend at sizes off the chunk grid); on the GPU finally a sticky fault: the backend is quarantined (CZK_ERR_DEVICE) and the CPU backend still works. */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -344,6 +344,64 @@ static void test_gather(czk_backend *be, size_t n_in, size_t n) {
   free(in), free(got), free(idx);
 }
 
+static void mixed_witness(czk_fr *w, size_t n, unsigned zero_pct, unsigned one_pct);
+/* czk_backend_pack_nonzero: a chunk's non-zero points packed from host memory registered with the backend (the CPU
+ * backend: any host memory), direct and through an index list, G1- and G2-sized points; equal to the loop, the tail
+ * of the scalars zero, the bytes counted; unregistered memory refused on a GPU (the prover then copies the chunk;
+ * test_prover's compact proofs, packed and not, are the same bytes). */
+static void test_pack(czk_backend *be, size_t n, size_t bsz, bool with_idx) {
+  const size_t nw = with_idx ? n + 17 : n;
+  czk_fr *w = malloc(nw * sizeof *w), *so = malloc(n * sizeof *w);
+  uint32_t *idx = malloc(n * sizeof *idx);
+  uint8_t *hb = malloc(n * bsz), *bo = malloc(n * bsz);
+  mixed_witness(w, nw, 51, 47);
+  for (size_t j = 0; j < n; j++) idx[j] = (uint32_t)(czk_test_rng_next(&rng) % nw);
+  czk_test_rng_bytes(&rng, hb, n * bsz);
+  const bool host = czk_backend_host_memory(be);
+  if (!host) CHECK(czk_backend_host_register(be, hb, n * bsz) == CZK_OK);
+  czk_backend_stream *s = NULL;
+  void *d_w = NULL, *d_idx = NULL, *d_bo = NULL, *d_so = NULL, *d_tmp = NULL, *d_cnt = NULL;
+  const size_t tmp = czk_backend_pack_nonzero_tmp(be, n);
+  CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_w, nw * sizeof *w) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_idx, n * sizeof *idx) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_bo, n * bsz) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_so, n * sizeof *w) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_tmp, tmp ? tmp : 32) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d_cnt, 8) == CZK_OK);
+  const uint64_t zero = 0;
+  CHECK(czk_backend_copy_htod(be, d_w, w, nw * sizeof *w, s) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, d_idx, idx, n * sizeof *idx, s) == CZK_OK);
+  CHECK(czk_backend_copy_htod(be, d_cnt, &zero, 8, s) == CZK_OK);
+  CHECK(czk_backend_pack_nonzero(be, d_bo, d_so, hb, bsz, d_w, with_idx ? d_idx : NULL, n, d_tmp, d_cnt, s) ==
+        CZK_OK);
+  uint64_t cnt = 0;
+  CHECK(czk_backend_copy_dtoh(be, bo, d_bo, n * bsz, s) == CZK_OK);
+  CHECK(czk_backend_copy_dtoh(be, so, d_so, n * sizeof *w, s) == CZK_OK);
+  CHECK(czk_backend_copy_dtoh(be, &cnt, d_cnt, 8, s) == CZK_OK);
+  CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+  size_t m = 0, bad = 0;
+  for (size_t j = 0; j < n; j++) {
+    const czk_fr *v = &w[with_idx ? idx[j] : j];
+    if (czk_fr_is_zero(v)) continue;
+    if (!czk_fr_eq(&so[m], v) || memcmp(bo + m * bsz, hb + j * bsz, bsz)) bad++;
+    m++;
+  }
+  for (size_t j = m; j < n; j++) bad += !czk_fr_is_zero(&so[j]);
+  CHECK_MSG(bad == 0 && cnt == m * bsz, "%s pack n=%zu bsz=%zu idx=%d: %zu wrong, %llu bytes (want %llu)",
+            czk_backend_name(be), n, bsz, with_idx, bad, (unsigned long long)cnt, (unsigned long long)(m * bsz));
+  /* without a registration (a GPU backend): refused, nothing else harmed */
+  if (!host) {
+    czk_backend_host_unregister(be, hb);
+    CHECK(czk_backend_pack_nonzero(be, d_bo, d_so, hb, bsz, d_w, NULL, n, d_tmp, d_cnt, s) == CZK_ERR_UNSUPPORTED);
+    CHECK(czk_backend_stream_sync(be, s) == CZK_OK);
+  }
+  czk_backend_mem_free(be, d_w), czk_backend_mem_free(be, d_idx), czk_backend_mem_free(be, d_bo);
+  czk_backend_mem_free(be, d_so), czk_backend_mem_free(be, d_tmp), czk_backend_mem_free(be, d_cnt);
+  czk_backend_stream_free(be, s);
+  free(w), free(so), free(idx), free(hb), free(bo);
+}
+
 /* A witness of the given mix: zero_pct % zeros, one_pct % ones, the rest random (Montgomery one = czk_fr_one_v). */
 static void mixed_witness(czk_fr *w, size_t n, unsigned zero_pct, unsigned one_pct) {
   for (size_t i = 0; i < n; i++) {
@@ -624,6 +682,8 @@ int main(int argc, char **argv) {
       test_ntt(be, 10);
       test_matvec(be, 1000, 700);
       test_gather(be, 1000, 777);
+      test_pack(be, 1000, 96, false);
+      test_pack(be, 777, 192, true);
       czk_pool *pool = NULL;
       CHECK(czk_pool_new(&pool, 3) == CZK_OK);
       test_wpack_host(pool);
@@ -658,6 +718,9 @@ int main(int argc, char **argv) {
     test_msm_series(be, 300000, 1 << 16);
     test_msm_series(be, 70000, 20000);
     test_gather(be, 1 << 18, 1 << 17);
+    test_pack(be, 3000, 96, false);
+    test_pack(be, (1 << 20) + 5, 96, true);
+    test_pack(be, 70001, 192, false);
     const size_t sizes[] = {1, 31, 1024, 1025, 70001, ((size_t)1 << 22) + 12345};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
       test_wpack(be, NULL, sizes[k], 51, 47);
