@@ -242,8 +242,8 @@ CZK_API czk_status czk_groth16_plan_prove(czk_groth16_prove_plan *out, czk_backe
  * pinned host copy into two slots per group on a copy stream, one chunk ahead of the MSMs. Proofs are the same. A partial device copy (czk_groth16_key_upload_partial) always proves in compact
  * lanes. chunk_log 0: CZK_GROTH16_COMPACT_CHUNK_LOG. */
 #define CZK_GROTH16_COMPACT_CHUNK_LOG 22u /* compact lanes' chunks (with one bucket set per query across its chunks,
-                                            smaller chunks cost little: two 2^27 compact lanes fit beside a resident
-                                            32 GiB PoRep key on an 80 GB card) */
+                                            smaller chunks cost little, and a 2^27 lane's MSM scratch is ~5 GiB
+                                            instead of ~15 GiB at 2^24: two such lanes fit where one did) */
 #define CZK_GROTH16_LEAN_CHUNK_LOG 21u    /* lean lanes' chunks: a 2^27 lean lane fits a 16 GB card's plan */
 typedef struct czk_groth16_lane_opts {
   bool compact;

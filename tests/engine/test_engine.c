@@ -1432,9 +1432,10 @@ static void test_device_urgent_spared(void) {
  * from ../shared/docs/gpu-memory-reference.md; WindowPoSt, SnapDeals, WinningPoSt from `czk circuit-info KIND
  * --sector-size 32GiB --json`: h = 2^k - 1, l = aux, a = inputs + A-density, b = B-density; G1 96 B, G2 192 B).
  * Lanes are modelled from the prover's layout (czk_groth16_plan_prove_ex) with the MSM scratch the H100 planned in
- * session 15 (full lane 18.6 GiB at 2^27, a lean one's at 2^21-point chunks 1.22 GiB (half its 2.44 GiB at 2^22);
- * scaled with the domain); a compact lane's two pipelines at 2^22-point chunks are estimated from the scratch
- * formula (msm.cu run_need: four pair arrays of 4 B x points x windows, buckets at two bits over): 2 x 1.5 GiB.
+ * session 15 for a full lane (18.6 GiB at 2^27) and, for chunked lanes, the scratch formula of msm.cu's run_need
+ * since the MSM series (every pass width up to two bits over the chunk's own, G2 one: four pair arrays of 4 B per
+ * point and window, the buckets, the levels' records): a compact lane's two pipelines at 2^22-point chunks 2.47 GiB
+ * (G1) + 2.71 GiB (G1 and G2), a lean one's at 2^21 1.46 GiB; scaled with the domain.
  * Every kind gets a tier whose copy, tables and lanes fit the plan, resident wherever the whole copy fits beside a
  * lane, at least one lane, two lanes wherever two of some shape fit beside the tier's copy, and the fastest shape at
  * that many lanes. */
@@ -1465,8 +1466,8 @@ static void test_plan_tier_table(void) {
     in.tables = 38273024;
     in.lanes = 2;
     const uint64_t full = 3 * n * 32 + nw * 32 + (k->a + k->b) * 32 + (uint64_t)(18.6 * G * sc);
-    const uint64_t cmp = nw * 32 + 2 * n * 32 + (uint64_t)(2 * 1.5 * G * sc);
-    const uint64_t lean = nw * 32 + 2 * n * 32 + (uint64_t)(1.22 * G * sc);
+    const uint64_t cmp = nw * 32 + 2 * n * 32 + (uint64_t)((2.47 + 2.71) * G * sc);
+    const uint64_t lean = nw * 32 + 2 * n * 32 + (uint64_t)(1.46 * G * sc);
     const uint64_t slots22 = 2 * (1ull << 22) * 96 + 2 * (1ull << 21) * 192, slots21 = slots22 / 2;
     in.lane_res[CZK_LANE_FULL] = full, in.lane_res[CZK_LANE_COMPACT] = cmp, in.lane_res[CZK_LANE_LEAN] = lean;
     in.lane_stream[CZK_LANE_FULL] = full + 2 * (1ull << 22) * 96 + 2 * (1ull << 21) * 192 + in.base;
