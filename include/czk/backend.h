@@ -257,6 +257,11 @@ CZK_API czk_status czk_backend_compiled_matvec(czk_backend *be, czk_fr *d_a, czk
  * the device u32 *d_flag (reset by this call). CZK_ERR_UNSUPPORTED without a device implementation. */
 CZK_API czk_status czk_backend_compiled_check(czk_backend *be, const czk_backend_compiled *m, const czk_fr *d_w,
                                              uint64_t n_check, uint32_t *d_flag, czk_backend_stream *s);
+/* The same check in the same pass as czk_backend_compiled_matvec of the outputs given (any of d_a, d_b, d_c; every
+ * row stored): a low-memory H takes a and b from its check's pass instead of three passes. */
+CZK_API czk_status czk_backend_compiled_check_store(czk_backend *be, const czk_backend_compiled *m, const czk_fr *d_w,
+                                                   uint64_t n_check, uint32_t *d_flag, czk_fr *d_a, czk_fr *d_b,
+                                                   czk_fr *d_c, czk_backend_stream *s);
 
 /* After czk_backend_compiled_matvec (device arrays, asynchronous on s): the prover's input rows (n_inputs rows from
  * n_user on: a = the input w[i], b = c = 0), zeros up to n_domain, and the check a b = c of every row < n_check; a

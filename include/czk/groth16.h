@@ -235,8 +235,8 @@ CZK_API czk_status czk_groth16_plan_prove(czk_groth16_prove_plan *out, czk_backe
                                           bool resident, bool witness_only);
 /* Lane shapes. A full lane (the default) holds a, b, c, w and the gathered scalars at once, and runs H beside the
  * witness MSMs on two streams: fastest, ~39 GiB at 2^27. A compact lane holds w and two domain vectors (x, y: ~12 GiB
- * at 2^27): on s_h the row check, then H over x and y one vector at a time (a, b, c computed or copied one after
- * another), then the h MSM; the witness MSMs (l, a, b_g1, b_g2) on s_w beside H (a lean lane: after h, on s_h too).
+ * at 2^27): on s_h the row check (witness-only: storing a and b as it goes), then H over x and y one vector at a
+ * time (a, b, c computed or copied one after another), then the h MSM; the witness MSMs (l, a, b_g1, b_g2) on s_w beside H (a lean lane: after h, on s_h too).
  * MSMs run over chunks of 2^chunk_log points (G2: half as many), each chunk's a / b scalars gathered into a chunk
  * buffer; bases of a resident query are read in place, those of a streamed one are copied chunk by chunk from the
  * pinned host copy into two slots per group on a copy stream, one chunk ahead of the MSMs. Proofs are the same. A partial device copy (czk_groth16_key_upload_partial) always proves in compact

@@ -451,7 +451,15 @@ czk_status czk_backend_compiled_check(czk_backend *be, const czk_backend_compile
   GATE(be);
   if (!be->iface->compiled_check) return CZK_ERR_UNSUPPORTED;
   if (!m || !d_w || !d_flag) return CZK_ERR_INVALID_ARG;
-  return be->iface->compiled_check(be, m, d_w, n_check, d_flag, s);
+  return be->iface->compiled_check(be, m, d_w, n_check, d_flag, NULL, NULL, NULL, s);
+}
+czk_status czk_backend_compiled_check_store(czk_backend *be, const czk_backend_compiled *m, const czk_fr *d_w,
+                                            uint64_t n_check, uint32_t *d_flag, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c,
+                                            czk_backend_stream *s) {
+  GATE(be);
+  if (!be->iface->compiled_check) return CZK_ERR_UNSUPPORTED;
+  if (!m || !d_w || !d_flag) return CZK_ERR_INVALID_ARG;
+  return be->iface->compiled_check(be, m, d_w, n_check, d_flag, d_a, d_b, d_c, s);
 }
 czk_status czk_backend_abc_finish(czk_backend *be, czk_fr *d_a, czk_fr *d_b, czk_fr *d_c, const czk_fr *d_w,
                                   uint64_t n_user, uint64_t n_inputs, uint64_t n_domain, uint64_t n_check,

@@ -469,8 +469,8 @@ static czk_status cu_compiled_matvec(czk_backend *be, czk_fr *a, czk_fr *b, czk_
   return cc_matvec(be, a, b, c, m, w, 0, NULL, s);
 }
 static czk_status cu_compiled_check(czk_backend *be, const czk_backend_compiled *m, const czk_fr *w, uint64_t n_check,
-                                    uint32_t *flag, czk_backend_stream *s) {
-  return cc_matvec(be, NULL, NULL, NULL, m, w, n_check, flag, s);
+                                    uint32_t *flag, czk_fr *a, czk_fr *b, czk_fr *c, czk_backend_stream *s) {
+  return cc_matvec(be, a, b, c, m, w, n_check, flag, s);
 }
 
 static czk_status cu_abc_finish(czk_backend *be, czk_fr *a, czk_fr *b, czk_fr *c, const czk_fr *w, uint64_t n_user,

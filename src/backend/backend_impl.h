@@ -74,7 +74,7 @@ typedef struct czk_backend_iface {
   uint64_t (*tables_bytes)(czk_backend *be);
   /* optional (NULL: CZK_ERR_UNSUPPORTED): backend.h czk_backend_compiled_check */
   czk_status (*compiled_check)(czk_backend *be, const czk_backend_compiled *m, const czk_fr *w, uint64_t n_check,
-                               uint32_t *flag, czk_backend_stream *s);
+                               uint32_t *flag, czk_fr *a, czk_fr *b, czk_fr *c, czk_backend_stream *s);
   /* H one step at a time (backend.h czk_backend_h_step) */
   czk_status (*h_step)(czk_backend *be, czk_h_step step, czk_fr *x, const czk_fr *y, unsigned log_n, czk_h_kind kind,
                        czk_backend_stream *s);

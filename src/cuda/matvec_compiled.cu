@@ -11,7 +11,8 @@
  * 32 B per witness read, 96 B written per row.
  * Outputs may be NULL: that matrix is skipped (the low-memory H computes a, b and c one at a time into two buffers).
  * Check mode (flag != NULL): all three products of every row below n_check are computed and a b = c is checked, a
- * failing row sets *flag; nothing is written. */
+ * failing row sets *flag; the outputs given (may be none) are written for every row as without a check, so that a
+ * low-memory H gets a and b from its check's pass (c computed for the check, not stored). */
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_internal.h"
@@ -32,11 +33,12 @@ __global__ void __launch_bounds__(256) bk_cc_matvec(fr_t *a, fr_t *b, fr_t *c, c
     const uint64_t din = (uint64_t)r * g.in_stride, daux = (uint64_t)r * g.aux_stride;
     const uint32_t *tab = table + g.table_off + (uint64_t)r * g.table_width;
     const uint64_t row = g.row0 + (uint64_t)r * g.n_rows + j;
-    if (flag && row >= n_check) continue;
+    const bool chk = flag && row < n_check;
+    if (!chk && !a && !b && !c) continue;
     fr_t prod[2];
 #pragma unroll 1
     for (int k = 0; k < 3; k++) {
-      if (!flag && !out[k]) continue;
+      if (!chk && !out[k]) continue;
       fr_t acc;
 #pragma unroll
       for (int i = 0; i < 8; i++) acc.v[i] = 0;
@@ -60,17 +62,18 @@ __global__ void __launch_bounds__(256) bk_cc_matvec(fr_t *a, fr_t *b, fr_t *c, c
           fr_add(&acc, &acc, &v);
         }
       }
-      if (!flag) {
-        store_fr(out[k] + row, &acc);
-      } else if (k == 0) {
-        prod[0] = acc;
-      } else if (k == 1) {
-        fr_mul(&prod[1], &prod[0], &acc);
-      } else {
-        bool eq = true;
+      if (out[k]) store_fr(out[k] + row, &acc);
+      if (chk) {
+        if (k == 0) {
+          prod[0] = acc;
+        } else if (k == 1) {
+          fr_mul(&prod[1], &prod[0], &acc);
+        } else {
+          bool eq = true;
 #pragma unroll
-        for (int i = 0; i < 8; i++) eq &= prod[1].v[i] == acc.v[i];
-        if (!eq) atomicOr(flag, 1u);
+          for (int i = 0; i < 8; i++) eq &= prod[1].v[i] == acc.v[i];
+          if (!eq) atomicOr(flag, 1u);
+        }
       }
     }
   }

@@ -981,8 +981,9 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
 }
 
 /* H over x and y (one vector at a time) on s_h, then the MSMs: a lean lane runs all five after H on s_h; else h after
- * H on s_h and the witness MSMs on s_w from the moment w is on the device. Witness-only: the row check runs first as
- * its own pass (nothing of it is stored). */
+ * H on s_h and the witness MSMs on s_w from the moment w is on the device. Witness-only: the row check's pass also
+ * computes a into y and b into x (czk_backend_compiled_check_store); c is computed after a and b are transformed and
+ * multiplied (two passes over the circuit instead of four). */
 static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__bases *b, czk_groth16_assignment *as,
                                  czk_pool *pool) {
   czk_backend *be = job->be;
@@ -1013,7 +1014,8 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
     CZK_TRY(czk_backend_event_record(be, l->ev[EV_WO], l->s_h));
     if (packed) CZK_TRY(unpack_witness(be, l, as->w.w, pool, n_other));
     const uint64_t m = as->cc->n_user_constraints, chk = as->n_rows < m ? as->n_rows : m;
-    CZK_TRY(czk_backend_compiled_check(be, dcc, W, chk, l->d_flag, l->s_h));
+    /* the check's pass also stores a (into y) and b (into x): H then needs one pass more, for c */
+    CZK_TRY(czk_backend_compiled_check_store(be, dcc, W, chk, l->d_flag, Y, X, NULL, l->s_h));
     job->check_on_device = true;
   } else {
     /* a, b, c staged and checked on the host (the whole stage first: the copies below interleave with H) */
@@ -1036,7 +1038,7 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
     if (wo) {
       czk_fr *o[3] = {NULL, NULL, NULL};
       o[v] = dst;
-      CZK_TRY(czk_backend_compiled_matvec(be, o[0], o[1], o[2], dcc, W, l->s_h));
+      if (v == 2) CZK_TRY(czk_backend_compiled_matvec(be, o[0], o[1], o[2], dcc, W, l->s_h)); /* a, b: the check's */
       CZK_TRY(czk_backend_abc_finish(be, o[0], o[1], o[2], W, as->cc->n_user_constraints, ni, n, 0, l->d_flag,
                                      l->s_h));
     } else {

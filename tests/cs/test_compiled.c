@@ -146,10 +146,16 @@ static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, cons
     czk_backend_compiled *dcc = NULL;
     if (dev) CHECK(czk_groth16_compiled_upload(&dcc, be, cc) == CZK_OK);
     /* t: bit 0 a wrong witness; then the circuit's own copy, the resident one (a device), w packed ahead
-     * (czk_groth16_assignment_pack, as the synthesis stage does) */
-    for (int t = 0; t < 6; t++) {
-      bool bad = t & 1, resident = (t >> 1) == 1, pre = (t >> 1) == 2;
+     * (czk_groth16_assignment_pack, as the synthesis stage does), and on a device a compact lane and a lean one
+     * (the row check's pass storing a and b; the host key streamed in chunks of 2^8 points, the lean lane's witness
+     * chunks packed: CZK_STREAM_PACK=1 over the pinned key) */
+    if (dev) (void)czk_groth16_key_pin(key, be);
+    for (int t = 0; t < 10; t++) {
+      const int mode = t >> 1;
+      bool bad = t & 1, resident = mode == 1 || mode >= 3, pre = mode == 2;
       if (resident && !dev) continue;
+      const czk_groth16_lane_opts lo = {true, 8, mode == 4};
+      setenv("CZK_STREAM_PACK", mode == 4 ? "1" : "0", 1);
       czk_groth16_assignment as;
       memset(&as, 0, sizeof as);
       as.w.n_inputs = cc->n_inputs, as.w.n_aux = cc->n_aux;
@@ -186,7 +192,7 @@ static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, cons
       }
       unsigned long launches = czk_groth16_msm_launches();
       czk_groth16_job *job = NULL;
-      czk_status st = czk_groth16_prove_start(&job, be, key, NULL, &as, NULL);
+      czk_status st = czk_groth16_prove_start_ex(&job, be, key, NULL, &as, NULL, mode >= 3 ? &lo : NULL);
       czk_groth16_proof pr;
       if (bad && !dev) { /* the host checks the rows before any MSM */
         CHECK_MSG(st == CZK_ERR_UNSATISFIED && czk_groth16_msm_launches() == launches, "a wrong witness: %s",
@@ -198,13 +204,15 @@ static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, cons
       } else {
         CHECK(st == CZK_OK);
         CHECK(job && czk_groth16_prove_finish(job, &pr, NULL) == CZK_OK);
-        CHECK_MSG(czk_groth16_verify(&km.vk, &pr, pub, cc->n_inputs - 1) == CZK_OK, "witness-only proof on %s (%s)",
-                  dev ? "cuda:0" : "cpu", resident ? "resident circuit" : "the proof's own copy");
+        CHECK_MSG(czk_groth16_verify(&km.vk, &pr, pub, cc->n_inputs - 1) == CZK_OK, "witness-only proof on %s (%s%s)",
+                  dev ? "cuda:0" : "cpu", resident ? "resident circuit" : "the proof's own copy",
+                  mode == 3 ? ", compact lane" : mode == 4 ? ", lean lane, packed streaming" : "");
         pub[0].l[0] ^= 1; /* and not for other inputs */
         CHECK(czk_groth16_verify(&km.vk, &pr, pub, cc->n_inputs - 1) == CZK_ERR_VERIFY_FAILED);
       }
       free(pub);
     }
+    unsetenv("CZK_STREAM_PACK");
     czk_backend_compiled_free(be, dcc);
     czk_groth16_key_free(key); /* its lanes use the backend */
     czk_backend_free(be);

@@ -766,6 +766,31 @@ static void test_compiled_matvec(const char *label, czk_compiled *cc) {
     CHECK_MSG(bad == 0, "%s: %zu of %zu GPU mat-vec outputs differ", label, bad, 3 * nr);
     fprintf(stderr, "compiled matvec %s: %zu rows, %.3f ms on the GPU\n", label, nr,
             1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
+    /* the check storing a and b in its pass (c computed, not stored): the same a and b, c untouched, and the random
+     * witness fails the check; the check alone stores nothing */
+    uint32_t *dflag = NULL, flag = 0;
+    CHECK(czk_backend_alloc(be, (void **)&dflag, 256) == CZK_OK);
+    memset(got, 0x5a, 3 * nr * sizeof(czk_fr));
+    CHECK(czk_backend_copy_htod(be, dabc, got, 3 * nr * sizeof(czk_fr), NULL) == CZK_OK);
+    CHECK(czk_backend_compiled_check_store(be, m, dw, nr, dflag, dabc, dabc + nr, NULL, NULL) == CZK_OK);
+    CHECK(czk_backend_copy_dtoh(be, got, dabc, 3 * nr * sizeof(czk_fr), NULL) == CZK_OK);
+    CHECK(czk_backend_copy_dtoh(be, &flag, dflag, sizeof flag, NULL) == CZK_OK);
+    CHECK(czk_backend_stream_sync(be, NULL) == CZK_OK);
+    size_t bad2 = 0, touched = 0;
+    for (size_t i = 0; i < 2 * nr; i++) bad2 += !czk_fr_eq(&got[i], &ref[i]);
+    for (size_t i = 2 * nr * sizeof(czk_fr); i < 3 * nr * sizeof(czk_fr); i++) touched += ((uint8_t *)got)[i] != 0x5a;
+    CHECK_MSG(bad2 == 0 && touched == 0 && flag == 1, "%s: check+store: %zu of %zu a/b outputs differ, %zu c bytes "
+              "written, flag %u (want 0, 0, 1)", label, bad2, 2 * nr, touched, flag);
+    memset(got, 0x5a, 3 * nr * sizeof(czk_fr));
+    CHECK(czk_backend_copy_htod(be, dabc, got, 3 * nr * sizeof(czk_fr), NULL) == CZK_OK);
+    CHECK(czk_backend_compiled_check(be, m, dw, nr, dflag, NULL) == CZK_OK);
+    CHECK(czk_backend_copy_dtoh(be, got, dabc, 3 * nr * sizeof(czk_fr), NULL) == CZK_OK);
+    CHECK(czk_backend_copy_dtoh(be, &flag, dflag, sizeof flag, NULL) == CZK_OK);
+    CHECK(czk_backend_stream_sync(be, NULL) == CZK_OK);
+    touched = 0;
+    for (size_t i = 0; i < 3 * nr * sizeof(czk_fr); i++) touched += ((uint8_t *)got)[i] != 0x5a;
+    CHECK_MSG(touched == 0 && flag == 1, "%s: check alone: %zu bytes written, flag %u", label, touched, flag);
+    czk_backend_mem_free(be, dflag);
   }
   czk_backend_mem_free(be, dw);
   czk_backend_mem_free(be, dabc);
