@@ -205,8 +205,9 @@ CZK_API czk_status czk_backend_gather(czk_backend *be, czk_fr *d_out, const czk_
  * their points h_bases[j] (base_size bytes each, a multiple of 4) to d_bases_out[0..m), d_sc_out[m..n) become zero
  * and m * base_size is added to *d_bytes (a device u64). An MSM over (d_bases_out, d_sc_out, n) then equals the
  * chunk's. h_bases is host memory registered with the backend (czk_backend_host_register), read by the device in
- * place; d_tmp holds czk_backend_pack_nonzero_tmp(be, n) bytes of device memory. CZK_ERR_UNSUPPORTED where the
- * backend cannot read that memory in place (the caller copies the chunk instead). */
+ * place; d_tmp holds czk_backend_pack_nonzero_tmp(be, n) bytes of device memory; d_w and d_sc_out are 16-byte
+ * aligned (as allocations and Fr offsets of them are), n < 2^32. CZK_ERR_UNSUPPORTED where the backend cannot read
+ * that memory in place (the caller copies the chunk instead). */
 CZK_API czk_status czk_backend_pack_nonzero(czk_backend *be, void *d_bases_out, czk_fr *d_sc_out, const void *h_bases,
                                            size_t base_size, const czk_fr *d_w, const uint32_t *d_idx, size_t n,
                                            void *d_tmp, uint64_t *d_bytes, czk_backend_stream *s);

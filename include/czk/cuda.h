@@ -190,6 +190,7 @@ CZK_API czk_status czk_cuda_h_pointwise(czk_fr *a, const czk_fr *b, const czk_fr
  * czk_cuda_host_register, read by the kernels in place (only the chosen points cross the bus); tmp holds
  * czk_cuda_pack_nonzero_tmp(n) bytes of device memory. Stream-ordered: three kernels, no host wait.
  * CZK_ERR_UNSUPPORTED when the host memory has no device mapping. */
+/* w and sc_out are 16-byte aligned (CZK_ERR_INVALID_ARG otherwise); n < 2^32. */
 CZK_API czk_status czk_cuda_pack_nonzero(void *bases_out, czk_fr *sc_out, const void *h_bases, size_t base_size,
                                          const czk_fr *w, const uint32_t *idx, size_t n, void *tmp, uint64_t *bytes,
                                          void *stream);

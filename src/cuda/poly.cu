@@ -56,8 +56,10 @@ extern "C" czk_status czk_cuda_free_async(void *p, void *stream) {
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_host_register(const void *p, size_t bytes) {
-  /* mapped too, so that kernels may read it in place (czk_cuda_pack_nonzero); without the mapping where refused */
-  cudaError_t e = cudaHostRegister((void *)p, bytes, cudaHostRegisterReadOnly | cudaHostRegisterMapped);
+  /* mapped (and portable: every device's kernels) so that kernels may read it in place (czk_cuda_pack_nonzero);
+   * without the mapping where that is refused */
+  cudaError_t e = cudaHostRegister((void *)p, bytes,
+                                   cudaHostRegisterReadOnly | cudaHostRegisterMapped | cudaHostRegisterPortable);
   if (e != cudaSuccess) {
     cudaGetLastError();
     e = cudaHostRegister((void *)p, bytes, cudaHostRegisterReadOnly);
@@ -222,7 +224,7 @@ extern "C" czk_status czk_cuda_pack_nonzero(void *bases_out, czk_fr *sc_out, con
                                            uint64_t *bytes, void *stream) {
   if (!n) return CZK_OK;
   if (!bases_out || !sc_out || !h_bases || !w || !tmp || !bytes || !base_size || base_size % 4 ||
-      n > (size_t)UINT32_MAX * PK_BLOCK)
+      n > (size_t)UINT32_MAX || ((uintptr_t)w | (uintptr_t)sc_out) % 16)
     return CZK_ERR_INVALID_ARG;
   /* registered (pinned) host memory with a device address; anything else (pageable, not mapped) is not read */
   cudaPointerAttributes pa;
@@ -235,9 +237,9 @@ extern "C" czk_status czk_cuda_pack_nonzero(void *bases_out, czk_fr *sc_out, con
   const size_t nb = (n + PK_BLOCK - 1) / PK_BLOCK;
   uint32_t *cnt = (uint32_t *)tmp;
   bk_pack_count<<<(unsigned)nb, PK_THREADS, 0, st>>>(cnt, (const uint4 *)w, idx, n);
-  CZK_CU(cudaGetLastError());
+  CZK_CU_LAUNCHED(st);
   bk_pack_scan<<<1, 1024, 0, st>>>(cnt, nb, (unsigned long long *)bytes, base_size);
-  CZK_CU(cudaGetLastError());
+  CZK_CU_LAUNCHED(st);
   if (((uintptr_t)dp | (uintptr_t)bases_out) % 16 == 0 && base_size % 16 == 0)
     bk_pack_write<uint4><<<(unsigned)nb, PK_THREADS, 0, st>>>((uint4 *)bases_out, (uint4 *)sc_out, (const uint4 *)dp,
                                                               (uint32_t)(base_size / 16), (const uint4 *)w, idx, n,
@@ -246,7 +248,7 @@ extern "C" czk_status czk_cuda_pack_nonzero(void *bases_out, czk_fr *sc_out, con
     bk_pack_write<uint32_t><<<(unsigned)nb, PK_THREADS, 0, st>>>((uint32_t *)bases_out, (uint4 *)sc_out,
                                                                  (const uint32_t *)dp, (uint32_t)(base_size / 4),
                                                                  (const uint4 *)w, idx, n, cnt, nb);
-  CZK_CU(cudaGetLastError());
+  CZK_CU_LAUNCHED(st);
   return CZK_OK;
 }
 

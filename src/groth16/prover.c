@@ -101,8 +101,10 @@ struct czk__lane {
    * storage per pipeline and its byte counters (device u64 x 2) */
   czk_fr *psc[2][4];
   void *d_ptmp[2];
-  uint64_t *d_pbytes;
-  bool pack;                         /* this proof packs its streamed witness chunks */
+  uint64_t *d_pbytes, *h_pzero;     /* the counters; 16 zero bytes of pinned host memory that reset them */
+  bool pack_lane;                    /* made for packing (CZK_STREAM_PACK=1): psc, d_ptmp, d_pbytes where needed */
+  bool pack;                         /* this proof packs its streamed witness chunks (until a refusal) */
+  bool packed_any;                   /* some chunk of this proof was packed: its bytes are counted on the device */
   uint32_t *d_idxc[2];               /* index lists copied to the device (a host key's) */
   uint64_t up_bytes;                 /* bytes copied from host memory by this proof */
   /* the device's wait for streamed chunks (czk_groth16_timings.upload_wait): two timing events per chunk k of the lane
@@ -139,6 +141,7 @@ static void lane_free(czk__lane *l) {
   czk_backend_mem_free(be, l->d_flag);
   for (int p = 0; p < 2; p++) czk_backend_mem_free(be, l->d_ptmp[p]);
   czk_backend_mem_free(be, l->d_pbytes);
+  czk_backend_host_free(be, l->h_pzero);
   czk_backend_mem_free(be, l->d_w);
   czk_backend_mem_free(be, l->d_sa);
   czk_backend_mem_free(be, l->d_sb);
@@ -307,6 +310,15 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
 }
 
 /* ------------------------------------------------------------------------------------------------ compact lanes */
+/* CZK_STREAM_PACK=1: a compact lane's streamed witness chunks carry only their points with non-zero scalars
+ * (czk_backend_pack_nonzero, the device reading the pinned host copy in place) instead of being copied whole. Read
+ * where lanes are planned and made: a lane made without it has no packed-scalar buffers (their memory is planned only
+ * when packing is on) and never packs. Off by default until measured against the copies on a device. */
+static bool pack_on(void) {
+  const char *e = getenv("CZK_STREAM_PACK");
+  return e && !strcmp(e, "1");
+}
+
 #define LANE_SLACK_C ((uint64_t)64 << 20) /* allocator rounding and the handles' small buffers */
 static size_t al32(size_t x) { return (x + 31) & ~(size_t)31; }
 /* Which pipeline runs query q: lean lanes run all five on pipeline 0; else h on 0 (after H, on s_h), the witness
@@ -325,7 +337,8 @@ typedef struct compact_geom {
   size_t y_bytes;
   size_t cap1, cap2;            /* chunks (partial sums) per proof */
 } compact_geom;
-static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, bool lean, compact_geom *g) {
+static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, bool lean, bool pack,
+                            compact_geom *g) {
   memset(g, 0, sizeof *g);
   if (!chunk_log) chunk_log = CZK_GROTH16_COMPACT_CHUNK_LOG;
   if (chunk_log > 30) chunk_log = 30;
@@ -339,7 +352,7 @@ static void compact_geom_of(const czk__bases *b, size_t n, unsigned chunk_log, b
     if (!b->nq[q]) continue;
     const int p = q_pipe(lean, q);
     if (czk__q_host(b, q)) g->sl[p][q == CZK__Q_B2] = true;
-    if (czk__q_host(b, q) && q != CZK__Q_H) g->wsl[p][q == CZK__Q_B2] = true;
+    if (pack && czk__q_host(b, q) && q != CZK__Q_H) g->wsl[p][q == CZK__Q_B2] = true;
     if ((q == CZK__Q_A && b->n_idx[0]) || ((q == CZK__Q_B1 || q == CZK__Q_B2) && b->n_idx[1])) g->gath[p] = true;
   }
   g->idx_copy = b->streamed && (b->n_idx[0] || b->n_idx[1]);
@@ -383,11 +396,12 @@ static size_t pipe_needs(const czk__bases *b, const compact_geom *g, bool lean, 
 }
 
 static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b, size_t n, size_t nw,
-                                   unsigned chunk_log, bool lean, czk__lane **out) {
+                                   unsigned chunk_log, bool lean, bool pack, czk__lane **out) {
   czk__lane *l = calloc(1, sizeof *l);
   if (!l) return CZK_ERR_NOMEM;
   compact_geom g;
-  compact_geom_of(b, n, chunk_log, lean, &g);
+  compact_geom_of(b, n, chunk_log, lean, pack, &g);
+  l->pack_lane = pack;
   l->be = be, l->compact = true, l->lean = lean, l->n = n, l->nw = nw, l->wo = wo, l->bases = b;
   l->chunk1 = g.c1, l->chunk2 = g.c2, l->cap1 = g.cap1, l->cap2 = g.cap2;
   czk_status (*mk)(czk_backend *, czk_backend_stream **) =
@@ -406,6 +420,8 @@ static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b
     if (g.wsl[p][0] || g.wsl[p][1]) {
       st = czk_backend_alloc(be, &l->d_ptmp[p], pack_tmp_bytes(be, &g));
       if (st == CZK_OK && !l->d_pbytes) st = czk_backend_alloc(be, (void **)&l->d_pbytes, 2 * sizeof(uint64_t));
+      if (st == CZK_OK && !l->h_pzero) st = czk_backend_host_alloc(be, (void **)&l->h_pzero, 2 * sizeof(uint64_t));
+      if (st == CZK_OK) memset(l->h_pzero, 0, 2 * sizeof(uint64_t));
     }
   if (st == CZK_OK)
     st = czk_backend_host_alloc(be, (void **)&l->h_stage, ((wo ? 0 : 3 * n) + nw) * sizeof(czk_fr));
@@ -466,7 +482,7 @@ static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b
 static czk_status compact_bytes(czk_backend *be, const czk__bases *b, size_t n, size_t nw, unsigned chunk_log,
                                 bool lean, uint64_t *out) {
   compact_geom g;
-  compact_geom_of(b, n, chunk_log, lean, &g);
+  compact_geom_of(b, n, chunk_log, lean, pack_on(), &g);
   uint64_t sum = LANE_SLACK_C + (uint64_t)nw * sizeof(czk_fr) + (uint64_t)n * sizeof(czk_fr) + g.y_bytes + 256;
   if (!lean) sum += g.bytes[1];
   for (int p = 0; p < 2; p++)
@@ -487,15 +503,17 @@ static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, bool wo, c
   const bool compact = o && o->compact, lean = compact && o->lean;
   wo = wo && (!host || compact);
   size_t c1 = 0;
+  const bool pack = compact && pack_on();
   if (compact) {
     compact_geom g;
-    compact_geom_of(b, n, o->chunk_log, lean, &g);
+    compact_geom_of(b, n, o->chunk_log, lean, pack, &g);
     c1 = g.c1;
   }
   pthread_mutex_lock(&c->mu);
   czk__lane **pp = &c->head;
   while (*pp && ((*pp)->be != be || (*pp)->n != n || (*pp)->nw != nw || (*pp)->wo != wo ||
-                 (*pp)->compact != compact || (compact && ((*pp)->chunk1 != c1 || (*pp)->lean != lean))))
+                 (*pp)->compact != compact ||
+                 (compact && ((*pp)->chunk1 != c1 || (*pp)->lean != lean || (*pp)->pack_lane != pack))))
     pp = &(*pp)->next;
   czk__lane *l = *pp;
   if (l) *pp = l->next;
@@ -505,7 +523,7 @@ static czk_status lane_get(czk__lanes *c, czk_backend *be, bool host, bool wo, c
     *out = l;
     return CZK_OK;
   }
-  if (compact) return lane_new_compact(be, wo, b, n, nw, o->chunk_log, lean, out);
+  if (compact) return lane_new_compact(be, wo, b, n, nw, o->chunk_log, lean, pack, out);
   return lane_new(be, host, wo, b, n, nw, out);
 }
 
@@ -596,7 +614,8 @@ czk_status czk_groth16_lane_warm_ex(const czk_groth16_key *key, const czk_groth1
   const czk_groth16_lane_opts oc = {true, o ? o->chunk_log : 0, o && o->lean};
   czk__lane *l = NULL;
   const size_t n = (size_t)1 << key->log_n, nw = key->n_inputs + key->n_aux;
-  if ((o && o->compact) || partial) CZK_TRY(lane_new_compact(be, witness_only, b, n, nw, oc.chunk_log, oc.lean, &l));
+  if ((o && o->compact) || partial)
+    CZK_TRY(lane_new_compact(be, witness_only, b, n, nw, oc.chunk_log, oc.lean, pack_on(), &l));
   else CZK_TRY(lane_new(be, false, witness_only, b, n, nw, &l));
   lane_put(dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key), l);
   return CZK_OK;
@@ -816,13 +835,6 @@ static czk_status unpack_witness(czk_backend *be, czk__lane *l, const czk_fr *w,
  * one of its device copy; both hold the device's memory bandwidth and SMs fully, so running them one after the other
  * costs the device nothing, and each prove's own host staging (pack, copy) then overlaps the other's kernels. */
 #define CHAIN_DOMAIN_MIN ((size_t)1 << 24)
-/* CZK_STREAM_PACK=1: a compact lane's streamed witness chunks carry only their points with non-zero scalars
- * (czk_backend_pack_nonzero, the device reading the pinned host copy in place) instead of being copied whole; read
- * at each prove. Off by default until measured against the copies on a device. */
-static bool pack_on(void) {
-  const char *e = getenv("CZK_STREAM_PACK");
-  return e && !strcmp(e, "1");
-}
 /* CZK_CHAIN=off: no chain (for comparisons). */
 static bool chain_off(void) {
   static _Atomic int g_off = -1;
@@ -928,7 +940,7 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
           else w += cn->off;
           st = czk_backend_pack_nonzero(be, l->slot[pp->p][cn->slot], l->psc[pp->p][cn->slot], src, QSZ[cn->q], w,
                                         ix, cn->len, l->d_ptmp[pp->p], l->d_pbytes + pp->p, pp->sc);
-          if (st == CZK_OK) ch[next].packed = true;
+          if (st == CZK_OK) ch[next].packed = true, l->packed_any = true;
           else if (st == CZK_ERR_UNSUPPORTED) st = CZK_OK, l->pack = false; /* not readable in place: copies */
         }
         if (st == CZK_OK && !ch[next].packed) {
@@ -1062,13 +1074,12 @@ static czk_status launch_compact(czk_groth16_job *job, czk__lane *l, const czk__
     idx[i] = l->d_idxc[i];
   }
   /* packed streaming: the packers (on the copy streams) read w and the index lists, and count into d_pbytes */
-  l->pack = pack_on() && l->d_pbytes && !as->wpack_dense;
-  if (l->pack) {
-    static const uint64_t zero2[2] = {0, 0};
-    CZK_TRY(czk_backend_copy_htod(be, l->d_pbytes, zero2, sizeof zero2, sidx));
+  l->pack = l->pack_lane && l->d_pbytes && !as->wpack_dense;
+  l->packed_any = false;
+  if (l->pack) { /* the packing pipeline's copy stream: s_c (lean, one pipeline) or s_c2 (pipeline 1) */
+    CZK_TRY(czk_backend_copy_htod(be, l->d_pbytes, l->h_pzero, 2 * sizeof(uint64_t), sidx));
     CZK_TRY(czk_backend_event_record(be, l->ev[EV_IDX], sidx));
-    if (l->s_c2) CZK_TRY(czk_backend_stream_wait(be, l->s_c2, l->ev[EV_IDX]));
-    CZK_TRY(czk_backend_stream_wait(be, l->s_c, l->ev[EV_IDX]));
+    CZK_TRY(czk_backend_stream_wait(be, l->lean ? l->s_c : l->s_c2, l->ev[EV_IDX]));
   }
   /* pipeline 0's slots are in y: its copies wait for H */
   CZK_TRY(czk_backend_stream_wait(be, l->s_c, l->ev[EV_H]));
@@ -1342,7 +1353,7 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
     czk_g2_set_infinity(b2);
     for (size_t i = 0; i < l->cap2; i++) czk_g2_add(b2, b2, &l->part2[i]);
     job->t.compact = true;
-    if (l->pack) { /* the packers' bytes (their copy streams are done: every MSM waited for them) */
+    if (l->packed_any) { /* the packers' bytes (their copy streams are done: every MSM waited for them) */
       uint64_t pb[2] = {0, 0};
       CZK_TRY(czk_backend_copy_dtoh(be, pb, l->d_pbytes, sizeof pb, l->s_h));
       CZK_TRY(czk_backend_stream_sync(be, l->s_h));

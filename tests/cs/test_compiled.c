@@ -146,16 +146,18 @@ static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, cons
     czk_backend_compiled *dcc = NULL;
     if (dev) CHECK(czk_groth16_compiled_upload(&dcc, be, cc) == CZK_OK);
     /* t: bit 0 a wrong witness; then the circuit's own copy, the resident one (a device), w packed ahead
-     * (czk_groth16_assignment_pack, as the synthesis stage does), and on a device a compact lane and a lean one
-     * (the row check's pass storing a and b; the host key streamed in chunks of 2^8 points, the lean lane's witness
-     * chunks packed: CZK_STREAM_PACK=1 over the pinned key) */
-    if (dev) (void)czk_groth16_key_pin(key, be);
-    for (int t = 0; t < 10; t++) {
+     * (czk_groth16_assignment_pack, as the synthesis stage does), and on a device compact and lean lanes (the row
+     * check's pass storing a and b; the host key streamed in chunks of 2^8 points), their witness chunks copied whole
+     * (modes 3, 4) and packed (5, 6: CZK_STREAM_PACK=1 over the pinned key; fewer bytes uploaded) */
+    if (dev) CHECK(czk_groth16_key_pin(key, be) == CZK_OK);
+    uint64_t whole[2] = {0, 0};
+    for (int t = 0; t < 14; t++) {
       const int mode = t >> 1;
       bool bad = t & 1, resident = mode == 1 || mode >= 3, pre = mode == 2;
       if (resident && !dev) continue;
-      const czk_groth16_lane_opts lo = {true, 8, mode == 4};
-      setenv("CZK_STREAM_PACK", mode == 4 ? "1" : "0", 1);
+      const bool lean = mode == 4 || mode == 6, packed = mode >= 5;
+      const czk_groth16_lane_opts lo = {true, 8, lean};
+      setenv("CZK_STREAM_PACK", packed ? "1" : "0", 1);
       czk_groth16_assignment as;
       memset(&as, 0, sizeof as);
       as.w.n_inputs = cc->n_inputs, as.w.n_aux = cc->n_aux;
@@ -203,10 +205,18 @@ static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, cons
         CHECK_MSG(st == CZK_ERR_UNSATISFIED, "a wrong witness on the device: %s", czk_status_str(st));
       } else {
         CHECK(st == CZK_OK);
-        CHECK(job && czk_groth16_prove_finish(job, &pr, NULL) == CZK_OK);
+        czk_groth16_timings tm;
+        memset(&tm, 0, sizeof tm);
+        CHECK(job && czk_groth16_prove_finish(job, &pr, &tm) == CZK_OK);
+        if (mode == 3 || mode == 4) whole[lean] = tm.upload_bytes;
+        if (packed)
+          CHECK_MSG(tm.upload_bytes > 0 && tm.upload_bytes < whole[lean], "%s lane, packed: %llu bytes uploaded, "
+                    "%llu copied whole", lean ? "lean" : "compact", (unsigned long long)tm.upload_bytes,
+                    (unsigned long long)whole[lean]);
         CHECK_MSG(czk_groth16_verify(&km.vk, &pr, pub, cc->n_inputs - 1) == CZK_OK, "witness-only proof on %s (%s%s)",
                   dev ? "cuda:0" : "cpu", resident ? "resident circuit" : "the proof's own copy",
-                  mode == 3 ? ", compact lane" : mode == 4 ? ", lean lane, packed streaming" : "");
+                  mode == 3 ? ", compact lane" : mode == 4 ? ", lean lane" : mode == 5 ? ", compact lane, packed"
+                  : mode == 6 ? ", lean lane, packed" : "");
         pub[0].l[0] ^= 1; /* and not for other inputs */
         CHECK(czk_groth16_verify(&km.vk, &pr, pub, cc->n_inputs - 1) == CZK_ERR_VERIFY_FAILED);
       }

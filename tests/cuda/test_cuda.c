@@ -781,6 +781,23 @@ static void test_compiled_matvec(const char *label, czk_compiled *cc) {
     for (size_t i = 2 * nr * sizeof(czk_fr); i < 3 * nr * sizeof(czk_fr); i++) touched += ((uint8_t *)got)[i] != 0x5a;
     CHECK_MSG(bad2 == 0 && touched == 0 && flag == 1, "%s: check+store: %zu of %zu a/b outputs differ, %zu c bytes "
               "written, flag %u (want 0, 0, 1)", label, bad2, 2 * nr, touched, flag);
+    /* rows past n_check are stored all the same (half checked; none checked: no failure to report) */
+    const uint64_t nchk[2] = {nr / 2, 0};
+    for (int ci = 0; ci < 2; ci++) {
+      memset(got, 0x5a, 3 * nr * sizeof(czk_fr));
+      CHECK(czk_backend_copy_htod(be, dabc, got, 3 * nr * sizeof(czk_fr), NULL) == CZK_OK);
+      CHECK(czk_backend_compiled_check_store(be, m, dw, nchk[ci], dflag, NULL, dabc + nr, dabc + 2 * nr, NULL) ==
+            CZK_OK);
+      CHECK(czk_backend_copy_dtoh(be, got, dabc, 3 * nr * sizeof(czk_fr), NULL) == CZK_OK);
+      CHECK(czk_backend_copy_dtoh(be, &flag, dflag, sizeof flag, NULL) == CZK_OK);
+      CHECK(czk_backend_stream_sync(be, NULL) == CZK_OK);
+      bad2 = 0, touched = 0;
+      for (size_t i = nr; i < 3 * nr; i++) bad2 += !czk_fr_eq(&got[i], &ref[i]);
+      for (size_t i = 0; i < nr * sizeof(czk_fr); i++) touched += ((uint8_t *)got)[i] != 0x5a;
+      CHECK_MSG(bad2 == 0 && touched == 0 && flag == (nchk[ci] > 0 ? 1u : 0u),
+                "%s: check+store of b, c with n_check %llu: %zu outputs differ, %zu a bytes written, flag %u", label,
+                (unsigned long long)nchk[ci], bad2, touched, flag);
+    }
     memset(got, 0x5a, 3 * nr * sizeof(czk_fr));
     CHECK(czk_backend_copy_htod(be, dabc, got, 3 * nr * sizeof(czk_fr), NULL) == CZK_OK);
     CHECK(czk_backend_compiled_check(be, m, dw, nr, dflag, NULL) == CZK_OK);
