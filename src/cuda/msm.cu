@@ -118,7 +118,7 @@ extern "C" unsigned czk_cuda_msm_window_bits(size_t n) {
   const char *env = getenv("CZK_CUDA_MSM_WINDOW");
   if (env && *env) {
     long v = strtol(env, NULL, 10);
-    if (v >= 2 && v <= 24) return (unsigned)v;
+    if (v >= 4 && v <= 24) return (unsigned)v; /* at most 64 windows: the window sums' buffers */
   }
   unsigned lg = 0;
   while (lg < 63 && ((size_t)1 << (lg + 1)) <= n) lg++;
@@ -515,11 +515,27 @@ static uint32_t series_c(const czk_cuda_msm *m, size_t total, size_t per) {
 /* The points of one full-digit pass at width c: at most the chunk, and, in a reserved scratch, what its pairs hold (a
  * reserved scratch is never grown by a run: a pass at a window as wide as the plan's has fewer pairs per point, a
  * narrower one gets fewer points). */
+/* Whether a pass of n points with full digits and n_1 ones at width c fits the scratch as it is, every buffer (a
+ * scratch shared by G1 and G2 handles holds the larger of each: a G2 pass's records, twice a G1 one's per point and
+ * half the level width, may need more than the G1 pass that sized the pairs). */
+static bool pass_fits(const czk_cuda_msm *m, size_t n, size_t n_1, uint32_t c) {
+  scratch_need nd;
+  if (pass_need(m->l1, m->lk, m->xyzz_size, n, n_1, c, &nd) != CZK_OK) return false;
+  const msm_scratch *S = m->s;
+  return nd.pairs <= S->pairs_cap && nd.sort_tmp <= S->sort_tmp_cap && nd.rkey[0] <= S->rkey_cap[0] &&
+         nd.rkey[1] <= S->rkey_cap[1] && nd.rec[0] <= S->rec_cap[0] && nd.rec[1] <= S->rec_cap[1];
+}
+/* The largest pass (points, or ones when `ones`) from `fit` down that fits the reserved scratch (1 at least: a pass
+ * that cannot fit grows it, as an unreserved scratch does). */
+static size_t fit_pass(const czk_cuda_msm *m, size_t fit, uint32_t c, bool ones) {
+  while (fit > 1 && !pass_fits(m, ones ? 0 : fit, ones ? fit : 0, c)) fit -= fit / 8 + 1;
+  return fit ? fit : 1;
+}
 static size_t pass_points(const czk_cuda_msm *m, uint32_t c) {
   const size_t chunk = msm_max_chunk();
   if (!m->s->res_top[0] && !m->s->res_top[1]) return chunk;
   const size_t fit = m->s->pairs_cap / 4 / pass_shape_of(1, 0, c).W;
-  return fit >= chunk ? chunk : fit ? fit : 1;
+  return fit_pass(m, fit >= chunk ? chunk : fit ? fit : 1, c, false);
 }
 
 /* add: the run's sum is added to *out (a series split into runs of their own, CZK_CUDA_MSM_SERIES=0) */
@@ -531,14 +547,8 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
   const bool first = (flags & CZK_CUDA_SERIES_FIRST) != 0, last = (flags & CZK_CUDA_SERIES_LAST) != 0;
   if (first) S->ser_c = 0, S->ser_fresh = true;
   if (n_total < n) n_total = n;
-  if (n == 0) {
-    if (!last) return CZK_OK;
-    if (first) { /* nothing in flight on the stream writes *out */
-      if (!add) memset(out, 0, group == 1 ? sizeof(czk_g1) : sizeof(czk_g2));
-      return CZK_OK;
-    }
-    return msm_series_end(m, group, out, add, st);
-  }
+  if (n == 0) /* (a series of no point at all: its end writes infinity in stream order) */
+    return last ? msm_series_end(m, group, out, add, st) : CZK_OK;
   const uint32_t *d_sc = (const uint32_t *)scalars;
   if (!(flags & CZK_CUDA_SCALARS_DEVICE)) {
     CZK_TRY(grow((void **)&m->d_scalars, &m->scalars_cap, n * 32));
@@ -567,7 +577,8 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
     if (n_1 + n_o <= n && (n - n_o) * 16 >= n) { /* at least 1/16 zeros or ones */
       const uint32_t *ones = S->d_idx, *other = S->d_idx + (n - n_o);
       /* the width from the others this run has, in the proportion of the series' points */
-      if (!S->ser_c) { /* (at least 1/128 of the series: a first run with few others says little of the rest) */
+      /* (chosen by the first run that has a pass: a run of zeros alone says nothing of the rest) */
+      if (!S->ser_c && n_1 + n_o > 0) { /* (at least 1/128 of the series: few others in a first run say little) */
         if (first && last) { /* a run alone: the width of its others, as tuned */
           S->ser_c = series_c(m, n_o ? n_o : 1, n_o ? n_o : 1);
         } else {
@@ -575,12 +586,13 @@ static czk_status msm_run(czk_cuda_msm *m, int group, void *out, const uint64_t 
           S->ser_c = series_c(m, est > n_total / 128 ? est : n_total / 128, n_o > n / 128 ? n_o : n / 128);
         }
       }
-      const size_t po = pass_points(m, S->ser_c);
+      const size_t po = n_o ? pass_points(m, S->ser_c) : 1;
       for (size_t off = 0; off < n_o; off += po)
         CZK_TRY(msm_pass(m, group, d_sc, n_o - off < po ? n_o - off : po, 0, other + off, NULL, 0, flags, st));
-      /* ones: one pair each, in passes of at most the pairs a full-digit pass of the chunk holds */
+      /* ones: one pair each, in passes of at most the pairs a full-digit pass of the chunk holds (and that the
+       * reserved records hold) */
       const bool res = S->res_top[0] || S->res_top[1];
-      const size_t p1 = res && S->pairs_cap ? S->pairs_cap / 4 : 8 * chunk;
+      const size_t p1 = !n_1 ? 1 : res && S->pairs_cap ? fit_pass(m, S->pairs_cap / 4, S->ser_c, true) : 8 * chunk;
       for (size_t off = 0; off < n_1; off += p1)
         CZK_TRY(msm_pass(m, group, d_sc, 0, 0, NULL, ones + off, n_1 - off < p1 ? n_1 - off : p1, flags, st));
       done = true;
@@ -657,15 +669,16 @@ static czk_status msm_pass(czk_cuda_msm *m, int group, const uint32_t *d_sc, siz
 
 static czk_status msm_series_end(czk_cuda_msm *m, int group, void *out, int add, cudaStream_t st) {
   msm_scratch *const S = m->s;
-  const pass_shape ps = pass_shape_of(1, 0, S->ser_c ? S->ser_c : 4);
-  if (S->ser_fresh) { /* no pass ran (every scalar of the series zero): empty buckets */
-    S->ser_c = ps.c;
-    scratch_need nd;
-    CZK_TRY(pass_need(m->l1, m->lk, m->xyzz_size, 1, 0, ps.c, &nd));
-    CZK_TRY(scratch_grow(S, &nd));
-    CZK_CU(cudaMemsetAsync(S->d_buckets, 0, (size_t)ps.W * ps.nb * m->xyzz_size, st));
-    S->ser_fresh = false;
+  if (S->ser_fresh) { /* no pass ran (every scalar of the series zero, or no point): infinity, in stream order */
+    msm_cb *cb = (msm_cb *)malloc(sizeof *cb);
+    if (!cb) return CZK_ERR_NOMEM;
+    *cb = (msm_cb){m, out, 0, 0, add}; /* no window: the callback writes (or adds) infinity */
+    cudaError_t le = cudaLaunchHostFunc(st, group == 1 ? msm_finish_g1 : msm_finish_g2, cb);
+    if (le != cudaSuccess) free(cb);
+    CZK_CU(le);
+    return CZK_OK;
   }
+  const pass_shape ps = pass_shape_of(1, 0, S->ser_c);
   m->nev = 0;
   msm_mark(m, "start", st);
   CZK_TRY(group == 1 ? g1_msm_launch_reduce(m, ps.c, ps.W, st) : g2_msm_launch_reduce(m, ps.c, ps.W, st));

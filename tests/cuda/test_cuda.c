@@ -333,9 +333,10 @@ static void test_msm_series(int g, size_t n, size_t C, int kind, int dense) {
   void *bases = g == 1 ? (void *)g1_bases(n) : (void *)g2_bases(n);
   if (g == 2) fix_g2_neg(bases, n);
   uint64_t *sc = malloc(n * 32);
-  make_scalars(sc, n, kind == 5 ? 2 : kind);
-  if (kind == 5)
+  make_scalars(sc, n, kind >= 5 ? 2 : kind);
+  if (kind == 5) /* a first chunk of zeros and ones only */
     for (size_t i = 0; i < C && i < n; i++) memcpy(sc + 4 * i, (const uint64_t[4]){i % 3 == 0, 0, 0, 0}, 32);
+  if (kind == 6) memset(sc, 0, (C < n ? C : n) * 32); /* a first chunk of zeros only */
   czk_g1 want1, got1;
   czk_g2 want2, got2;
   if (g == 1) ref_msm_g1(&want1, bases, sc, n);
@@ -376,6 +377,84 @@ static void test_msm_series(int g, size_t n, size_t C, int kind, int dense) {
   czk_cuda_free(d_b);
   czk_cuda_stream_destroy(st);
   free(bases), free(sc);
+}
+
+/* A G1 handle and a G2 handle on one scratch, reserved for G1 chunks of C points and G2 chunks of C/2 (as a compact
+ * lane's pipeline holds l, a, b_g1 and b_g2): a G2 series whose first chunk holds only zeros and ones (so its window
+ * is chosen narrow) and whose later chunks are dense keeps within the scratch reserved (its passes split to fit the
+ * records, which grow faster per point for G2), equals the host's MSM, and so does a G1 series after it; a series
+ * with a chunk of no point in the middle, a series of no point at all, and every chunk a series of its own
+ * (CZK_CUDA_MSM_SERIES=0) give the same sums. */
+static void test_msm_series_mixed(size_t n2, size_t C) {
+  const size_t n1 = 2 * C, C2 = C / 2;
+  czk_g1_affine *b1 = g1_bases(n1);
+  czk_g2_affine *b2 = g2_bases(n2);
+  fix_g2_neg(b2, n2);
+  uint64_t *s1 = malloc(n1 * 32), *s2 = malloc(n2 * 32);
+  make_scalars(s1, n1, 2);
+  make_scalars(s2, n2, 0);
+  for (size_t i = 0; i < C2 && i < n2; i++) memcpy(s2 + 4 * i, (const uint64_t[4]){i % 3 == 0, 0, 0, 0}, 32);
+  czk_g1 want1, got1;
+  czk_g2 want2, got2;
+  ref_msm_g1(&want1, b1, s1, n1);
+  ref_msm_g2(&want2, b2, s2, n2);
+  void *st = NULL, *d1 = NULL, *d2 = NULL;
+  CHECK(czk_cuda_stream_create(&st) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d1, n1 * sizeof *b1) == CZK_OK);
+  CHECK(czk_cuda_malloc(&d2, n2 * sizeof *b2) == CZK_OK);
+  CHECK(czk_cuda_memcpy_htod(d1, b1, n1 * sizeof *b1, st) == CZK_OK);
+  CHECK(czk_cuda_memcpy_htod(d2, b2, n2 * sizeof *b2, st) == CZK_OK);
+  CHECK(czk_cuda_stream_sync(st) == CZK_OK);
+  czk_cuda_msm *m1 = NULL, *m2 = NULL;
+  CHECK(czk_cuda_msm_g1_new_device(&m1, d1, n1) == CZK_OK);
+  CHECK(czk_cuda_msm_g2_new_device(&m2, d2, n2) == CZK_OK);
+  if (!m1 || !m2) return;
+  CHECK(czk_cuda_msm_share_scratch(m2, m1) == CZK_OK);
+  CHECK(czk_cuda_msm_reserve(m1, C) == CZK_OK);
+  CHECK(czk_cuda_msm_reserve(m2, C2) == CZK_OK);
+  int gg[2] = {1, 2}, dd[2] = {0, 0};
+  size_t cc[2] = {C, C2};
+  uint64_t plan = 0;
+  CHECK(czk_cuda_msm_plan_bytes(gg, cc, dd, 2, &plan) == CZK_OK);
+  const uint64_t held = czk_cuda_msm_scratch_held(m1);
+  CHECK_MSG(held == plan, "mixed series C=%zu: planned %llu, held %llu", C, (unsigned long long)plan,
+            (unsigned long long)held);
+  for (int mode = 0; mode < 2; mode++) { /* the series; then every chunk its own series, added */
+    setenv("CZK_CUDA_MSM_SERIES", mode ? "0" : "1", 1);
+    memset(&got2, 0x5a, sizeof got2);
+    for (size_t off = 0; off < n2; off += C2) {
+      const size_t len = n2 - off < C2 ? n2 - off : C2;
+      const unsigned fl = (off == 0 ? CZK_CUDA_SERIES_FIRST : 0u) | (off + len == n2 ? CZK_CUDA_SERIES_LAST : 0u);
+      CHECK(czk_cuda_msm_run_series(m2, 2, &got2, off, s2 + 4 * off, len, fl, n2, st) == CZK_OK);
+    }
+    memset(&got1, 0x5a, sizeof got1);
+    for (size_t off = 0; off < n1; off += C) {
+      const unsigned fl = (off == 0 ? CZK_CUDA_SERIES_FIRST : 0u) | (off + C == n1 ? CZK_CUDA_SERIES_LAST : 0u);
+      CHECK(czk_cuda_msm_run_series(m1, 1, &got1, off, s1 + 4 * off, C, fl, n1, st) == CZK_OK);
+      if (off == 0) /* a run of no point in the middle changes nothing */
+        CHECK(czk_cuda_msm_run_series(m1, 1, &got1, C, s1, 0, 0, n1, st) == CZK_OK);
+    }
+    CHECK(czk_cuda_stream_sync(st) == CZK_OK);
+    CHECK_MSG(czk_g2_eq(&got2, &want2) && czk_g1_eq(&got1, &want1), "mixed series C=%zu series=%d: G2 %s, G1 %s", C,
+              !mode, czk_g2_eq(&got2, &want2) ? "ok" : "wrong", czk_g1_eq(&got1, &want1) ? "ok" : "wrong");
+    CHECK_MSG(czk_cuda_msm_scratch_held(m1) == held, "mixed series C=%zu: the scratch grew %llu -> %llu", C,
+              (unsigned long long)held, (unsigned long long)czk_cuda_msm_scratch_held(m1));
+  }
+  unsetenv("CZK_CUDA_MSM_SERIES");
+  /* a series of no point: infinity, written in stream order after the sum before it into the same place */
+  CHECK(czk_cuda_msm_run_series(m1, 1, &got1, 0, s1, C, CZK_CUDA_SERIES_FIRST | CZK_CUDA_SERIES_LAST, C, st) ==
+        CZK_OK);
+  CHECK(czk_cuda_msm_run_series(m1, 1, &got1, 0, s1, 0, CZK_CUDA_SERIES_FIRST | CZK_CUDA_SERIES_LAST, 0, st) ==
+        CZK_OK);
+  CHECK(czk_cuda_stream_sync(st) == CZK_OK);
+  czk_g1 inf;
+  memset(&inf, 0, sizeof inf);
+  CHECK_MSG(czk_g1_eq(&got1, &inf), "a series of no point is not infinity");
+  czk_cuda_msm_free(m2);
+  czk_cuda_msm_free(m1);
+  czk_cuda_free(d1), czk_cuda_free(d2);
+  czk_cuda_stream_destroy(st);
+  free(b1), free(b2), free(s1), free(s2);
 }
 
 /* czk_cuda_pack_nonzero against the obvious loop: scalars with zeros (a `zeros` fraction per 256), ones and others,
@@ -903,8 +982,12 @@ int main(void) {
   setenv("CZK_CUDA_MSM_SPARSE", "1", 1);
   test_msm_series(1, 20000, 3000, 2, 0);
   test_msm_series(1, 20000, 3000, 5, 0);
+  test_msm_series(1, 20000, 3000, 6, 0); /* the first chunk all zero: the width chosen by the second */
+  test_msm_series(1, 20000, 3000, 3, 0); /* all zero: infinity without a pass */
   test_msm_series(2, 5000, 1200, 2, 0);
+  test_msm_series_mixed(9000, 3000);
   unsetenv("CZK_CUDA_MSM_SPARSE");
+  test_msm_series_mixed(300000, 1 << 16); /* natural sizes: 0/1-aware from 2^16 points a run */
   setenv("CZK_CUDA_MSM_MAX_CHUNK", "16384", 1);
   test_msm_series(1, 150000, 50000, 0, 1);
   test_msm_series(1, 150000, 50000, 2, 0);
