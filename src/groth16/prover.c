@@ -108,8 +108,9 @@ struct czk__lane {
   uint32_t *d_idxc[2];               /* index lists copied to the device (a host key's) */
   uint64_t up_bytes;                 /* bytes copied from host memory by this proof */
   /* the device's wait for streamed chunks (czk_groth16_timings.upload_wait): two timing events per chunk k of the lane
-   * (k = the chunk's partial sum: part1 index, cap1 + part2 index), [2k] recorded on the compute stream just before it
-   * waits for the chunk's copy, [2k + 1] on the copy stream after the copy; made with the lane where some query
+   * (k = the chunk's own index among the G1 chunks of all queries in order, cap1 + its index among the G2 ones), [2k]
+   * recorded on the compute stream just before it waits for the chunk's copy, [2k + 1] on the copy stream after the
+   * copy (before the event the compute stream waits for); made with the lane where some query
    * streams (not on a host-memory backend), NULL otherwise */
   czk_backend_event **ev_up;
   uint8_t *up_pipe;                  /* per chunk, this proof: 0 not streamed, else 1 + the compute stream (0 s_h, 1 s_w) */
@@ -233,7 +234,8 @@ static czk_status lane_up_events(czk_backend *be, czk__lane *l) {
 /* Chunk k's timing event `which` (0: the compute stream is ready for it, marking it streamed by pipeline pipe in this
  * proof; 1: its copy is done) recorded on s. */
 static czk_status up_event(czk_backend *be, czk__lane *l, size_t k, int which, czk_backend_stream *s, int pipe) {
-  if (!l->ev_up || k >= l->n_up) return CZK_OK;
+  if (!l->ev_up) return CZK_OK;
+  if (k >= l->n_up) return CZK_ERR_INTERNAL; /* a chunk the lane did not count */
   if (which == 0) l->up_pipe[k] = (uint8_t)(1 + pipe);
   return czk_backend_event_record(be, l->ev_up[2 * k + which], s);
 }
@@ -745,9 +747,10 @@ static czk_status launch_streamed(czk_backend *be, czk__lane *l, const czk__base
       CZK_TRY(czk_backend_copy_htod(be, l->d_slot[slot], (const uint8_t *)b->q[q] + off * QSZ[q], len * QSZ[q],
                                     l->s_c));
       l->up_bytes += len * QSZ[q];
-      CZK_TRY(czk_backend_event_record(be, ev_copied, l->s_c));
-      const size_t ku = g2 ? l->cap1 + k : k; /* the chunk's timing events */
+      const size_t ku = g2 ? l->cap1 + k : k; /* the chunk's timing events (done: before ev_copied, which the compute
+                                                  stream waits for, so it has completed when the proof has) */
       CZK_TRY(up_event(be, l, ku, 1, l->s_c, 1));
+      CZK_TRY(czk_backend_event_record(be, ev_copied, l->s_c));
       CZK_TRY(up_event(be, l, ku, 0, l->s_w, 1));
       CZK_TRY(czk_backend_stream_wait(be, l->s_w, ev_copied));
       void *out = g2 ? (void *)&l->part2[k] : (void *)&l->part1[k];
@@ -947,8 +950,9 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
           st = czk_backend_copy_htod(be, l->slot[pp->p][cn->slot], src, bytes, pp->sc);
           l->up_bytes += bytes;
         }
-        if (st == CZK_OK) st = czk_backend_event_record(be, ev_copied, pp->sc);
+        /* its done event before ev_copied, which the compute stream waits for (so it has completed with the proof) */
         if (st == CZK_OK) st = up_event(be, l, (cn->q == CZK__Q_B2 ? l->cap1 : 0) + cn->ord, 1, pp->sc, pp->p);
+        if (st == CZK_OK) st = czk_backend_event_record(be, ev_copied, pp->sc);
         pend[cn->slot] = true;
       }
       next++;
@@ -1280,28 +1284,39 @@ static double union_len(double a0, double a1, double b0, double b1) {
 /* The time in which some stream waited while no stream was busy (groth16_internal.h). The elementary intervals between
  * all the waits' and spans' ends are classified one by one: O(n^2) for n waits (a few hundred at most, once per
  * proof). */
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
+/* An end of a wait (kind 0, 1: of stream kind) or of a stream's busy span (2, 3: of stream kind - 2): +1 opens, -1
+ * closes. */
+typedef struct wi_end {
+  double x;
+  int kind, d;
+} wi_end;
+static int cmp_end(const void *a, const void *b) {
+  const double x = ((const wi_end *)a)->x, y = ((const wi_end *)b)->x;
   return x < y ? -1 : x > y;
 }
+/* One sweep over the sorted ends (O(n log n) in the chunks: a 2^27 query in chunks of 2^10 is ~10^6 waits). */
 double czk__groth16_wait_idle(const double *w, const int *ws, size_t nw, const double span[2][2]) {
-  double *x = malloc((2 * nw + 4) * sizeof *x), total = 0;
-  if (!x) return 0;
-  size_t nx = 0;
+  wi_end *e = malloc((2 * nw + 4) * sizeof *e);
+  double total = 0;
+  if (!e) return 0;
+  size_t ne = 0;
   for (size_t i = 0; i < nw; i++)
-    if (w[2 * i + 1] > w[2 * i]) x[nx++] = w[2 * i], x[nx++] = w[2 * i + 1];
-  for (int i = 0; i < 2; i++) x[nx++] = span[i][0], x[nx++] = span[i][1];
-  qsort(x, nx, sizeof *x, cmp_double);
-  for (size_t j = 0; j + 1 < nx; j++) {
-    if (x[j + 1] <= x[j]) continue;
-    const double mid = 0.5 * (x[j] + x[j + 1]);
-    bool waiting[2] = {false, false}, busy = false;
-    for (size_t i = 0; i < nw; i++)
-      if (mid > w[2 * i] && mid < w[2 * i + 1] && ws[i] >= 0 && ws[i] < 2) waiting[ws[i]] = true;
-    for (int i = 0; i < 2; i++) busy |= !waiting[i] && mid > span[i][0] && mid < span[i][1];
-    if ((waiting[0] || waiting[1]) && !busy) total += x[j + 1] - x[j];
+    if (w[2 * i + 1] > w[2 * i] && ws[i] >= 0 && ws[i] < 2)
+      e[ne++] = (wi_end){w[2 * i], ws[i], 1}, e[ne++] = (wi_end){w[2 * i + 1], ws[i], -1};
+  for (int i = 0; i < 2; i++)
+    if (span[i][1] > span[i][0]) e[ne++] = (wi_end){span[i][0], 2 + i, 1}, e[ne++] = (wi_end){span[i][1], 2 + i, -1};
+  qsort(e, ne, sizeof *e, cmp_end);
+  long open[4] = {0, 0, 0, 0}; /* waits open per stream, spans open per stream */
+  for (size_t j = 0; j < ne;) {
+    const double x = e[j].x;
+    for (; j < ne && e[j].x == x; j++) open[e[j].kind] += e[j].d;
+    if (j == ne) break;
+    const bool waiting[2] = {open[0] > 0, open[1] > 0};
+    bool busy = false;
+    for (int i = 0; i < 2; i++) busy |= !waiting[i] && open[2 + i] > 0;
+    if ((waiting[0] || waiting[1]) && !busy) total += e[j].x - x;
   }
-  free(x);
+  free(e);
   return total;
 }
 

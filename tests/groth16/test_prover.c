@@ -384,11 +384,27 @@ static void test_wait_idle(void) {
     CHECK_MSG(czk__groth16_wait_idle(w, ws, 4, sp) == 1.5, "two streams: %.6f, want 1.5 ([3,4] both, [10.5,11])",
               czk__groth16_wait_idle(w, ws, 4, sp));
   }
-  { /* a copy done before its stream was ready, a gap between spans, no waits at all */
+  { /* a copy done before its stream was ready, no waits at all */
     const double w[] = {5, 4}, sp[2][2] = {{0, 1}, {3, 6}};
     const int ws[] = {1};
     CHECK(czk__groth16_wait_idle(w, ws, 1, sp) == 0);
     CHECK(czk__groth16_wait_idle(w, ws, 0, sp) == 0);
+  }
+  { /* a wait in the gap between the spans counts whole, one inside its own stream's span with the other stream done
+     * too, one past both spans too, overlapping waits once */
+    const double w[] = {1.5, 2.5, 7, 9, 8, 9.5, 4, 5}, sp[2][2] = {{0, 1}, {3, 6}};
+    const int ws[] = {0, 1, 0, 1};
+    CHECK_MSG(czk__groth16_wait_idle(w, ws, 4, sp) == 4.5,
+              "gap and past: %.6f, want 4.5 ([1.5,2.5], [4,5], [7,9.5])", czk__groth16_wait_idle(w, ws, 4, sp));
+  }
+  { /* many chunks (the sweep): 100000 waits of 1 on stream 0 alternating with 1 of its own work */
+    const size_t nw = 100000;
+    double *w = malloc(2 * nw * sizeof *w);
+    int *ws = malloc(nw * sizeof *ws);
+    for (size_t i = 0; i < nw; i++) w[2 * i] = 2.0 * (double)i, w[2 * i + 1] = 2.0 * (double)i + 1, ws[i] = 0;
+    const double sp[2][2] = {{0, 2.0 * (double)nw}, {0, 0}};
+    CHECK(czk__groth16_wait_idle(w, ws, nw, sp) == (double)nw);
+    free(w), free(ws);
   }
 }
 
