@@ -331,9 +331,7 @@ czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool wit
   in.base = czk_groth16_key_copy_bytes(key, 0);
   for (int q = 0; q < 5; q++) in.part_bytes[q] = czk_groth16_key_copy_bytes(key, 1u << q) - in.base;
   for (int sh = 0; sh < CZK_LANE_SHAPES; sh++) {
-    const czk_groth16_lane_opts lo = {sh != CZK_LANE_FULL,
-                                      sh == CZK_LANE_LEAN ? CZK_GROTH16_LEAN_CHUNK_LOG : CZK_GROTH16_COMPACT_CHUNK_LOG,
-                                      sh == CZK_LANE_LEAN};
+    const czk_groth16_lane_opts lo = czk_groth16_lane_opts_of(sh != CZK_LANE_FULL, sh == CZK_LANE_LEAN);
     czk_groth16_prove_plan pl;
     in.lane_res[sh] = in.lane_stream[sh] = UINT64_MAX;
     if (czk_groth16_plan_prove_ex(&pl, be, key, CZK_GROTH16_Q_ALL, witness_only, &lo) == CZK_OK) {
@@ -360,8 +358,7 @@ czk_status czk__bench_tier(czk_backend *be, const czk_groth16_key *key, bool wit
     else return CZK_ERR_INVALID_ARG;
   }
   if (*mask && *mask != CZK_GROTH16_Q_ALL && shape == CZK_LANE_FULL) shape = CZK_LANE_COMPACT;
-  o->compact = shape != CZK_LANE_FULL, o->lean = shape == CZK_LANE_LEAN;
-  o->chunk_log = shape == CZK_LANE_LEAN ? CZK_GROTH16_LEAN_CHUNK_LOG : CZK_GROTH16_COMPACT_CHUNK_LOG;
+  *o = czk_groth16_lane_opts_of(shape != CZK_LANE_FULL, shape == CZK_LANE_LEAN);
   const double G = 1024.0 * 1024 * 1024;
   printf("  plan: %.2f GiB for czk (%s%.2f GiB less %.2f GiB reserve): %s copy %.2f GiB (queries 0x%x), %s lanes; "
          "lanes full / compact / lean: %.2f / %.2f / %.2f GiB resident, %.2f / %.2f / %.2f GiB streaming; tables "

@@ -251,6 +251,12 @@ typedef struct czk_groth16_lane_opts {
   bool lean; /* compact only: everything on one stream (less memory: no second MSM scratch, no buffer of its own
                 for the witness MSMs); else the witness MSMs run on a second stream beside H, as in a full lane */
 } czk_groth16_lane_opts;
+/* The options of a lane shape at its default chunks: full (compact false), compact, or lean (compact and lean). */
+static inline czk_groth16_lane_opts czk_groth16_lane_opts_of(bool compact, bool lean) {
+  const czk_groth16_lane_opts o = {compact, lean ? CZK_GROTH16_LEAN_CHUNK_LOG : CZK_GROTH16_COMPACT_CHUNK_LOG,
+                                   compact && lean};
+  return o;
+}
 /* As czk_groth16_plan_prove for lanes of shape o (NULL: full) beside a copy holding the queries of dev_mask
  * (CZK_GROTH16_Q_ALL: resident, 0: streamed, else partial: compact lanes only). */
 CZK_API czk_status czk_groth16_plan_prove_ex(czk_groth16_prove_plan *out, czk_backend *be, const czk_groth16_key *key,

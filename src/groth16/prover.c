@@ -423,8 +423,8 @@ static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b
       st = czk_backend_alloc(be, &l->d_ptmp[p], pack_tmp_bytes(be, &g));
       if (st == CZK_OK && !l->d_pbytes) st = czk_backend_alloc(be, (void **)&l->d_pbytes, 2 * sizeof(uint64_t));
       if (st == CZK_OK && !l->h_pzero) st = czk_backend_host_alloc(be, (void **)&l->h_pzero, 2 * sizeof(uint64_t));
-      if (st == CZK_OK) memset(l->h_pzero, 0, 2 * sizeof(uint64_t));
     }
+  if (st == CZK_OK && l->h_pzero) memset(l->h_pzero, 0, 2 * sizeof(uint64_t));
   if (st == CZK_OK)
     st = czk_backend_host_alloc(be, (void **)&l->h_stage, ((wo ? 0 : 3 * n) + nw) * sizeof(czk_fr));
   if (st == CZK_OK) {

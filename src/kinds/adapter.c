@@ -357,9 +357,7 @@ static void k_synth_free(void *user, void *synth) {
  * 2^CZK_GROTH16_COMPACT_CHUNK_LOG points; lean: one stream, chunks of 2^CZK_GROTH16_LEAN_CHUNK_LOG, the least memory:
  * a 2^27 lean lane fits the 14 GiB a 16 GB card's plan holds). */
 static czk_groth16_lane_opts lane_opts(int shape) {
-  return (czk_groth16_lane_opts){shape != CZK_LANE_FULL,
-                                 shape == CZK_LANE_LEAN ? CZK_GROTH16_LEAN_CHUNK_LOG : CZK_GROTH16_COMPACT_CHUNK_LOG,
-                                 shape == CZK_LANE_LEAN};
+  return czk_groth16_lane_opts_of(shape != CZK_LANE_FULL, shape == CZK_LANE_LEAN);
 }
 
 static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, void *key, void *synth, void **pending,
