@@ -80,8 +80,10 @@ CZK_API void czk_backend_mem_free(czk_backend *be, void *dptr);
 CZK_API czk_status czk_backend_host_alloc(czk_backend *be, void **hptr, size_t bytes); /* pinned on CUDA */
 CZK_API void czk_backend_host_free(czk_backend *be, void *hptr);
 
-/* Pin existing host memory for fast asynchronous copies (CUDA: cudaHostRegister, read-only use); a no-op on a
- * host-memory backend. CZK_ERR_UNSUPPORTED when the driver refuses. Unregister before the memory goes away. */
+/* Pin existing host memory for fast asynchronous copies (CUDA: cudaHostRegister, mapped, read-only where the host
+ * offers it); a host-memory backend only records the range. Pages already registered are refused on every backend
+ * (CZK_ERR_UNSUPPORTED, as is any refusal of the driver). Unregister (the pointer registered) before the memory goes
+ * away. */
 CZK_API czk_status czk_backend_host_register(czk_backend *be, const void *hptr, size_t bytes);
 CZK_API void czk_backend_host_unregister(czk_backend *be, const void *hptr);
 

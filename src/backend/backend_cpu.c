@@ -17,6 +17,10 @@ typedef struct cpu_ctx {
   czk_pool *pool;
   pthread_mutex_t mu;
   czk_ntt_domain *dom[2][29];
+  /* host registrations, kept as CUDA keeps them (pages registered twice are refused, as cudaHostRegister refuses
+   * them), so that the CPU tests see the same contract */
+  struct { const char *p; size_t n; } *reg;
+  size_t nreg, capreg;
 } cpu_ctx;
 
 struct czk_backend_csr {
@@ -39,6 +43,7 @@ static void cpu_destroy(czk_backend *be) {
   for (int r = 0; r < 2; r++)
     for (int k = 0; k < 29; k++) czk_ntt_domain_free(c->dom[r][k]);
   pthread_mutex_destroy(&c->mu);
+  free(c->reg);
   free(c);
   free(be);
 }
@@ -120,10 +125,33 @@ static czk_status cpu_copy(czk_backend *be, void *dst, const void *src, size_t b
 }
 
 static czk_status cpu_host_register(czk_backend *be, const void *p, size_t bytes) {
-  (void)be, (void)p, (void)bytes;
-  return CZK_OK;
+  if (!p || !bytes) return CZK_ERR_INVALID_ARG;
+  cpu_ctx *c = CTX(be);
+  const char *b = p;
+  czk_status st = CZK_OK;
+  pthread_mutex_lock(&c->mu);
+  for (size_t i = 0; i < c->nreg && st == CZK_OK; i++)
+    if (b < c->reg[i].p + c->reg[i].n && c->reg[i].p < b + bytes) st = CZK_ERR_UNSUPPORTED; /* already registered */
+  if (st == CZK_OK && c->nreg == c->capreg) {
+    size_t cap = c->capreg ? 2 * c->capreg : 8;
+    void *r = realloc(c->reg, cap * sizeof *c->reg);
+    if (r) c->reg = r, c->capreg = cap;
+    else st = CZK_ERR_NOMEM;
+  }
+  if (st == CZK_OK) c->reg[c->nreg].p = b, c->reg[c->nreg].n = bytes, c->nreg++;
+  pthread_mutex_unlock(&c->mu);
+  return st;
 }
-static void cpu_host_unregister(czk_backend *be, const void *p) { (void)be, (void)p; }
+static void cpu_host_unregister(czk_backend *be, const void *p) {
+  cpu_ctx *c = CTX(be);
+  pthread_mutex_lock(&c->mu);
+  for (size_t i = 0; i < c->nreg; i++)
+    if (c->reg[i].p == (const char *)p) {
+      c->reg[i] = c->reg[--c->nreg];
+      break;
+    }
+  pthread_mutex_unlock(&c->mu);
+}
 
 static czk_status cpu_msm_new(czk_backend *be, czk_backend_msm **out, czk_backend_group g, const void *b,
                               size_t n_max) {

@@ -56,19 +56,20 @@ extern "C" czk_status czk_cuda_free_async(void *p, void *stream) {
   return CZK_OK;
 }
 extern "C" czk_status czk_cuda_host_register(const void *p, size_t bytes) {
-  /* mapped (and portable: every device's kernels) so that kernels may read it in place (czk_cuda_pack_nonzero);
-   * without the mapping where that is refused */
-  cudaError_t e = cudaHostRegister((void *)p, bytes,
-                                   cudaHostRegisterReadOnly | cudaHostRegisterMapped | cudaHostRegisterPortable);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    e = cudaHostRegister((void *)p, bytes, cudaHostRegisterReadOnly);
-  }
-  if (e != cudaSuccess) {
+  /* pinned, mapped and portable (every device's kernels may read it in place: czk_cuda_pack_nonzero); read-only where
+   * the platform offers it (cudaDevAttrHostRegisterReadOnlySupported: few x86 hosts do, the H100 hosts measured did
+   * not, and with it alone every registration failed there, leaving keys pageable), then without the mapping */
+  static const unsigned flags[] = {
+      cudaHostRegisterReadOnly | cudaHostRegisterMapped | cudaHostRegisterPortable,
+      cudaHostRegisterMapped | cudaHostRegisterPortable,
+      cudaHostRegisterPortable,
+      cudaHostRegisterDefault,
+  };
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+    if (cudaHostRegister((void *)p, bytes, flags[i]) == cudaSuccess) return CZK_OK;
     cudaGetLastError(); /* not sticky: clear it */
-    return CZK_ERR_UNSUPPORTED;
   }
-  return CZK_OK;
+  return CZK_ERR_UNSUPPORTED;
 }
 extern "C" void czk_cuda_host_unregister(const void *p) {
   if (p) cudaHostUnregister((void *)p);

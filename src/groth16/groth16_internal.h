@@ -58,6 +58,7 @@ struct czk_groth16_key {
   uint32_t *idx_own[2];
   czk_backend *pinned_on; /* host queries registered with this backend (NULL: not pinned) */
   unsigned idx_pinned;    /* bit j: index list j registered too */
+  unsigned q_pinned;      /* bit i: query i owns a registration (queries sharing a buffer: the first) */
   czk__lanes lanes;       /* lanes over the host bases, any backend */
 };
 

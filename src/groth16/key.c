@@ -69,7 +69,7 @@ void czk_groth16_key_free(czk_groth16_key *k) {
   czk__lanes_destroy(&k->lanes);
   if (k->pinned_on) {
     for (int i = 0; i < CZK__NQ; i++)
-      if (k->host.nq[i]) czk_backend_host_unregister(k->pinned_on, k->host.q[i]);
+      if (k->q_pinned & (1u << i)) czk_backend_host_unregister(k->pinned_on, k->host.q[i]);
     for (int j = 0; j < 2; j++)
       if (k->idx_pinned & (1u << j)) czk_backend_host_unregister(k->pinned_on, k->host.idx[j]);
   }
@@ -83,15 +83,29 @@ czk_status czk_groth16_key_pin(czk_groth16_key *k, czk_backend *be) {
   if (!k || !be) return CZK_ERR_INVALID_ARG;
   if (k->pinned_on) return CZK_OK;
   if (czk_backend_host_memory(be)) return CZK_ERR_UNSUPPORTED;
-  int i = 0;
+  /* queries that share a host buffer (a key built over one array of points, as the benches' random keys are) are
+   * registered once, over the longest of them: a second registration of the same pages is refused */
+  unsigned own = 0;
   czk_status st = CZK_OK;
-  for (; i < CZK__NQ && st == CZK_OK; i++)
-    if (k->host.nq[i]) st = czk_backend_host_register(be, k->host.q[i], k->host.nq[i] * QSZ[i]);
+  for (int i = 0; i < CZK__NQ && st == CZK_OK; i++) {
+    if (!k->host.nq[i]) continue;
+    size_t bytes = k->host.nq[i] * QSZ[i];
+    bool first = true;
+    for (int j = 0; j < CZK__NQ; j++) {
+      if (j == i || !k->host.nq[j] || (const void *)k->host.q[j] != (const void *)k->host.q[i]) continue;
+      if (j < i) first = false;
+      if (k->host.nq[j] * QSZ[j] > bytes) bytes = k->host.nq[j] * QSZ[j];
+    }
+    if (!first) continue;
+    st = czk_backend_host_register(be, k->host.q[i], bytes);
+    if (st == CZK_OK) own |= 1u << i;
+  }
   if (st != CZK_OK) {
-    for (int j = 0; j < i - 1; j++)
-      if (k->host.nq[j]) czk_backend_host_unregister(be, k->host.q[j]);
+    for (int j = 0; j < CZK__NQ; j++)
+      if (own & (1u << j)) czk_backend_host_unregister(be, k->host.q[j]);
     return st;
   }
+  k->q_pinned = own;
   /* the index lists too (compact lanes copy them per prove); best effort: a refusal leaves them pageable */
   for (int j = 0; j < 2; j++)
     if (k->host.n_idx[j] &&

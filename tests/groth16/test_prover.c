@@ -197,7 +197,7 @@ static void test_compact(czk_backend *be, unsigned k) {
   czk_groth16_key *key = NULL;
   CHECK(czk_groth16_key_from_pk(&key, pk, sh, NULL) == CZK_OK);
   if (!pk || !sh || !key) return;
-  if (!czk_backend_host_memory(be)) (void)czk_groth16_key_pin(key, be);
+  if (!czk_backend_host_memory(be)) CHECK(czk_groth16_key_pin(key, be) == CZK_OK);
   czk_fr r, s;
   czk_fr_from_u64(&r, 0x1234567890abcdefull);
   czk_fr_from_u64(&s, 0xfedcba0987654321ull);
@@ -326,6 +326,48 @@ static void test_setup_on(czk_backend *be, unsigned k) {
   czk_r1cs_free(sh);
 }
 
+/* A key whose G1 queries share one host array (as the benches' random keys do) pins: the shared pages are registered
+ * once (a second registration of them is refused, on every backend), and freeing the key unregisters them. */
+static void test_pin_shared(czk_backend *be, unsigned k) {
+  czk_r1cs *sh = NULL;
+  CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
+  if (!sh) return;
+  czk_fr tw[5];
+  for (int i = 0; i < 5; i++) czk_fr_from_u64(&tw[i], 0x7654321ull * (uint64_t)(i + 2) + 1);
+  czk_groth16_setup_opts o = {NULL, NULL, NULL, NULL, tw};
+  czk_groth16_key_mem km;
+  CHECK(czk_groth16_setup_mem(&km, sh, &o) == CZK_OK);
+  size_t m = km.s.n_h;
+  if (km.s.n_l > m) m = km.s.n_l;
+  if (km.s.n_a > m) m = km.s.n_a;
+  if (km.s.n_b_g1 > m) m = km.s.n_b_g1;
+  czk_g1_affine *one = calloc(m, sizeof *one);
+  CHECK(one != NULL);
+  czk_groth16_pk_queries q;
+  czk_groth16_key_mem_queries(&km, &q);
+  q.h = q.l = q.a = q.b_g1 = one;
+  czk_groth16_key *key = NULL;
+  CHECK(czk_groth16_key_from_queries(&key, &km.vk, &q, &km.s, sh) == CZK_OK);
+  if (key && one) {
+    CHECK(czk_backend_host_register(be, one, sizeof *one) == CZK_OK); /* registers, and refuses a second time */
+    CHECK(czk_backend_host_register(be, one, m * sizeof *one) == CZK_ERR_UNSUPPORTED);
+    czk_backend_host_unregister(be, one);
+    if (!czk_backend_host_memory(be)) {
+      CHECK(czk_groth16_key_pin(key, be) == CZK_OK);
+      CHECK(czk_groth16_key_pinned(key));
+      CHECK(czk_backend_host_register(be, one, m * sizeof *one) == CZK_ERR_UNSUPPORTED); /* pinned by the key */
+    }
+  }
+  czk_groth16_key_free(key);
+  if (one) {
+    CHECK(czk_backend_host_register(be, one, m * sizeof *one) == CZK_OK); /* the key let its pages go */
+    czk_backend_host_unregister(be, one);
+  }
+  free(one);
+  czk_groth16_key_mem_free(&km);
+  czk_r1cs_free(sh);
+}
+
 /* czk_groth16_assignment_pack (the synthesis stage's packing): a mostly-0/1 witness gets a packed copy that unpacks
  * to w (its size by the format); a denser one than 3/4 others gets none (sent as it is); packing again replaces the
  * copy (no leak under ASan); an assignment that is not witness-only is refused. */
@@ -429,6 +471,7 @@ int main(int argc, char **argv) {
     if (gpu_mode) test_prover(list[i], 12);
     test_compact(list[i], gpu_mode ? 12 : 7);
     test_setup_on(list[i], gpu_mode ? 12 : 6);
+    test_pin_shared(list[i], gpu_mode ? 12 : 6);
     czk_backend_free(list[i]);
   }
   free(list);
