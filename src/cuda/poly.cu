@@ -57,8 +57,8 @@ extern "C" czk_status czk_cuda_free_async(void *p, void *stream) {
 }
 extern "C" czk_status czk_cuda_host_register(const void *p, size_t bytes) {
   /* pinned, mapped and portable (every device's kernels may read it in place: czk_cuda_pack_nonzero); read-only where
-   * the platform offers it (cudaDevAttrHostRegisterReadOnlySupported: few x86 hosts do, the H100 hosts measured did
-   * not, and with it alone every registration failed there, leaving keys pageable), then without the mapping */
+   * the platform offers it (cudaDevAttrHostRegisterReadOnlySupported: not every host does), then without the
+   * mapping, then plain: a key left pageable streams at a fraction of the link's speed */
   static const unsigned flags[] = {
       cudaHostRegisterReadOnly | cudaHostRegisterMapped | cudaHostRegisterPortable,
       cudaHostRegisterMapped | cudaHostRegisterPortable,
