@@ -394,13 +394,20 @@ static bool uploading_locked(czk_engine *e, const edevice *d) {
 }
 
 /* ---- device tiers (the plan's choice for a key on a device) */
-/* Candidates from fastest to slowest: the whole copy with as many lanes as the device has workers, each lane shape
- * from full to lean, then with one lane; a partial copy (the largest parts first, as many as fit beside the lanes:
- * each resident byte is a byte not copied per prove) with compact, then lean lanes, as many then one; the host copy
- * streamed the same way. Lanes come before shapes: one lane leaves the device idle between its proves (the next
- * prove's uploads and the last MSM's tail), which costs more than a smaller shape's chunking (H100, session 15: one
- * compact lane 25.3 s per 32 GiB PoRep; two SnapDeals lanes 94.4% busy). The first that fits is taken; with no
- * plan, the whole copy and full lanes (as before). */
+/* Candidates from fastest to slowest: the whole copy, then a partial copy (the largest parts first, as many as fit
+ * beside the lanes: each resident byte is a byte not copied per prove; compact and lean lanes only), then the host
+ * copy streamed; within each, full and compact lanes as many as the device has workers before one, and lean lanes
+ * last (as many, then one). Measured on the H100 (32 GiB PoRep, key resident): one compact lane 2.28 s per
+ * partition (session 15), two lean lanes 5.4 s each side by side, 2.7 s per partition (session 18): a lean lane
+ * runs everything on one stream in 2^21-point chunks, and a second one does not make up for it; one full or compact
+ * lane leaves the device idle between its proves (the next prove's uploads and the last MSM's tail), so two of them
+ * come first. The first that fits is taken; with no plan, the whole copy and full lanes (as before). */
+static const struct {
+  int shape;
+  bool many; /* as many lanes as the device has workers (else one) */
+} k_order[] = {{CZK_LANE_FULL, true},  {CZK_LANE_COMPACT, true}, {CZK_LANE_FULL, false},
+               {CZK_LANE_COMPACT, false}, {CZK_LANE_LEAN, true},    {CZK_LANE_LEAN, false}};
+#define K_ORDER (sizeof k_order / sizeof k_order[0])
 void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) {
   memset(o, 0, sizeof *o);
   const uint32_t np = in->nparts < 1 ? 1 : in->nparts > CZK_ENGINE_KEY_PARTS ? CZK_ENGINE_KEY_PARTS : in->nparts;
@@ -423,12 +430,12 @@ void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) 
       return;                                                                                                       \
     }                                                                                                               \
   } while (0)
-  for (uint32_t want = W;; want = 1) {
-    for (int sh = CZK_LANE_FULL; sh < CZK_LANE_SHAPES; sh++) TRY(all, copy_all, sh, in->lane_res[sh], want);
-    if (want == 1) break;
-  }
-  for (uint32_t want = W;; want = 1) {
-    for (int sh = CZK_LANE_COMPACT; sh < CZK_LANE_SHAPES; sh++) {
+  for (size_t i = 0; i < K_ORDER; i++)
+    TRY(all, copy_all, k_order[i].shape, in->lane_res[k_order[i].shape], k_order[i].many ? W : 1);
+  for (size_t i = 0; i < K_ORDER; i++) {
+    const int sh = k_order[i].shape;
+    const uint32_t want = k_order[i].many ? W : 1;
+    if (sh != CZK_LANE_FULL) {
       const uint64_t lane = in->lane_stream[sh];
       if (lane != UINT64_MAX && lane <= in->limit) {
         const uint64_t fixed = in->tables + (uint64_t)want * lane + in->base;
@@ -449,12 +456,9 @@ void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) 
         }
       }
     }
-    if (want == 1) break;
   }
-  for (uint32_t want = W;; want = 1) {
-    for (int sh = CZK_LANE_FULL; sh < CZK_LANE_SHAPES; sh++) TRY(0, 0, sh, in->lane_stream[sh], want);
-    if (want == 1) break;
-  }
+  for (size_t i = 0; i < K_ORDER; i++)
+    TRY(0, 0, k_order[i].shape, in->lane_stream[k_order[i].shape], k_order[i].many ? W : 1);
 #undef TRY
   /* nothing fits: streamed lean, no lane (a prove is refused) */
   *o = (czk_engine_plan_out){0, CZK_LANE_LEAN, 0, in->lane_stream[CZK_LANE_LEAN], 0};

@@ -1437,8 +1437,8 @@ static void test_device_urgent_spared(void) {
  * point and window, the buckets, the levels' records): a compact lane's two pipelines at 2^22-point chunks 2.47 GiB
  * (G1) + 2.71 GiB (G1 and G2), a lean one's at 2^21 1.46 GiB; scaled with the domain.
  * Every kind gets a tier whose copy, tables and lanes fit the plan, resident wherever the whole copy fits beside a
- * lane, at least one lane, two lanes wherever two of some shape fit beside the tier's copy, and the fastest shape at
- * that many lanes. */
+ * lane, at least one lane; full and compact lanes before lean ones (two where two fit, the faster shape at as many),
+ * lean lanes only where no full or compact lane fits beside the tier's copy. */
 static void test_plan_tier_table(void) {
   const double G = (double)(1ull << 30);
   typedef struct {
@@ -1488,11 +1488,21 @@ static void test_plan_tier_table(void) {
       if (copy_all + in.tables + lean <= in.limit)
         CHECK_MSG(o.parts == 0x1f, "%s on %u GiB: the whole copy fits beside a lane, not taken", k->name, cards[ci]);
       if (o.parts && o.parts != 0x1f) CHECK(o.shape != CZK_LANE_FULL); /* partial copies prove in compact lanes */
-      /* lanes first, then the fastest shape: with the same copy, no shape fits more lanes (up to the two wanted),
-       * and no faster shape fits as many */
+      /* full and compact lanes as many as wanted first, then one of them, lean lanes last (as many, then one): with
+       * the same copy, no full or compact shape fits more lanes (up to the two wanted), no faster one fits as many,
+       * and lean lanes only where neither fits one */
       for (int sh = 0; sh < CZK_LANE_SHAPES && (o.parts == 0 || o.parts == 0x1f); sh++) {
         const uint64_t lane = o.parts == 0x1f ? in.lane_res[sh] : in.lane_stream[sh];
         const uint64_t fit = o.copy + in.tables <= in.limit ? (in.limit - o.copy - in.tables) / lane : 0;
+        if (sh == CZK_LANE_LEAN || o.shape == CZK_LANE_LEAN) {
+          if (sh != CZK_LANE_LEAN)
+            CHECK_MSG(fit < 1, "%s on %u GiB: a %s lane fits but lean lanes taken", k->name, cards[ci],
+                      czk_engine_lane_shape_str(sh));
+          else if (o.shape == CZK_LANE_LEAN)
+            CHECK_MSG(fit < 2 || o.lanes == 2, "%s on %u GiB: two lean lanes fit but %u taken", k->name, cards[ci],
+                      o.lanes);
+          continue;
+        }
         CHECK_MSG(fit < 2 || o.lanes == 2, "%s on %u GiB: two %s lanes fit but %u %s lane(s) taken", k->name,
                   cards[ci], czk_engine_lane_shape_str(sh), o.lanes, czk_engine_lane_shape_str(o.shape));
         if (sh < o.shape)
@@ -1514,18 +1524,21 @@ static void test_plan_tier_table(void) {
   in.limit = 210;
   czk_engine_plan_tier(&in, &o);
   CHECK(o.parts == 1 && o.shape == CZK_LANE_FULL && o.lanes == 2);
-  in.limit = 160; /* two lean lanes before one full lane */
+  in.limit = 160; /* one full lane before two lean ones */
   czk_engine_plan_tier(&in, &o);
-  CHECK(o.parts == 1 && o.shape == CZK_LANE_LEAN && o.lanes == 2);
+  CHECK(o.parts == 1 && o.shape == CZK_LANE_FULL && o.lanes == 1);
   in.limit = 170; /* two compact lanes before two lean ones */
   czk_engine_plan_tier(&in, &o);
   CHECK(o.parts == 1 && o.shape == CZK_LANE_COMPACT && o.lanes == 2);
   in.limit = 140; /* two lanes of no shape fit: the fastest single lane */
   czk_engine_plan_tier(&in, &o);
   CHECK(o.parts == 1 && o.shape == CZK_LANE_COMPACT && o.lanes == 1);
-  in.limit = 60; /* no copy fits: streamed, two lanes of the fastest shape that fits two */
+  in.limit = 60; /* no copy fits: streamed, one compact lane before two lean ones */
   czk_engine_plan_tier(&in, &o);
-  CHECK(o.parts == 0 && o.shape == CZK_LANE_LEAN && o.lanes == 2);
+  CHECK(o.parts == 0 && o.shape == CZK_LANE_COMPACT && o.lanes == 1);
+  in.limit = 44; /* no compact lane fits beside the tables: a lean one */
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 0 && o.shape == CZK_LANE_LEAN && o.lanes == 1);
   in.limit = 45; /* one streamed lane: the fastest that fits */
   czk_engine_plan_tier(&in, &o);
   CHECK(o.parts == 0 && o.shape == CZK_LANE_COMPACT && o.lanes == 1);
