@@ -63,6 +63,9 @@ int czk_cmd_bench(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  /* line by line into files and pipes too: a benchmark stopped by a timeout (or a crash) keeps every line it printed
+   * (session 18 lost whole runs' output to a full buffer) */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc < 2) {
     usage(stderr);
     return 2;
