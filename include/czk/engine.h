@@ -108,6 +108,9 @@ typedef struct czk_engine_device_desc {
   uint64_t (*mem_free)(void *backend);     /* optional, for status: the device's free memory now (0 = unknown) */
   uint64_t mem_limit_bytes;                /* gpu_memory_limit of the device (0 = none), for status */
   uint64_t (*mem_peak)(void *backend);     /* optional, for status: the most device memory seen in use (0 = unknown) */
+  /* the operator's tier and lane shape for the keys of kinds that are not urgent (czk_engine_plan_in.tiers /
+   * .shapes; 0: the plan chooses); where the choice does not fit, the plan's own is taken and a warning logged */
+  uint32_t plan_tiers, plan_shapes;
 } czk_engine_device_desc;
 
 /* Timings a kind reports from prove_start/prove_finish (all optional, ns). kernel_ns is the device's kernel-busy time
@@ -429,7 +432,13 @@ typedef struct czk_engine_plan_in {
    * or streaming (the latter at least the former) */
   uint64_t lane_res[CZK_LANE_SHAPES], lane_stream[CZK_LANE_SHAPES];
   uint32_t lanes;                                  /* lanes wanted at once (the device's workers; >= 1) */
+  /* the operator's choice (gpu_key_tier, gpu_lane_shape): only these tiers (CZK_TIER_BIT_*) and shapes
+   * (1 << czk_engine_lane_shape) are candidates; 0: all. Where none of them fits, nothing is planned (lanes 0). */
+  uint32_t tiers, shapes;
 } czk_engine_plan_in;
+#define CZK_TIER_BIT_RESIDENT 1u
+#define CZK_TIER_BIT_PARTIAL 2u
+#define CZK_TIER_BIT_STREAMED 4u
 typedef struct czk_engine_plan_out {
   uint32_t parts;   /* the copy's parts */
   int shape;        /* the lane shape (czk_engine_lane_shape) */

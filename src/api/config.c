@@ -7,6 +7,7 @@
 #include "api/config.h"
 
 #include "core/units.h"
+#include "czk/engine.h"
 #include "czk/log.h"
 
 #include <ctype.h>
@@ -461,6 +462,9 @@ czk_status czk__config_finalize(czk__config *c, char *err, size_t errlen) {
   }
   uint64_t lim;
   if (czk__config_gpu_limit(c->gpu_memory_limit, 0, &lim, err, errlen) != CZK_OK) return CZK_ERR_CONFIG;
+  uint32_t tiers, shapes;
+  if (czk__config_plan_choice(c->gpu_key_tier, c->gpu_lane_shape, &tiers, &shapes, err, errlen) != CZK_OK)
+    return CZK_ERR_CONFIG;
   if (c->gpu_workers_per_device == 0 || c->gpu_workers_per_device > 16) {
     snprintf(err, errlen, "gpu_workers_per_device: must be 1..16");
     return CZK_ERR_CONFIG;
@@ -549,6 +553,33 @@ void czk__config_print_markdown(FILE *out) {
     fprintf(out, "| `%s` | `%s` | %s | %s | %s |\n", k_table[i].key, flag, type_name(k_table[i].type),
             *k_table[i].def ? k_table[i].def : "(computed)", k_table[i].help);
   }
+}
+
+czk_status czk__config_plan_choice(const char *tier, const char *shape, uint32_t *tiers, uint32_t *shapes, char *err,
+                                   size_t errlen) {
+  static const char *const tn[] = {"auto", "resident", "partial", "streamed"};
+  static const char *const sn[] = {"auto", "full", "compact", "lean"};
+  *tiers = *shapes = 0;
+  int t = -1, h = -1;
+  for (int i = 0; i < 4; i++) {
+    if (tier && strcmp(tier, tn[i]) == 0) t = i;
+    if (shape && strcmp(shape, sn[i]) == 0) h = i;
+  }
+  if (t < 0) {
+    snprintf(err, errlen, "gpu_key_tier: '%s' is not one of auto, resident, partial, streamed", tier ? tier : "");
+    return CZK_ERR_CONFIG;
+  }
+  if (h < 0) {
+    snprintf(err, errlen, "gpu_lane_shape: '%s' is not one of auto, full, compact, lean", shape ? shape : "");
+    return CZK_ERR_CONFIG;
+  }
+  /* tiers: resident, partial, streamed = bits 0, 1, 2 (CZK_TIER_BIT_*); shapes: 1 << czk_engine_lane_shape, whose
+   * order (full, compact, lean) is sn's after auto */
+  _Static_assert(CZK_TIER_BIT_RESIDENT == 1u && CZK_TIER_BIT_PARTIAL == 2u && CZK_TIER_BIT_STREAMED == 4u, "tier bits");
+  _Static_assert(CZK_LANE_FULL == 0 && CZK_LANE_COMPACT == 1 && CZK_LANE_LEAN == 2, "shape order");
+  *tiers = t ? 1u << (t - 1) : 0;
+  *shapes = h ? 1u << (h - 1) : 0;
+  return CZK_OK;
 }
 
 czk_status czk__config_gpu_limit(const char *spec, int ordinal, uint64_t *out, char *err, size_t errlen) {

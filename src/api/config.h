@@ -35,6 +35,8 @@
   X(STR, gpu_key_memory, "auto", "GPU memory for resident key copies (auto: as much as the device memory plan holds; 0: keys streamed)") \
   X(SIZE, gpu_memory_reserve, "2GiB", "GPU memory left outside the device memory plan (CUDA context, transient allocations); the plan holds key copies, the proves' lanes and NTT tables in the rest, so a prove waits for memory instead of failing an allocation; unless set, at most 1/16 of the device or its gpu_memory_limit (0: no plan)") \
   X(STR, gpu_memory_limit, "", "use at most this much of each GPU: a size for every device (e.g. 16GiB, to emulate a 16 GB card on a larger one) or ORDINAL:SIZE entries separated by commas (default: the whole device)") \
+  X(STR, gpu_key_tier, "auto", "where each key of a kind that is not urgent lives on a GPU, when the device memory plan holds it: auto (the plan chooses), resident, partial or streamed (from the pinned host copy); where that does not fit, the plan's choice, with a warning") \
+  X(STR, gpu_lane_shape, "auto", "the lanes such keys prove in: auto (the plan chooses), full, compact (MSMs in chunks, H and the witness MSMs on two streams) or lean (one stream, smallest); where that does not fit, the plan's choice, with a warning") \
   X(UINT, cpu_workers, "1", "workers of the CPU proving device (when it is used)")                                   \
   X(UINT, threads, "0", "threads of the shared CPU pool (0 = all online CPUs)")                                      \
   X(DUR, result_ttl, "600s", "how long finished results are kept for AwaitProof")                                    \
@@ -68,6 +70,10 @@ typedef struct czk__config {
 /* gpu_memory_limit for the device of this ordinal: *out = the limit in bytes, 0 for none. CZK_ERR_CONFIG (err says
  * why) when the text is neither empty, a size, nor ORDINAL:SIZE entries separated by commas. */
 czk_status czk__config_gpu_limit(const char *spec, int ordinal, uint64_t *out, char *err, size_t errlen);
+/* gpu_key_tier / gpu_lane_shape as the plan's masks (czk_engine_plan_in.tiers / .shapes; 0 for auto). CZK_ERR_CONFIG
+ * (err says why) for any other word. */
+czk_status czk__config_plan_choice(const char *tier, const char *shape, uint32_t *tiers, uint32_t *shapes, char *err,
+                                   size_t errlen);
 
 /* Defaults from the table (computed keys stay empty/0 until czk__config_finalize). */
 czk_status czk__config_init(czk__config *c);

@@ -221,6 +221,10 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
     (*devs)[*n].mem_free = backend_mem_free;
     (*devs)[*n].mem_peak = backend_mem_peak;
     (*devs)[*n].mem_limit_bytes = lim < pr.mem_total ? lim : 0;
+    char cerr[160];
+    if (czk__config_plan_choice(cfg->gpu_key_tier, cfg->gpu_lane_shape, &(*devs)[*n].plan_tiers,
+                                &(*devs)[*n].plan_shapes, cerr, sizeof cerr) != CZK_OK)
+      (*devs)[*n].plan_tiers = (*devs)[*n].plan_shapes = 0; /* (finalize refused it already) */
     (void)czk_backend_mem_watch(all[i]); /* the peak czk used, from the device (status, metrics) */
     g_backends[g_nbackends++] = all[i];
     (*n)++;

@@ -1135,6 +1135,7 @@ czk_status czk_engine_create(czk_engine **out, const czk_engine_config *cfg_in) 
     dv->mem_total = devs[d].mem_total_bytes;
     dv->key_mem_limit = devs[d].backend ? devs[d].key_mem_bytes : 0;
     dv->plan_limit = devs[d].backend ? devs[d].plan_bytes : 0;
+    dv->plan_tiers = devs[d].plan_tiers & 7u, dv->plan_shapes = devs[d].plan_shapes & 7u;
     dv->tables_bytes = devs[d].tables_bytes;
     dv->mem_free = devs[d].mem_free;
     dv->mem_peak = devs[d].mem_peak;

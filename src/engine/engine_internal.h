@@ -180,6 +180,7 @@ typedef struct edevice {
   /* the device memory plan (e->kc_mu; keys.c): limit (0 = none); lanes' bytes (in use and idle); tables being made
    * by proves that started (counted until their prove_start returns, then in tables_bytes) */
   uint64_t plan_limit, lane_used, tables_pending;
+  uint32_t plan_tiers, plan_shapes; /* the operator's tier and shape for keys of kinds not urgent (0: any) */
   uint64_t freeing; /* bytes of copies and lanes given up but not yet freed by the kind: counted until they are */
   uint32_t lanes_busy;
   uint64_t plan_waits, lanes_warmed;

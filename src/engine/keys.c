@@ -419,11 +419,14 @@ void czk_engine_plan_tier(const czk_engine_plan_in *in, czk_engine_plan_out *o) 
     *o = (czk_engine_plan_out){all, CZK_LANE_FULL, copy_all, in->lane_res[CZK_LANE_FULL], W};
     return;
   }
-  /* one candidate: parts (copy bytes), shape, lane bytes, lanes wanted; true when it fits */
+  const uint32_t tiers = in->tiers ? in->tiers : 7u, shapes = in->shapes ? in->shapes : 7u;
+  /* one candidate: parts (copy bytes), shape, lane bytes, lanes wanted; true when it fits (and is allowed) */
 #define TRY(PARTS, COPY, SHAPE, LANE, WANT)                                                                          \
   do {                                                                                                              \
     const uint64_t lane_ = (LANE), copy_ = (COPY);                                                                  \
-    if (lane_ != UINT64_MAX && copy_ + in->tables <= in->limit &&                                                  \
+    const uint32_t tb_ = (PARTS) == all ? CZK_TIER_BIT_RESIDENT : (PARTS) ? CZK_TIER_BIT_PARTIAL                    \
+                                                                        : CZK_TIER_BIT_STREAMED;                  \
+    if ((tiers & tb_) && (shapes & (1u << (SHAPE))) && lane_ != UINT64_MAX && copy_ + in->tables <= in->limit &&   \
         (!lane_ || (in->limit - copy_ - in->tables) / lane_ >= (WANT))) {                                          \
       const uint64_t fit_ = lane_ ? (in->limit - copy_ - in->tables) / lane_ : W;                                  \
       *o = (czk_engine_plan_out){(PARTS), (SHAPE), copy_, lane_, (uint32_t)(fit_ < W ? fit_ : W)};                 \
@@ -501,7 +504,15 @@ static void key_tier(czk_engine *e, ekey *key, edevice *d) {
     if (d->tables_bytes) in.tables += d->tables_bytes(d->backend); /* made already: they stay */
   }
   czk_engine_plan_out out;
+  const bool chosen = in.limit && (d->plan_tiers || d->plan_shapes) && !urgent_kind(e, key);
+  if (chosen) in.tiers = d->plan_tiers, in.shapes = d->plan_shapes;
   czk_engine_plan_tier(&in, &out);
+  if (chosen && !out.lanes) { /* the operator's choice does not fit this key on this device: the plan's own */
+    CZK_WARN("keys", "%s on %s: gpu_key_tier / gpu_lane_shape: no lane of that choice fits (plan %.2f GiB); the "
+             "plan chooses", key->id, d->name, (double)in.limit / (1u << 30));
+    in.tiers = in.shapes = 0;
+    czk_engine_plan_tier(&in, &out);
+  }
   /* the streaming proves (when the copy is not there): the fastest shape whose lane fits beside the tables */
   int stream_shape = CZK_LANE_LEAN;
   for (int sh = CZK_LANE_SHAPES - 1; sh >= 0; sh--)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "api/config.h"
+#include "czk/engine.h"
 #include "core/units.h"
 #include "czk_test.h"
 
@@ -161,6 +162,33 @@ int main(void) {
                   "gpu_key_memory=%s accepted", bad[i]);
       czk__config_free(&c);
     }
+  }
+  /* gpu_key_tier / gpu_lane_shape: auto (the defaults) or one word each, as the plan's masks; anything else is
+   * refused by finalize, naming the key */
+  {
+    uint32_t t = 9, h = 9;
+    CHECK(czk__config_init(&c) == CZK_OK);
+    CHECK(strcmp(c.gpu_key_tier, "auto") == 0 && strcmp(c.gpu_lane_shape, "auto") == 0);
+    CHECK(czk__config_plan_choice(c.gpu_key_tier, c.gpu_lane_shape, &t, &h, err, sizeof err) == CZK_OK && !t && !h);
+    CHECK(czk__config_set(&c, "gpu_key_tier", "partial", err, sizeof err) == CZK_OK);
+    CHECK(czk__config_set(&c, "gpu_lane_shape", "lean", err, sizeof err) == CZK_OK);
+    CHECK_MSG(czk__config_finalize(&c, err, sizeof err) == CZK_OK, "partial / lean: %s", err);
+    CHECK(czk__config_plan_choice(c.gpu_key_tier, c.gpu_lane_shape, &t, &h, err, sizeof err) == CZK_OK &&
+          t == CZK_TIER_BIT_PARTIAL && h == 1u << CZK_LANE_LEAN);
+    CHECK(czk__config_plan_choice("streamed", "full", &t, &h, err, sizeof err) == CZK_OK &&
+          t == CZK_TIER_BIT_STREAMED && h == 1u << CZK_LANE_FULL);
+    CHECK(czk__config_plan_choice("resident", "compact", &t, &h, err, sizeof err) == CZK_OK &&
+          t == CZK_TIER_BIT_RESIDENT && h == 1u << CZK_LANE_COMPACT);
+    czk__config_free(&c);
+    const char *keys[2] = {"gpu_key_tier", "gpu_lane_shape"}, *bad[3] = {"fast", "Resident", ""};
+    for (int k = 0; k < 2; k++)
+      for (int i = 0; i < 3; i++) {
+        CHECK(czk__config_init(&c) == CZK_OK);
+        if (czk__config_set(&c, keys[k], bad[i], err, sizeof err) == CZK_OK)
+          CHECK_MSG(czk__config_finalize(&c, err, sizeof err) != CZK_OK && strstr(err, keys[k]), "%s=%s accepted",
+                    keys[k], bad[i]);
+        czk__config_free(&c);
+      }
   }
   /* the private socket directory (/tmp/czk-$UID without XDG_RUNTIME_DIR, issue 22 defect 6): created 0700, or
    * accepted only when it is a real directory of ours that group and others cannot write */

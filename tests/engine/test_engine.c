@@ -1545,6 +1545,17 @@ static void test_plan_tier_table(void) {
   in.limit = 30;
   czk_engine_plan_tier(&in, &o);
   CHECK(o.parts == 0 && o.shape == CZK_LANE_LEAN && o.lanes == 0); /* nothing fits: a prove is refused */
+  /* the operator's choice (gpu_key_tier, gpu_lane_shape): only those candidates; none fits: no lane */
+  in.limit = 210, in.tiers = CZK_TIER_BIT_STREAMED, in.shapes = 1u << CZK_LANE_COMPACT;
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 0 && o.copy == 0 && o.shape == CZK_LANE_COMPACT && o.lanes == 2);
+  in.tiers = 0, in.shapes = 1u << CZK_LANE_LEAN; /* any tier, lean lanes: resident fits two */
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.parts == 1 && o.shape == CZK_LANE_LEAN && o.lanes == 2);
+  in.limit = 140, in.tiers = CZK_TIER_BIT_RESIDENT, in.shapes = 1u << CZK_LANE_FULL; /* 100 + 10 + 50 > 140 */
+  czk_engine_plan_tier(&in, &o);
+  CHECK(o.lanes == 0);
+  in.tiers = in.shapes = 0;
   in.lane_res[1] = in.lane_stream[1] = UINT64_MAX; /* a kind without the compact shape */
   in.limit = 140;
   czk_engine_plan_tier(&in, &o);
@@ -1644,8 +1655,10 @@ static const czk_engine_key_status *key_of(const czk_engine_status *s, const cha
  * jobs of the three kinds and cancels, as in test_plan_stress: every job not cancelled completes, no emulated
  * allocation fails (and no partial copy is proved in a full lane: bad_dkey), no device ever holds more than its
  * capacity, after draining the plan counts exactly what each device holds, and the status shows key-a partial or
- * streamed, in lanes smaller than full. */
-static void test_plan_small_card(uint64_t seed) {
+ * streamed, in lanes smaller than full. With `chosen` (gpu_key_tier / gpu_lane_shape): device 0 is told streamed and
+ * lean, which key-a gets there while the urgent key-s stays resident in full lanes; device 1 is told resident and
+ * full, which cannot fit key-a (120 B): the plan's own choice is taken. */
+static void test_plan_small_card(uint64_t seed, bool chosen) {
   czk_fake f;
   czk__fake_init(&f, 256);
   f.dev_capacity = 100, f.copy_bytes = 5, f.lane_bytes = 4, f.lane_pinned = 3; /* key-s */
@@ -1654,6 +1667,10 @@ static void test_plan_small_card(uint64_t seed) {
   czk_engine_device_desc devs[2] = {
       {.name = "dev0", .backend = &g_backend_token[0], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 100},
       {.name = "dev1", .backend = &g_backend_token[1], .workers = 2, .key_mem_bytes = 1000, .plan_bytes = 100}};
+  if (chosen) {
+    devs[0].plan_tiers = CZK_TIER_BIT_STREAMED, devs[0].plan_shapes = 1u << CZK_LANE_LEAN;
+    devs[1].plan_tiers = CZK_TIER_BIT_RESIDENT, devs[1].plan_shapes = 1u << CZK_LANE_FULL;
+  }
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = 100000;
@@ -1742,15 +1759,26 @@ static void test_plan_small_card(uint64_t seed) {
       CHECK_MSG((a->dev_tier[d] == CZK_DEV_TIER_PARTIAL || a->dev_tier[d] == CZK_DEV_TIER_STREAMED) &&
                     a->dev_shape[d] != CZK_LANE_FULL && a->dev_copy_bytes[d] < 120,
                 "small card seed %llu: key-a on device %u: %s", (unsigned long long)seed, d, tiers[d]);
+      if (chosen && d == 0)
+        CHECK_MSG(a->dev_tier[d] == CZK_DEV_TIER_STREAMED && a->dev_shape[d] == CZK_LANE_LEAN,
+                  "small card seed %llu: key-a on device 0 told streamed lean: %s", (unsigned long long)seed, tiers[d]);
     }
+    const czk_engine_key_status *ks_ = key_of(s, "key-s");
+    for (uint32_t d = 0; chosen && ks_ && d < 2; d++)
+      if (ks_->dev_tier[d] != CZK_DEV_TIER_NONE)
+        CHECK_MSG(ks_->dev_tier[d] == CZK_DEV_TIER_RESIDENT && ks_->dev_shape[d] == CZK_LANE_FULL,
+                  "small card seed %llu: the urgent key-s on device %u: %s %s", (unsigned long long)seed, d,
+                  czk_engine_dev_tier_str((czk_engine_dev_tier)ks_->dev_tier[d]),
+                  czk_engine_lane_shape_str(ks_->dev_shape[d]));
     CHECK_MSG(decided > 0, "small card seed %llu: key-a has no device tier", (unsigned long long)seed);
     czk_engine_status_free(s);
   }
   CHECK_MSG(atomic_load(&f.nomem) == 0 && atomic_load(&f.bad_dkey) == 0,
             "small card seed %llu: %ld emulated allocations failed, %ld bad copies", (unsigned long long)seed,
             atomic_load(&f.nomem), atomic_load(&f.bad_dkey));
-  fprintf(stderr, "plan small card seed %llu: %u of %d jobs ok, key-a %s / %s, %ld uploads, %ld proves from copies, "
-          "%llu lanes made, peaks %llu / %llu\n", (unsigned long long)seed, ok, NJ, tiers[0], tiers[1],
+  fprintf(stderr, "plan small card seed %llu%s: %u of %d jobs ok, key-a %s / %s, %ld uploads, %ld proves from copies, "
+          "%llu lanes made, peaks %llu / %llu\n", (unsigned long long)seed, chosen ? " (tiers chosen)" : "", ok, NJ,
+          tiers[0], tiers[1],
           atomic_load(&f.uploads), atomic_load(&f.proves_dkey), (unsigned long long)f.lane_allocs,
           (unsigned long long)f.dev_peak[0], (unsigned long long)f.dev_peak[1]);
   czk_engine_destroy(e);
@@ -2029,8 +2057,9 @@ int main(int argc, char **argv) {
   test_plan_budget_pins();
   test_plan_stress(seed);
   test_plan_stress(seed + 1);
-  test_plan_small_card(seed);
-  test_plan_small_card(seed + 1);
+  test_plan_small_card(seed, false);
+  test_plan_small_card(seed + 1, false);
+  test_plan_small_card(seed, true);
   test_shutdown(false);
   test_shutdown(true);
   test_stress(seed);
