@@ -171,7 +171,7 @@ static int run_one(czk_backend *be, unsigned k, unsigned reps, bool real, const 
   /* the key's tier and lanes as the daemon's plan picks them (or --tier / --lanes), its copy (as the engine's key
    * cache makes it; none when streamed from the host queries), the device memory watch */
   unsigned mask = CZK_GROTH16_Q_ALL;
-  czk_groth16_lane_opts lo = {false, 0, false};
+  czk_groth16_lane_opts lo = {false, 0, false, NULL, NULL};
   czk_status ust = czk__bench_dev_setup(be, key, false, dopt, &mask, &lo, &dkey);
   if (ust != CZK_OK) {
     fprintf(stderr, "czk bench gpuprove: key on the device at 2^%u: %s\n", k, czk_status_str(ust));

@@ -118,7 +118,7 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     printf("  %s key of the full size in %.2f s\n", params ? "the" : setup ? "a setup (on this backend)" : "a random",
            czk__now_s() - t);
   unsigned mask = CZK_GROTH16_Q_ALL;
-  czk_groth16_lane_opts lo = {false, 0, false};
+  czk_groth16_lane_opts lo = {false, 0, false, NULL, NULL};
   if (st == CZK_OK) st = czk__bench_dev_setup(be, key, false, dopt, &mask, &lo, &dkey);
   size_t np = 3 + 18 * (size_t)info->challenges;
   czk_fr *pub = malloc(np * sizeof *pub);

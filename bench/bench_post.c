@@ -144,7 +144,7 @@ int czk_bench_post(int argc, char **argv) {
   czk_g2_affine *p2 = NULL;
   czk_groth16_key_mem km;
   memset(&km, 0, sizeof km);
-  czk_groth16_lane_opts lo = {false, 0, false};
+  czk_groth16_lane_opts lo = {false, 0, false, NULL, NULL};
   unsigned mask = CZK_GROTH16_Q_ALL;
   int rc = 0;
   if (bname) {

@@ -114,7 +114,7 @@ int czk_bench_snap(int argc, char **argv) {
   czk_groth16_dkey *dkey = NULL;
   czk_groth16_pk *pk = NULL;
   czk_r1cs *outline = NULL;
-  czk_groth16_lane_opts lo = {false, 0, false};
+  czk_groth16_lane_opts lo = {false, 0, false, NULL, NULL};
   unsigned mask = CZK_GROTH16_Q_ALL;
   int rc = 0;
   if (bname) {

@@ -90,6 +90,11 @@ typedef struct czk_engine_device_ctx {
   void *dkey;       /* the key's copy in this device's memory (kind->key_upload's object), or NULL: prove from the
                        host copy (the kind streams it) */
   int shape;        /* the lane shape the device memory plan chose for this prove (czk_engine_lane_shape) */
+  /* For a prove that is not urgent (NULL for an urgent one): returns at once unless an urgent prove is running on
+   * this device, else when it has ended (2 s at most). A kind whose prove runs in chunks may call it between them
+   * (czk_groth16_lane_opts.yield), so that an urgent prove does not share the device with a backlog's kernels. */
+  void (*yield)(void *user);
+  void *yield_user;
 } czk_engine_device_ctx;
 
 typedef struct czk_engine_device_desc {
@@ -393,6 +398,8 @@ typedef struct czk_engine_device_status {
   uint32_t lanes_busy, lanes_idle;
   uint64_t plan_waits;  /* proves that waited for device memory (lanes of proves in flight) */
   uint64_t lanes_warmed; /* lanes made ahead of their proves when keys were preloaded */
+  uint64_t urgent_yields, urgent_yield_ns; /* times proves were held for an urgent one (czk_engine_device_ctx.yield),
+                                              and for how long in all */
   uint64_t mem_limit_bytes;   /* gpu_memory_limit (0 = none) */
   uint64_t mem_peak_used_bytes; /* the most device memory seen in use, measured on the device (0 = unknown) */
   bool quarantined;           /* lost after a sticky error (kind->device_lost): takes no more work */

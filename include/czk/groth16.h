@@ -250,11 +250,17 @@ typedef struct czk_groth16_lane_opts {
   unsigned chunk_log;
   bool lean; /* compact only: everything on one stream (less memory: no second MSM scratch, no buffer of its own
                 for the witness MSMs); else the witness MSMs run on a second stream beside H, as in a full lane */
+  /* Optional, lean lanes only (their one stream holds every MSM chunk in order): called before each MSM chunk from
+   * the third on, once the chunk two before it has finished on the device, so that at most one chunk of this prove
+   * is queued while the call lasts; the caller may hold the prove there while more urgent work uses the device (the
+   * engine does while an urgent prove runs on it). Not part of the lane's shape. */
+  void (*yield)(void *user);
+  void *yield_user;
 } czk_groth16_lane_opts;
 /* The options of a lane shape at its default chunks: full (compact false), compact, or lean (compact and lean). */
 static inline czk_groth16_lane_opts czk_groth16_lane_opts_of(bool compact, bool lean) {
   const czk_groth16_lane_opts o = {compact, lean ? CZK_GROTH16_LEAN_CHUNK_LOG : CZK_GROTH16_COMPACT_CHUNK_LOG,
-                                   compact && lean};
+                                   compact && lean, NULL, NULL};
   return o;
 }
 /* As czk_groth16_plan_prove for lanes of shape o (NULL: full) beside a copy holding the queries of dev_mask

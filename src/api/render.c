@@ -138,13 +138,14 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const
                   "}, \"key_memory_bytes\": {\"limit\": %llu, \"used\": %llu}, \"keys_resident\": %u, "
                   "\"memory_plan\": {\"limit_bytes\": %llu, \"keys_bytes\": %llu, \"lanes_bytes\": %llu, "
                   "\"tables_bytes\": %llu, \"lanes_busy\": %u, \"lanes_idle\": %u, \"waits\": %llu, "
-                  "\"lanes_warmed\": %llu}, "
+                  "\"lanes_warmed\": %llu}, \"urgent_yields\": %llu, \"urgent_yield_seconds\": %.3f, "
                   "\"mem_limit_bytes\": %llu, \"mem_peak_used_bytes\": %llu, "
                   "\"quarantined\": %s, \"prove_errors\": %llu}",
                   (unsigned long long)d->key_mem_limit, (unsigned long long)d->key_mem_used, d->keys_resident,
                   (unsigned long long)d->plan_limit, (unsigned long long)d->key_mem_used,
                   (unsigned long long)d->plan_lanes_bytes, (unsigned long long)d->plan_tables_bytes, d->lanes_busy,
                   d->lanes_idle, (unsigned long long)d->plan_waits, (unsigned long long)d->lanes_warmed,
+                  (unsigned long long)d->urgent_yields, (double)d->urgent_yield_ns / 1e9,
                   (unsigned long long)d->mem_limit_bytes, (unsigned long long)d->mem_peak_used_bytes,
                   d->quarantined ? "true" : "false",
                   (unsigned long long)d->prove_errors);
@@ -517,6 +518,16 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
     if (st->devices[i].mem_peak_used_bytes)
       czk__sb_printf(sb, "czk_device_memory_peak_bytes{device=\"%u\"} %llu\n", st->devices[i].ordinal,
                     (unsigned long long)st->devices[i].mem_peak_used_bytes);
+  help_type(sb, "czk_device_urgent_yields_total", "counter",
+            "Times a prove that is not urgent was held between its MSM chunks while an urgent prove ran on the device.");
+  for (uint32_t i = 0; i < st->ndevices; i++)
+    czk__sb_printf(sb, "czk_device_urgent_yields_total{device=\"%u\"} %llu\n", st->devices[i].ordinal,
+                  (unsigned long long)st->devices[i].urgent_yields);
+  help_type(sb, "czk_device_urgent_yield_seconds_total", "counter",
+            "The time proves that are not urgent were held for urgent ones on the device.");
+  for (uint32_t i = 0; i < st->ndevices; i++)
+    czk__sb_printf(sb, "czk_device_urgent_yield_seconds_total{device=\"%u\"} %.6f\n", st->devices[i].ordinal,
+                  (double)st->devices[i].urgent_yield_ns / 1e9);
   help_type(sb, "czk_key_device_tier", "gauge",
             "The tier the device memory plan gave each key on each device (resident, partial, streamed) and its lane "
             "shape (full, compact, lean); the value is the bytes of its copy there.");

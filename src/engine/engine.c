@@ -813,6 +813,21 @@ static void gq_done(czk_engine *e, edevice *d, bool alone) {
   pthread_mutex_unlock(&e->gq_mu);
 }
 
+/* czk_engine_device_ctx.yield: holds a prove that is not urgent while an urgent one runs on the device (polled every
+ * 200 us: an urgent prove lasts tens of milliseconds; 2 s at most, so that a stuck one cannot stall the backlog). */
+static void device_yield(void *user) {
+  edevice *d = user;
+  if (!atomic_load(&d->urgent_proving)) return;
+  const uint64_t t0 = czk__clock_now_ns();
+  uint64_t t = t0;
+  while (atomic_load(&d->urgent_proving) && t - t0 < 2000000000ull) {
+    czk__clock_sleep_ns(200000);
+    t = czk__clock_now_ns();
+  }
+  atomic_fetch_add(&d->yields_held, 1);
+  atomic_fetch_add(&d->yield_held_ns, t - t0);
+}
+
 static void *prove_main(void *arg) {
   eworker *w = arg;
   czk_engine *e = w->e;
@@ -869,6 +884,8 @@ static void *prove_main(void *arg) {
     uint64_t tl = czk__clock_now_ns();
     if (tl - tl0 > 1000000) /* it waited for device memory */
       czk__span(e, "device memory", TRACK_PID_DEVICE0 + d->ordinal, w->index, tl0, tl, j->id, (int32_t)p->index);
+    ctx.yield = urgent ? NULL : device_yield, ctx.yield_user = urgent ? NULL : d;
+    if (urgent) atomic_fetch_add(&d->urgent_proving, 1); /* until its finish: other proves yield (device_yield) */
     if (urgent) czk_pool_set_urgent(true);
     if (st == CZK_OK) st = k->k.prove_start(k->k.user, &ctx, p->key ? p->key->obj : NULL, p->synth, &pending, &r1);
     if (urgent) czk_pool_set_urgent(false);
@@ -882,6 +899,7 @@ static void *prove_main(void *arg) {
       st = k->k.prove_finish(k->k.user, &ctx, pending, proof, &r2);
     }
     uint64_t t2 = czk__clock_now_ns();
+    if (urgent) atomic_fetch_sub(&d->urgent_proving, 1);
     if (laned) czk__lane_release(e, p->key, d, resident, st == CZK_OK);
     if (ctx.dkey) czk__key_device_release(e, p->key, d);
     ctx.dkey = NULL;

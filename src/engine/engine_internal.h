@@ -181,6 +181,8 @@ typedef struct edevice {
    * by proves that started (counted until their prove_start returns, then in tables_bytes) */
   uint64_t plan_limit, lane_used, tables_pending;
   uint32_t plan_tiers, plan_shapes; /* the operator's tier and shape for keys of kinds not urgent (0: any) */
+  _Atomic uint32_t urgent_proving;  /* urgent proves between their prove_start and prove_finish (yield) */
+  _Atomic uint64_t yields_held, yield_held_ns; /* proves held by the yield, and for how long */
   uint64_t freeing; /* bytes of copies and lanes given up but not yet freed by the kind: counted until they are */
   uint32_t lanes_busy;
   uint64_t plan_waits, lanes_warmed;

@@ -381,6 +381,17 @@ static czk_status fake_prove_start(void *user, const czk_engine_device_ctx *dev,
   czk_fake *f = user;
   const fake_synth *s = synth;
   atomic_fetch_add(&f->prove_calls, 1);
+  if (dev->yield) { /* as a chunked prove does before its chunks (prover.c run_pipe) */
+    const uint64_t t = czk__clock_now_ns();
+    dev->yield(dev->yield_user);
+    const uint64_t w = czk__clock_now_ns() - t;
+    uint64_t m = atomic_load(&f->yield_wait_max_ns);
+    while (w > m && !atomic_compare_exchange_weak(&f->yield_wait_max_ns, &m, w)) {
+    }
+    atomic_fetch_add(&f->yield_calls, 1);
+  } else {
+    atomic_fetch_add(&f->no_yield, 1);
+  }
   if (dev->dkey) {
     const fake_dkey *d = dev->dkey;
     if (d->magic != CZK_FAKE_MAGIC || d->key != key || d->backend != dev->backend) {

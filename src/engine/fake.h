@@ -66,6 +66,8 @@ typedef struct czk_fake {
   uint64_t key_actual_bytes; /* the bytes a key load reports (0: none, the kind's key_bytes stands) */
   atomic_long live_synth, live_parsed, live_keys, live_pending;
   atomic_long synth_calls, prove_calls, verify_calls, key_loads, self_cancels;
+  atomic_long yield_calls, no_yield;   /* proves given a yield (ctx->yield), which they called; those without */
+  _Atomic uint64_t yield_wait_max_ns; /* the longest a yield held a prove */
   /* device tier (czk__fake_kind_device): copies made / freed / alive, proves that got one / the host copy */
   uint32_t upload_fail_every; /* fail every n-th upload (0 = never) */
   /* device memory: with dev_slots > 0, a prove_start finding dev_slots proves in flight on its device (started, not

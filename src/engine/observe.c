@@ -302,6 +302,8 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
     s->devices[d].lanes_busy = dv->lanes_busy;
     s->devices[d].plan_waits = dv->plan_waits;
     s->devices[d].lanes_warmed = dv->lanes_warmed;
+    s->devices[d].urgent_yields = atomic_load(&dv->yields_held);
+    s->devices[d].urgent_yield_ns = atomic_load(&dv->yield_held_ns);
     for (ekey *k = e->keys; k; k = k->next) {
       s->devices[d].keys_resident += k->dev[d].state == KD_RESIDENT;
       for (int t = 0; t < 2; t++) s->devices[d].lanes_idle += k->dev[d].lanes[t] - k->dev[d].busy[t];

@@ -613,7 +613,7 @@ czk_status czk_groth16_lane_warm_ex(const czk_groth16_key *key, const czk_groth1
   CZK_TRY(czk_backend_h_prepare(be, key->log_n, key->h_mode));
   const czk__bases *b = dkey ? czk__dkey_bases(dkey) : czk__key_bases(key);
   const bool partial = dkey && czk_groth16_dkey_mask(dkey) != CZK_GROTH16_Q_ALL;
-  const czk_groth16_lane_opts oc = {true, o ? o->chunk_log : 0, o && o->lean};
+  const czk_groth16_lane_opts oc = {true, o ? o->chunk_log : 0, o && o->lean, NULL, NULL};
   czk__lane *l = NULL;
   const size_t n = (size_t)1 << key->log_n, nw = key->n_inputs + key->n_aux;
   if ((o && o->compact) || partial)
@@ -672,6 +672,8 @@ struct czk_groth16_job {
   bool chain_locked;
   double t_chain;     /* seconds waited for the chain's mutex (not counted in the check stage) */
   czk_backend_compiled *dcc_own;  /* witness-only mode without a resident copy: this proof's copy */
+  void (*yield)(void *user);      /* czk_groth16_lane_opts.yield (lean lanes) */
+  void *yield_user;
 };
 
 static void release(czk_groth16_job *job) {
@@ -918,6 +920,12 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
     }
   }
   czk_status st = CZK_OK;
+  /* the caller's yield (lean lanes: one stream, every chunk in order): before chunk i (i >= 2) the host waits for
+   * chunk i-2's MSM (events in turn), so one chunk at most is queued while the caller holds the prove */
+  czk_backend_event *evy[2] = {NULL, NULL};
+  bool gate = job->yield && l->lean;
+  if (gate && (czk_backend_event_new(be, &evy[0]) != CZK_OK || czk_backend_event_new(be, &evy[1]) != CZK_OK))
+    gate = false; /* (no events: the prove runs ungated) */
   unsigned uses[4] = {0, 0, 0, 0};
   size_t next = 0;                           /* the next chunk whose copy (if streamed) is not issued */
   bool pend[4] = {false, false, false, false}; /* a slot holds a copy whose MSM is not enqueued yet */
@@ -925,6 +933,11 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
   int done = -1; /* the last query whose end event is recorded */
   for (size_t i = 0; i < nc && st == CZK_OK; i++) {
     const cchunk *c = &ch[i];
+    if (gate && i >= 2) {
+      st = czk_backend_event_sync(be, evy[i & 1]);
+      if (st != CZK_OK) break;
+      job->yield(job->yield_user);
+    }
     for (int q = done + 1; q < c->q && st == CZK_OK; q++, done++)
       if (q_pipe(l->lean, q) == pp->p) st = czk_backend_event_record(be, l->ev[evq[q]], pp->s);
     while (st == CZK_OK && next < nc && (ch[next].slot < 0 || !pend[ch[next].slot])) {
@@ -989,8 +1002,11 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
       czk_backend_msm_set_dense(be, l->mq[c->q], dense);
       st = czk_backend_msm_run_series(be, l->mq[c->q], out, c->off, sc, c->len, ser, nq, pp->s);
     }
+    if (gate && st == CZK_OK) st = czk_backend_event_record(be, evy[i & 1], pp->s);
   }
   free(ch);
+  for (int k = 0; k < 2; k++)
+    if (evy[k]) czk_backend_event_free(be, evy[k]);
   for (int q = done + 1; q < CZK__NQ && st == CZK_OK; q++)
     if (q_pipe(l->lean, q) == pp->p) st = czk_backend_event_record(be, l->ev[evq[q]], pp->s);
   return st;
@@ -1221,7 +1237,7 @@ czk_status czk_groth16_prove_start(czk_groth16_job **out, czk_backend *be, const
 czk_status czk_groth16_prove_start_ex(czk_groth16_job **out, czk_backend *be, const czk_groth16_key *key,
                                       const czk_groth16_dkey *dkey, czk_groth16_assignment *as, czk_pool *pool,
                                       const czk_groth16_lane_opts *o) {
-  czk_groth16_lane_opts oc = {false, 0, false};
+  czk_groth16_lane_opts oc = {false, 0, false, NULL, NULL};
   if (o) oc = *o;
   if (dkey && czk_groth16_dkey_mask(dkey) != CZK_GROTH16_Q_ALL) oc.compact = true; /* a partial copy */
   if (out) *out = NULL;
@@ -1238,6 +1254,7 @@ czk_status czk_groth16_prove_start_ex(czk_groth16_job **out, czk_backend *be, co
   }
   job->be = be;
   job->key = key;
+  job->yield = oc.yield, job->yield_user = oc.yield_user;
   /* the bases: the device copy, else the host queries (in place on a host backend, streamed on a device) */
   const czk__bases *b = dkey ? czk__dkey_bases(dkey) : czk__key_bases(key);
   job->owner = dkey ? czk__dkey_lanes(dkey) : czk__key_lanes(key);

@@ -377,7 +377,8 @@ static czk_status k_prove_start(void *user, const czk_engine_device_ctx *dev, vo
   /* prove_start consumes the assignment's arrays; the engine still owns (and will free) the struct itself */
   const adkey *ad = dev ? (const adkey *)dev->dkey : NULL;
   if (ad) ks->as.dcc = ad->dcc;
-  const czk_groth16_lane_opts o = lane_opts(dev ? dev->shape : CZK_LANE_FULL);
+  czk_groth16_lane_opts o = lane_opts(dev ? dev->shape : CZK_LANE_FULL);
+  if (dev) o.yield = dev->yield, o.yield_user = dev->yield_user; /* (lean lanes: an urgent prove goes first) */
   st = czk_groth16_prove_start_ex(&pd->job, be, k->gk, ad ? ad->dk : NULL, &ks->as, u->pool, &o);
   if (st != CZK_OK) {
     free(pd);

@@ -156,7 +156,7 @@ static void prove_witness_only(const czk_compiled *cc, const czk_r1cs *rec, cons
       bool bad = t & 1, resident = mode == 1 || mode >= 3, pre = mode == 2;
       if (resident && !dev) continue;
       const bool lean = mode == 4 || mode == 6, packed = mode >= 5;
-      const czk_groth16_lane_opts lo = {true, 8, lean};
+      const czk_groth16_lane_opts lo = {true, 8, lean, NULL, NULL};
       setenv("CZK_STREAM_PACK", packed ? "1" : "0", 1);
       czk_groth16_assignment as;
       memset(&as, 0, sizeof as);

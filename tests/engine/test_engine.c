@@ -260,13 +260,13 @@ static bool prove_calls_at_least(czk_engine *e, void *ctx) {
 }
 /* An engine on one fake device with one prove worker and one finalizer: budget `limit`, `synth` synthesis workers,
  * the urgent lane up to `urgent_max` bytes (0: off). */
-static czk_engine *one_device_engine(czk_fake *f, uint64_t limit, unsigned synth, uint64_t urgent_max) {
+static czk_engine *device_engine(czk_fake *f, uint64_t limit, unsigned synth, uint64_t urgent_max, unsigned workers) {
   static czk_engine_device_desc dev = {.name = "fake0", .backend = NULL, .workers = 0, .key_mem_bytes = 0, .plan_bytes = 0};
   czk_engine_config cfg;
   czk_engine_config_default(&cfg);
   cfg.mem_limit_bytes = limit;
   cfg.synth_workers = synth;
-  cfg.workers_per_device = 1;
+  cfg.workers_per_device = workers;
   cfg.devices = &dev;
   cfg.ndevices = 1;
   cfg.finalizers = 1;
@@ -276,6 +276,9 @@ static czk_engine *one_device_engine(czk_fake *f, uint64_t limit, unsigned synth
   if (!e) exit(1);
   f->engine = e;
   return e;
+}
+static czk_engine *one_device_engine(czk_fake *f, uint64_t limit, unsigned synth, uint64_t urgent_max) {
+  return device_engine(f, limit, synth, urgent_max, 1);
 }
 
 static void test_urgent_lane(void) {
@@ -332,6 +335,60 @@ static void test_urgent_lane(void) {
   CHECK(czk_engine_await(e, low, 0, &r) == CZK_OK);
   czk_engine_result_free(&r);
   check_idle(e, &f, "urgent lane, proving");
+  czk_engine_destroy(e);
+  czk__fake_destroy(&f);
+}
+
+/* An urgent prove goes first on its device: a prove that is not urgent gets a yield (czk_engine_device_ctx.yield)
+ * that holds it while an urgent prove runs there (a lean lane calls it between its MSM chunks), and returns at once
+ * otherwise; an urgent prove gets none. The fake's prove_start calls the yield as a chunked prove would. */
+static void test_urgent_yield(void) {
+  czk_fake f;
+  czk__fake_init(&f, 16);
+  /* two regular workers: whichever takes the urgent partition, the other is free for the regular one */
+  czk_engine *e = device_engine(&f, 100000, 3, 600, 2);
+  czk_engine_kind kd;
+  czk__fake_kind(&f, &kd, "fake", NULL, 0, k_shape);
+  CHECK(czk_engine_register_kind(e, &kd) == CZK_OK);
+  /* 1. alone: the yield returns at once */
+  uint64_t low, crit;
+  czk_engine_result r;
+  czk_fake_job lj = fjob(1, 1, 0, 1000);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &lj, &low) == CZK_OK);
+  CHECK(czk_engine_await(e, low, 0, &r) == CZK_OK && r.status == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK(atomic_load(&f.yield_calls) == 1 && atomic_load(&f.no_yield) == 0);
+  CHECK_MSG(atomic_load(&f.yield_wait_max_ns) < 50000000ull, "a yield with no urgent prove held %llu ns",
+            (unsigned long long)atomic_load(&f.yield_wait_max_ns));
+  /* 2. an urgent prove of 800 ms in flight: a regular prove that starts meanwhile is held until it has ended */
+  czk_fake_job cj = fjob(2, 1, 0, 800000);
+  const long calls0 = atomic_load(&f.prove_calls);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_CRITICAL, NULL, &cj, &crit) == CZK_OK);
+  void *pc[2] = {&f, (void *)(uintptr_t)(calls0 + 1)};
+  wait_for(prove_calls_at_least, e, pc);
+  const uint64_t t0 = czk__clock_now_ns();
+  czk_fake_job lj2 = fjob(3, 1, 0, 1000);
+  CHECK(submit(e, &f, "fake", CZK_PRIORITY_NORMAL, NULL, &lj2, &low) == CZK_OK);
+  CHECK(czk_engine_await(e, crit, 0, &r) == CZK_OK && r.status == CZK_OK);
+  czk_engine_result_free(&r);
+  CHECK(czk_engine_await(e, low, 0, &r) == CZK_OK && r.status == CZK_OK);
+  czk_engine_result_free(&r);
+  const uint64_t held = atomic_load(&f.yield_wait_max_ns), took = czk__clock_now_ns() - t0;
+  CHECK(atomic_load(&f.no_yield) == 1 && atomic_load(&f.yield_calls) == 2); /* the urgent prove had none */
+  CHECK_MSG(held >= 200000000ull && held < 2100000000ull, "the regular prove was held %llu ns beside an 800 ms urgent one",
+            (unsigned long long)held);
+  fprintf(stderr, "urgent yield: a regular prove held %.1f ms while an 800 ms urgent prove ran (both done in %.1f ms)\n",
+          (double)held / 1e6, (double)took / 1e6);
+  czk_engine_status *st = NULL;
+  CHECK(czk_engine_status_get(e, &st) == CZK_OK);
+  if (st) { /* the device counts what it held: one yield that waited, for as long as the fake saw */
+    CHECK_MSG(st->devices[0].urgent_yields == 1 && st->devices[0].urgent_yield_ns >= held - 1000000 &&
+                  st->devices[0].urgent_yield_ns <= held + 1000000,
+              "status: %llu yields, %llu ns", (unsigned long long)st->devices[0].urgent_yields,
+              (unsigned long long)st->devices[0].urgent_yield_ns);
+    czk_engine_status_free(st);
+  }
+  check_idle(e, &f, "urgent yield");
   czk_engine_destroy(e);
   czk__fake_destroy(&f);
 }
@@ -2060,6 +2117,7 @@ int main(int argc, char **argv) {
   test_plan_small_card(seed, false);
   test_plan_small_card(seed + 1, false);
   test_plan_small_card(seed, true);
+  test_urgent_yield();
   test_shutdown(false);
   test_shutdown(true);
   test_stress(seed);

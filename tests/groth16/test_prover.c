@@ -186,6 +186,8 @@ static void test_prover(czk_backend *be, unsigned k) {
  * (some queries streamed), at chunk sizes that split every query into several chunks (G2 too) and at one chunk that
  * holds them whole; each verifies; a non-satisfying witness is refused in a compact lane before any MSM, and the plan
  * of a compact lane is smaller than a full one's on a device. */
+static void count_yield(void *user) { (*(unsigned *)user)++; }
+
 static void test_compact(czk_backend *be, unsigned k) {
   czk_r1cs *sh = NULL;
   CHECK(czk_synthetic_shape(&sh, k) == CZK_OK);
@@ -221,7 +223,9 @@ static void test_compact(czk_backend *be, unsigned k) {
       const size_t nc = sizeof chunks / sizeof *chunks, cj = ci % (2 * nc);
       const bool lean = cj >= nc, pack = ci >= 2 * nc; /* the second round packs the streamed witness chunks */
       setenv("CZK_STREAM_PACK", pack ? "1" : "0", 1);
-      const czk_groth16_lane_opts o = {true, chunks[cj % nc], lean};
+      /* lean lanes call the yield between MSM chunks (at least 5 chunks: 3 calls), compact ones never */
+      unsigned yields = 0;
+      const czk_groth16_lane_opts o = {true, chunks[cj % nc], lean, count_yield, &yields};
       czk_witness w;
       CHECK(czk_synthetic_witness(&w, k, 21) == CZK_OK);
       czk_groth16_assignment as;
@@ -237,6 +241,8 @@ static void test_compact(czk_backend *be, unsigned k) {
       CHECK_MSG(st == CZK_OK && memcmp(&p, &ref, sizeof p) == 0, "%s compact%s%s mask 0x%x chunk 2^%u: another proof",
                 czk_backend_name(be), lean ? " lean" : "", pack ? " packed" : "", masks[mi], o.chunk_log);
       CHECK(czk_groth16_verify(&vk, &p, pub, np) == CZK_OK);
+      CHECK_MSG(lean ? yields >= 3 : yields == 0, "%s compact%s chunk 2^%u: %u yields", czk_backend_name(be),
+                lean ? " lean" : "", o.chunk_log, yields);
       /* streamed queries were copied (a device; the CPU's copies are counted the same way); packed, the witness
        * queries' zero points are not: fewer bytes (the synthetic witness has zeros in every query) */
       if (masks[mi] != CZK_GROTH16_Q_ALL) CHECK(t.upload_bytes > 0);
@@ -266,7 +272,7 @@ static void test_compact(czk_backend *be, unsigned k) {
       CHECK(czk_groth16_synthesize(&as, sh, &w, NULL) == CZK_OK);
       czk_fr_add(&as.c[sh->n_constraints / 2], &as.c[sh->n_constraints / 2], &czk_fr_one_v);
       czk_groth16_job *job = NULL;
-      const czk_groth16_lane_opts o = {true, 3, mi & 1};
+      const czk_groth16_lane_opts o = {true, 3, mi & 1, NULL, NULL};
       CHECK(czk_groth16_prove_start_ex(&job, be, key, dk, &as, NULL, &o) == CZK_ERR_UNSATISFIED);
     }
     CHECK_EQ_INT(czk_groth16_msm_launches(), before);
@@ -275,7 +281,7 @@ static void test_compact(czk_backend *be, unsigned k) {
   /* the plans: a compact lane is smaller than a full one at any size worth it (on a device) */
   czk_groth16_prove_plan full, cmp;
   czk_groth16_prove_plan lean;
-  const czk_groth16_lane_opts o = {true, 0, false}, ol = {true, 0, true};
+  const czk_groth16_lane_opts o = {true, 0, false, NULL, NULL}, ol = {true, 0, true, NULL, NULL};
   CHECK(czk_groth16_plan_prove_ex(&full, be, key, 0, false, NULL) == CZK_OK);
   CHECK(czk_groth16_plan_prove_ex(&cmp, be, key, 0, false, &o) == CZK_OK);
   CHECK(czk_groth16_plan_prove_ex(&lean, be, key, 0, false, &ol) == CZK_OK);
