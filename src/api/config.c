@@ -577,6 +577,11 @@ czk_status czk__config_plan_choice(const char *tier, const char *shape, uint32_t
    * order (full, compact, lean) is sn's after auto */
   _Static_assert(CZK_TIER_BIT_RESIDENT == 1u && CZK_TIER_BIT_PARTIAL == 2u && CZK_TIER_BIT_STREAMED == 4u, "tier bits");
   _Static_assert(CZK_LANE_FULL == 0 && CZK_LANE_COMPACT == 1 && CZK_LANE_LEAN == 2, "shape order");
+  if (t == 2 && h == 1) { /* a partial copy proves in compact or lean lanes */
+    snprintf(err, errlen, "gpu_key_tier partial with gpu_lane_shape full: a partial copy proves in compact or lean "
+                          "lanes only");
+    return CZK_ERR_CONFIG;
+  }
   *tiers = t ? 1u << (t - 1) : 0;
   *shapes = h ? 1u << (h - 1) : 0;
   return CZK_OK;

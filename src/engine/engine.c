@@ -884,7 +884,8 @@ static void *prove_main(void *arg) {
     uint64_t tl = czk__clock_now_ns();
     if (tl - tl0 > 1000000) /* it waited for device memory */
       czk__span(e, "device memory", TRACK_PID_DEVICE0 + d->ordinal, w->index, tl0, tl, j->id, (int32_t)p->index);
-    ctx.yield = urgent ? NULL : device_yield, ctx.yield_user = urgent ? NULL : d;
+    const bool gated = !urgent && e->cfg.urgent_max_bytes; /* (no urgent lane: no prove to yield to) */
+    ctx.yield = gated ? device_yield : NULL, ctx.yield_user = gated ? d : NULL;
     if (urgent) atomic_fetch_add(&d->urgent_proving, 1); /* until its finish: other proves yield (device_yield) */
     if (urgent) czk_pool_set_urgent(true);
     if (st == CZK_OK) st = k->k.prove_start(k->k.user, &ctx, p->key ? p->key->obj : NULL, p->synth, &pending, &r1);

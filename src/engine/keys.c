@@ -516,7 +516,8 @@ static void key_tier(czk_engine *e, ekey *key, edevice *d) {
   /* the streaming proves (when the copy is not there): the fastest shape whose lane fits beside the tables */
   int stream_shape = CZK_LANE_LEAN;
   for (int sh = CZK_LANE_SHAPES - 1; sh >= 0; sh--)
-    if (!in.limit || (in.lane_stream[sh] != UINT64_MAX && in.tables + in.lane_stream[sh] <= in.limit))
+    if ((!in.shapes || (in.shapes & (1u << sh))) && /* the operator's shape, where it was taken */
+        (!in.limit || (in.lane_stream[sh] != UINT64_MAX && in.tables + in.lane_stream[sh] <= in.limit)))
       stream_shape = sh;
   if (out.parts == 0) stream_shape = out.shape;
   pthread_mutex_lock(&e->kc_mu);

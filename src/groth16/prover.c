@@ -674,6 +674,7 @@ struct czk_groth16_job {
   czk_backend_compiled *dcc_own;  /* witness-only mode without a resident copy: this proof's copy */
   void (*yield)(void *user);      /* czk_groth16_lane_opts.yield (lean lanes) */
   void *yield_user;
+  double t_yield;                 /* seconds spent in it (not device time: the device ran one chunk, then idled) */
 };
 
 static void release(czk_groth16_job *job) {
@@ -923,7 +924,8 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
   /* the caller's yield (lean lanes: one stream, every chunk in order): before chunk i (i >= 2) the host waits for
    * chunk i-2's MSM (events in turn), so one chunk at most is queued while the caller holds the prove */
   czk_backend_event *evy[2] = {NULL, NULL};
-  bool gate = job->yield && l->lean;
+  bool gate = job->yield && l->lean && !job->chain_locked; /* (never while holding the chain: another prove of
+                                                              the copy, perhaps the urgent one, may wait for it) */
   if (gate && (czk_backend_event_new(be, &evy[0]) != CZK_OK || czk_backend_event_new(be, &evy[1]) != CZK_OK))
     gate = false; /* (no events: the prove runs ungated) */
   unsigned uses[4] = {0, 0, 0, 0};
@@ -936,7 +938,9 @@ static czk_status run_pipe(czk_groth16_job *job, czk__lane *l, const czk__bases 
     if (gate && i >= 2) {
       st = czk_backend_event_sync(be, evy[i & 1]);
       if (st != CZK_OK) break;
+      const double ty = czk__now_s();
       job->yield(job->yield_user);
+      job->t_yield += czk__now_s() - ty;
     }
     for (int q = done + 1; q < c->q && st == CZK_OK; q++, done++)
       if (q_pipe(l->lean, q) == pp->p) st = czk_backend_event_record(be, l->ev[evq[q]], pp->s);
@@ -1416,6 +1420,8 @@ static czk_status collect(czk_groth16_job *job, czk_g1 *h, czk_g1 *l1, czk_g1 *a
                               l->lean ? 0 : ms_between(be, t0, l->ev[EV_MB2])}};
     job->t.upload_wait = upload_wait(be, l, sp);
     job->t.device = job->t.device > job->t.upload_wait ? job->t.device - job->t.upload_wait : 0;
+    /* held for an urgent prove (lean lanes): the device was this prove's only while its one queued chunk ran */
+    job->t.device = job->t.device > job->t_yield ? job->t.device - job->t_yield : 0;
     job->t.device += job->t.abc;
     return CZK_OK;
   }

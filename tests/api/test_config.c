@@ -179,6 +179,8 @@ int main(void) {
           t == CZK_TIER_BIT_STREAMED && h == 1u << CZK_LANE_FULL);
     CHECK(czk__config_plan_choice("resident", "compact", &t, &h, err, sizeof err) == CZK_OK &&
           t == CZK_TIER_BIT_RESIDENT && h == 1u << CZK_LANE_COMPACT);
+    CHECK(czk__config_plan_choice("partial", "full", &t, &h, err, sizeof err) == CZK_ERR_CONFIG &&
+          strstr(err, "gpu_key_tier partial with gpu_lane_shape full")); /* can never fit */
     czk__config_free(&c);
     const char *keys[2] = {"gpu_key_tier", "gpu_lane_shape"}, *bad[3] = {"fast", "Resident", ""};
     for (int k = 0; k < 2; k++)
