@@ -29,6 +29,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,9 +285,10 @@ typedef struct fc_job {
   char err[300];
   bool ok;     /* COMPLETED with parts * 192 bytes */
   int vk_bad;  /* --params: partitions that did not verify with the .vk (-1: not checked) */
+  atomic_int done; /* its result is in (set last) */
 } fc_job;
 
-static void prove_job(const char *addr, fc_job *j) {
+static void prove_job_once(const char *addr, fc_job *j) {
   Cuzk__V1__SubmitProofRequest r = j->m->in->req; /* a shallow copy: the input's bytes are shared */
   r.priority = (Cuzk__V1__Priority)j->m->prio;
   Cuzk__V1__ProveResponse *out;
@@ -316,6 +318,10 @@ static void prove_job(const char *addr, fc_job *j) {
   }
   protobuf_c_message_free_unpacked(&out->base, NULL);
 }
+static void prove_job(const char *addr, fc_job *j) {
+  prove_job_once(addr, j);
+  atomic_store(&j->done, 1);
+}
 
 typedef struct run_state {
   const char *addr;
@@ -323,11 +329,13 @@ typedef struct run_state {
   size_t nbacklog, cap;
   atomic_size_t next;      /* the next backlog job to take */
   atomic_size_t backlog_done, inflight;
+  atomic_bool stop; /* --max-wall reached: no backlog job is taken any more */
 } run_state;
 
 static void *backlog_worker(void *arg) {
   run_state *rs = arg;
   for (;;) {
+    if (atomic_load(&rs->stop)) break;
     size_t i = atomic_fetch_add(&rs->next, 1);
     if (i >= rs->nbacklog) break;
     prove_job(rs->addr, &rs->jobs[i]);
@@ -602,7 +610,7 @@ typedef struct fc_opts {
   uint64_t size;
   unsigned jobs, inflight, sectors;
   uint64_t seed;
-  double duration;
+  double duration, max_wall;
 } fc_opts;
 
 static void usage(FILE *f) {
@@ -619,6 +627,8 @@ static void usage(FILE *f) {
           "  -n, --jobs N         jobs of each backlog (default 4)\n"
           "  --inflight C         backlog jobs in flight at once (default: all of them; 1 = one after another)\n"
           "  --duration S         seconds of arrivals (required when the mix has no backlog)\n"
+          "  --max-wall S         with --spawn: after S seconds of the run, the results so far (tables of the jobs done;\n"
+          "                       the rest are cancelled by stopping the daemon; exit code 1)\n"
           "  --sectors N          window-post: sectors in the partition (default: the proof's full partition)\n"
           "  --seed S             input seed (default 1)\n"
           "  --spawn              start a private daemon (param_dir: an empty temp directory, setup_in_memory = true:\n"
@@ -676,10 +686,11 @@ static int parse_opts(int argc, char **argv, fc_opts *o) {
   o->size = 32ull << 30;
   o->jobs = 4;
   o->seed = 1;
-  enum { O_KIND = 256, O_MIX, O_SIZE, O_INFL, O_DUR, O_SECT, O_SEED, O_SPAWN, O_PARAMS, O_ADDR, O_KEYS, O_DARGS, O_GLIM };
+  enum { O_KIND = 256, O_MIX, O_SIZE, O_INFL, O_DUR, O_SECT, O_SEED, O_SPAWN, O_PARAMS, O_ADDR, O_KEYS, O_DARGS, O_GLIM,
+         O_MAXW };
   static const struct option lo[] = {
       {"kind", 1, 0, O_KIND},     {"mix", 1, 0, O_MIX},         {"sector-size", 1, 0, O_SIZE},
-      {"jobs", 1, 0, 'n'},        {"inflight", 1, 0, O_INFL},   {"duration", 1, 0, O_DUR},
+      {"jobs", 1, 0, 'n'},        {"inflight", 1, 0, O_INFL},   {"duration", 1, 0, O_DUR},      {"max-wall", 1, 0, O_MAXW},
       {"sectors", 1, 0, O_SECT},  {"seed", 1, 0, O_SEED},       {"spawn", 0, 0, O_SPAWN},
       {"params", 1, 0, O_PARAMS}, {"addr", 1, 0, O_ADDR},       {"keys-dir", 1, 0, O_KEYS},
       {"daemon-args", 1, 0, O_DARGS}, {"gpu-memory-limit", 1, 0, O_GLIM}, {"help", 0, 0, 'h'},
@@ -705,6 +716,10 @@ static int parse_opts(int argc, char **argv, fc_opts *o) {
     case O_DUR:
       o->duration = strtod(optarg, &end);
       if (*end || !(o->duration > 0) || o->duration > 86400) goto bad;
+      break;
+    case O_MAXW:
+      o->max_wall = strtod(optarg, &end);
+      if (*end || !(o->max_wall > 0) || o->max_wall > 864000) goto bad;
       break;
     case O_SECT:
       if (!czk__bench_parse_uint(optarg, 1, 1u << 20, &o->sectors)) goto bad;
@@ -735,8 +750,10 @@ static int parse_opts(int argc, char **argv, fc_opts *o) {
   if (optind < argc) return fprintf(stderr, "czk bench filecoin: unexpected argument '%s'\n", argv[optind]), 2;
   if ((o->kind >= 0) == (o->mix_spec != NULL))
     return fprintf(stderr, "czk bench filecoin: give one of --kind and --mix (--help)\n"), 2;
-  if (!o->spawn && (o->daemon_args || o->keys || o->gpu_limit))
-    return fprintf(stderr, "czk bench filecoin: --daemon-args, --gpu-memory-limit and --keys-dir need --spawn\n"), 2;
+  if (!o->spawn && (o->daemon_args || o->keys || o->gpu_limit || o->max_wall > 0))
+    return fprintf(stderr, "czk bench filecoin: --daemon-args, --gpu-memory-limit, --keys-dir and --max-wall need "
+                           "--spawn\n"),
+           2;
   struct stat sb;
   if (o->params && (stat(o->params, &sb) != 0 || !S_ISDIR(sb.st_mode)))
     return fprintf(stderr, "czk bench filecoin: --params %s is not a directory\n", o->params), 2;
@@ -812,6 +829,7 @@ static int run(const fc_opts *o, fc_input *ins, int nin, fc_mix *mix, int nmix, 
       double el = czk__now_s() - t0;
       bool more = nbacklog ? atomic_load(&rs.backlog_done) < nbacklog : el < o->duration;
       if (more && o->duration > 0 && el >= o->duration) more = false;
+      if (more && o->max_wall > 0 && el >= o->max_wall) more = false;
       if (!more) break;
       int who = 0;
       for (int m = 1; m < nmix; m++)
@@ -844,19 +862,58 @@ static int run(const fc_opts *o, fc_input *ins, int nin, fc_mix *mix, int nmix, 
       }
     }
   }
+  /* --max-wall: past it, the results so far: the daemon's figures now, then it is stopped (a second SIGTERM cancels
+   * at once) so that the jobs still waiting return, and only the jobs done before are counted */
+  const size_t n_all = nbacklog + narr;
+  bool cut = false;
+  unsigned char *was_done = NULL;
+  czk__bench_devsnap *d1 = NULL;
+  char *m1 = NULL;
+  double wall = 0;
+  while (o->max_wall > 0 && !cut) {
+    size_t nd = 0;
+    for (size_t i = 0; i < n_all; i++) nd += atomic_load(&rs.jobs[i].done) != 0;
+    if (nd == n_all) break;
+    if (czk__now_s() - t0 >= o->max_wall && pid > 0 && (was_done = calloc(n_all ? n_all : 1, 1)) != NULL) {
+      cut = true;
+      atomic_store(&rs.stop, true);
+      wall = czk__now_s() - t0;
+      for (size_t i = 0; i < n_all; i++) was_done[i] = atomic_load(&rs.jobs[i].done) != 0;
+      d1 = czk__bench_devsnap_take(addr);
+      m1 = metrics_text(addr);
+      kill(pid, SIGTERM);
+      sleep_s(0.2);
+      kill(pid, SIGTERM);
+    } else {
+      sleep_s(0.05);
+    }
+  }
   for (unsigned t = 0; t < started; t++) pthread_join(bth[t], NULL);
   for (size_t t = 0; t < nath; t++) pthread_join(ath[t], NULL);
-  double wall = czk__now_s() - t0;
-  czk__bench_devsnap *d1 = czk__bench_devsnap_take(addr);
-  char *m1 = metrics_text(addr);
-  size_t n = nbacklog + narr;
+  if (!cut) {
+    wall = czk__now_s() - t0;
+    d1 = czk__bench_devsnap_take(addr);
+    m1 = metrics_text(addr);
+  }
+  fc_job *jobs = rs.jobs;
+  size_t n = n_all;
+  if (cut) { /* the jobs done before the cut, in order (copies: their proofs stay owned by rs.jobs) */
+    fc_job *fin = malloc((n_all ? n_all : 1) * sizeof *fin);
+    size_t nf = 0;
+    for (size_t i = 0; fin && i < n_all; i++)
+      if (was_done[i]) memcpy(&fin[nf++], &rs.jobs[i], sizeof *fin);
+    if (fin) jobs = fin, n = nf;
+    printf("czk bench filecoin: --max-wall %.0f s reached: %zu of %zu jobs done; the rest were cancelled with the "
+           "daemon (the tables count the jobs done)\n",
+           o->max_wall, nf, n_all);
+  }
 
   /* checks: --params: the .vk here; else the daemon's self-verification count */
   size_t vk_checked = 0, vk_bad = 0;
-  if (o->params) vk_bad = verify_with_vk(o->params, ins, nin, rs.jobs, n, &vk_checked);
+  if (o->params) vk_bad = verify_with_vk(o->params, ins, nin, jobs, n, &vk_checked);
   size_t failed = 0;
   for (size_t i = 0; i < n; i++) {
-    fc_job *j = &rs.jobs[i];
+    fc_job *j = &jobs[i];
     if (j->ok && j->vk_bad <= 0) continue;
     if (failed++ < 10)
       fprintf(stderr, "czk bench filecoin: job %s (%s): %s%s%s\n", j->job_id[0] ? j->job_id : "-", j->m->in->engine_kind,
@@ -872,8 +929,7 @@ static int run(const fc_opts *o, fc_input *ins, int nin, fc_mix *mix, int nmix, 
   for (int m = 0; lat && m < nmix; m++) {
     size_t nl = 0;
     for (size_t i = 0; i < n; i++)
-      if (rs.jobs[i].m == &mix[m] && rs.jobs[i].ok && rs.jobs[i].vk_bad <= 0)
-        lat[nl++] = rs.jobs[i].t_done - rs.jobs[i].t_submit;
+      if (jobs[i].m == &mix[m] && jobs[i].ok && jobs[i].vk_bad <= 0) lat[nl++] = jobs[i].t_done - jobs[i].t_submit;
     czk__bench_lat_row(mix[m].in->engine_kind, lat, nl);
   }
   free(lat);
@@ -882,9 +938,9 @@ static int run(const fc_opts *o, fc_input *ins, int nin, fc_mix *mix, int nmix, 
   for (int m = 0; m < nmix; m++) {
     size_t tot = 0, good = 0;
     for (size_t i = 0; i < n; i++)
-      if (rs.jobs[i].m == &mix[m]) {
+      if (jobs[i].m == &mix[m]) {
         tot++;
-        good += rs.jobs[i].ok && rs.jobs[i].vk_bad <= 0;
+        good += jobs[i].ok && jobs[i].vk_bad <= 0;
       }
     good_all += good;
     printf("%-26s %6zu %6zu %6zu %10.4f %14.4f\n", mix[m].in->engine_kind, tot, good, tot - good,
@@ -915,7 +971,7 @@ static int run(const fc_opts *o, fc_input *ins, int nin, fc_mix *mix, int nmix, 
 
   /* daemon-side */
   if (m0 && m1) {
-    for (int i = 0; i < nin; i++) print_stages(&ins[i], m0, m1, rs.jobs, n);
+    for (int i = 0; i < nin; i++) print_stages(&ins[i], m0, m1, jobs, n);
     printf("(device stages H and MSMs are spans of device events: they overlap; on the CPU they are wall times)\n");
   }
   czk__bench_devsnap_print(d0, d1);
@@ -923,7 +979,9 @@ static int run(const fc_opts *o, fc_input *ins, int nin, fc_mix *mix, int nmix, 
     print_memory(m1, pid, preload_peak);
     print_keys(m1);
   }
-  for (size_t i = 0; i < n; i++) free(rs.jobs[i].proof);
+  for (size_t i = 0; i < n_all; i++) free(rs.jobs[i].proof);
+  if (jobs != rs.jobs) free(jobs);
+  free(was_done);
   free(rs.jobs);
   free(bth);
   free(ath);
@@ -931,7 +989,7 @@ static int run(const fc_opts *o, fc_input *ins, int nin, fc_mix *mix, int nmix, 
   free(d1);
   free(m0);
   free(m1);
-  return rc || failed || skipped || !self_ok ? 1 : 0;
+  return rc || failed || skipped || !self_ok || cut ? 1 : 0;
 }
 
 int czk_bench_filecoin(int argc, char **argv) {

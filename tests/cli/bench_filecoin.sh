@@ -5,6 +5,7 @@
 #   bench_filecoin.sh CZK winning   3 WinningPoSt 2 KiB jobs
 #   bench_filecoin.sh CZK porep     1 PoRep 2 KiB job (2^22 constraints: minutes on a small CPU)
 #   bench_filecoin.sh CZK fail      garbage key files under the v28 name: the job fails, exit code 1
+#   bench_filecoin.sh CZK maxwall   --max-wall 3 over 40 WinningPoSt jobs one at a time: the jobs done, exit code 1
 #   bench_filecoin.sh CZK params    real key files (czk setup): proofs verified here with the .vk; against the .vk of
 #                                   another key (a daemon given key A, --params with key B) every proof fails: exit 1
 set -u
@@ -44,6 +45,22 @@ winning | porep)
   has "reservations: peak [0-9]"
   has "^$KEY  *mapped  *host"
   grep -q "spawned daemon stopped (clean exit)" "$OUT/err" || fail "the spawned daemon did not stop cleanly"
+  ;;
+maxwall)
+  # --max-wall: past it the tables of the jobs done, the rest cancelled with the daemon, exit code 1; not without --spawn
+  "$CZK" bench filecoin --kind winning-post --sector-size 2KiB --jobs 40 --inflight 1 --spawn --max-wall 3 \
+    --daemon-args "--gpus none" >"$OUT/out" 2>"$OUT/err"
+  rc=$?
+  [ $rc -eq 1 ] || fail "exit code $rc, expected 1"
+  has "^czk bench filecoin: --max-wall 3 s reached: [0-9]* of 40 jobs done"
+  DONE=$(sed -n 's/.*--max-wall 3 s reached: \([0-9]*\) of 40.*/\1/p' "$OUT/out")
+  [ "$DONE" -lt 40 ] || fail "all 40 jobs done within 3 s: the deadline was not tested"
+  has "^LATENCY (client, s)"
+  has "^$DONE/$DONE jobs good"
+  grep -q "spawned daemon stopped" "$OUT/err" || fail "the spawned daemon was not stopped"
+  "$CZK" bench filecoin --kind winning-post --sector-size 2KiB --max-wall 3 >"$OUT/out" 2>"$OUT/err"
+  [ $? -eq 2 ] || fail "--max-wall without --spawn is not a usage error"
+  grep -q "max-wall need --spawn" "$OUT/err" || fail "no message for --max-wall without --spawn"
   ;;
 fail)
   STEM=$("$CZK" circuit-info winning-post --sector-size 2KiB | sed -n 's/^  parameters  *\(.*\)\.params$/\1/p')
