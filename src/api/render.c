@@ -145,7 +145,7 @@ void czk__render_status_json(czk__strbuf *sb, const czk_engine_status *st, const
                   (unsigned long long)d->plan_limit, (unsigned long long)d->key_mem_used,
                   (unsigned long long)d->plan_lanes_bytes, (unsigned long long)d->plan_tables_bytes, d->lanes_busy,
                   d->lanes_idle, (unsigned long long)d->plan_waits, (unsigned long long)d->lanes_warmed,
-                  (unsigned long long)d->urgent_yields, (double)d->urgent_yield_ns / 1e9,
+                  (unsigned long long)d->urgent_yields, sec(d->urgent_yield_ns),
                   (unsigned long long)d->mem_limit_bytes, (unsigned long long)d->mem_peak_used_bytes,
                   d->quarantined ? "true" : "false",
                   (unsigned long long)d->prove_errors);
@@ -527,7 +527,7 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
             "The time proves that are not urgent were held for urgent ones on the device.");
   for (uint32_t i = 0; i < st->ndevices; i++)
     czk__sb_printf(sb, "czk_device_urgent_yield_seconds_total{device=\"%u\"} %.6f\n", st->devices[i].ordinal,
-                  (double)st->devices[i].urgent_yield_ns / 1e9);
+                  sec(st->devices[i].urgent_yield_ns));
   help_type(sb, "czk_key_device_tier", "gauge",
             "The tier the device memory plan gave each key on each device (resident, partial, streamed) and its lane "
             "shape (full, compact, lean); the value is the bytes of its copy there.");

@@ -165,6 +165,12 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
     czk_status st = czk_backend_enumerate(&all, &nall, excl_cpu, 1);
     if (st != CZK_OK && st != CZK_ERR_NO_DEVICE) return st;
   }
+  /* gpu_key_tier / gpu_lane_shape, the same for every device (finalize refused any other word already) */
+  uint32_t plan_tiers = 0, plan_shapes = 0;
+  char cerr[160];
+  if (czk__config_plan_choice(cfg->gpu_key_tier, cfg->gpu_lane_shape, &plan_tiers, &plan_shapes, cerr, sizeof cerr) !=
+      CZK_OK)
+    plan_tiers = plan_shapes = 0;
   g_backends = calloc(nall + 1, sizeof *g_backends);
   *devs = calloc(nall + 1, sizeof **devs);
   if (!g_backends || !*devs) {
@@ -221,10 +227,7 @@ czk_status czk__daemon_devices(const czk__config *cfg, czk_engine_device_desc **
     (*devs)[*n].mem_free = backend_mem_free;
     (*devs)[*n].mem_peak = backend_mem_peak;
     (*devs)[*n].mem_limit_bytes = lim < pr.mem_total ? lim : 0;
-    char cerr[160];
-    if (czk__config_plan_choice(cfg->gpu_key_tier, cfg->gpu_lane_shape, &(*devs)[*n].plan_tiers,
-                                &(*devs)[*n].plan_shapes, cerr, sizeof cerr) != CZK_OK)
-      (*devs)[*n].plan_tiers = (*devs)[*n].plan_shapes = 0; /* (finalize refused it already) */
+    (*devs)[*n].plan_tiers = plan_tiers, (*devs)[*n].plan_shapes = plan_shapes;
     (void)czk_backend_mem_watch(all[i]); /* the peak czk used, from the device (status, metrics) */
     g_backends[g_nbackends++] = all[i];
     (*n)++;
