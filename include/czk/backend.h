@@ -90,6 +90,9 @@ CZK_API void czk_backend_host_unregister(czk_backend *be, const void *hptr);
 CZK_API czk_status czk_backend_stream_new(czk_backend *be, czk_backend_stream **out);
 /* A stream whose work the device schedules first (CUDA: the greatest stream priority); else as stream_new. */
 CZK_API czk_status czk_backend_stream_new_urgent(czk_backend *be, czk_backend_stream **out);
+/* A stream whose work the device schedules before plain streams' and after urgent ones' (CUDA: one priority level
+ * above the least, where the device has three levels or more; else the least); else as stream_new. */
+CZK_API czk_status czk_backend_stream_new_raised(czk_backend *be, czk_backend_stream **out);
 CZK_API void czk_backend_stream_free(czk_backend *be, czk_backend_stream *s);
 CZK_API czk_status czk_backend_stream_sync(czk_backend *be, czk_backend_stream *s);
 CZK_API czk_status czk_backend_event_new(czk_backend *be, czk_backend_event **out);

@@ -46,6 +46,9 @@ CZK_API czk_status czk_cuda_stream_create(void **stream);
 /* A stream of the device's greatest priority: its blocks are scheduled before those of default streams as SMs free up
  * (the prover's small, latency-bound proofs, e.g. WinningPoSt beside a PoRep backlog). */
 CZK_API czk_status czk_cuda_stream_create_urgent(void **stream);
+/* A stream one priority level above the least where the device has three levels or more (else the least): scheduled
+ * before plain streams' work, after urgent streams'. */
+CZK_API czk_status czk_cuda_stream_create_raised(void **stream);
 CZK_API czk_status czk_cuda_stream_destroy(void *stream);
 CZK_API czk_status czk_cuda_stream_sync(void *stream);
 CZK_API czk_status czk_cuda_malloc(void **dptr, size_t bytes);

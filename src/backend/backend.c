@@ -178,6 +178,12 @@ czk_status czk_backend_stream_new_urgent(czk_backend *be, czk_backend_stream **o
   GATE(be);
   return be->iface->stream_new_urgent ? be->iface->stream_new_urgent(be, out) : be->iface->stream_new(be, out);
 }
+czk_status czk_backend_stream_new_raised(czk_backend *be, czk_backend_stream **out) {
+  if (!out) return CZK_ERR_INVALID_ARG;
+  *out = NULL;
+  GATE(be);
+  return be->iface->stream_new_raised ? be->iface->stream_new_raised(be, out) : be->iface->stream_new(be, out);
+}
 void czk_backend_stream_free(czk_backend *be, czk_backend_stream *s) {
   if (be && s) be->iface->stream_free(be, s);
 }

@@ -108,11 +108,14 @@ static void cu_host_unregister(czk_backend *be, const void *p) {
   (void)be;
   czk_cuda_host_unregister(p);
 }
-static czk_status cu_stream_new_prio(czk_backend *be, czk_backend_stream **out, bool urgent) {
+/* level: 0 plain, 1 raised, 2 urgent */
+static czk_status cu_stream_new_prio(czk_backend *be, czk_backend_stream **out, int level) {
   TRYD(be, setdev(be));
   czk_backend_stream *s = calloc(1, sizeof *s);
   if (!s) return CZK_ERR_NOMEM;
-  czk_status st = chk(be, urgent ? czk_cuda_stream_create_urgent(&s->s) : czk_cuda_stream_create(&s->s));
+  czk_status st = chk(be, level == 2   ? czk_cuda_stream_create_urgent(&s->s)
+                          : level == 1 ? czk_cuda_stream_create_raised(&s->s)
+                                       : czk_cuda_stream_create(&s->s));
   if (st != CZK_OK) {
     free(s);
     return st;
@@ -120,9 +123,12 @@ static czk_status cu_stream_new_prio(czk_backend *be, czk_backend_stream **out, 
   *out = s;
   return CZK_OK;
 }
-static czk_status cu_stream_new(czk_backend *be, czk_backend_stream **out) { return cu_stream_new_prio(be, out, false); }
+static czk_status cu_stream_new(czk_backend *be, czk_backend_stream **out) { return cu_stream_new_prio(be, out, 0); }
+static czk_status cu_stream_new_raised(czk_backend *be, czk_backend_stream **out) {
+  return cu_stream_new_prio(be, out, 1);
+}
 static czk_status cu_stream_new_urgent(czk_backend *be, czk_backend_stream **out) {
-  return cu_stream_new_prio(be, out, true);
+  return cu_stream_new_prio(be, out, 2);
 }
 static void cu_stream_free(czk_backend *be, czk_backend_stream *s) {
   if (setdev(be) == CZK_OK) chk(be, czk_cuda_stream_destroy(s->s));
@@ -516,6 +522,7 @@ static const czk_backend_iface cu_iface = {
     .host_free = cu_host_free,
     .stream_new = cu_stream_new,
     .stream_new_urgent = cu_stream_new_urgent,
+    .stream_new_raised = cu_stream_new_raised,
     .stream_free = cu_stream_free,
     .stream_sync = cu_stream_sync,
     .event_new = cu_event_new,

@@ -21,6 +21,7 @@ typedef struct czk_backend_iface {
   void (*host_unregister)(czk_backend *be, const void *hptr);
   czk_status (*stream_new)(czk_backend *be, czk_backend_stream **out);
   czk_status (*stream_new_urgent)(czk_backend *be, czk_backend_stream **out); /* optional: else stream_new */
+  czk_status (*stream_new_raised)(czk_backend *be, czk_backend_stream **out); /* optional: else stream_new */
   void (*stream_free)(czk_backend *be, czk_backend_stream *s);
   czk_status (*stream_sync)(czk_backend *be, czk_backend_stream *s);
   czk_status (*event_new)(czk_backend *be, czk_backend_event **out);

@@ -55,6 +55,17 @@ extern "C" czk_status czk_cuda_stream_create_urgent(void **stream) {
   *stream = s;
   return CZK_OK;
 }
+extern "C" czk_status czk_cuda_stream_create_raised(void **stream) {
+  if (!stream) return CZK_ERR_INVALID_ARG;
+  int least = 0, greatest = 0;
+  CZK_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  /* priorities: lower numbers first; greatest <= least */
+  const int prio = least - greatest >= 2 ? least - 1 : least;
+  cudaStream_t s;
+  CZK_CU(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, prio));
+  *stream = s;
+  return CZK_OK;
+}
 extern "C" czk_status czk_cuda_stream_destroy(void *stream) {
   CZK_CU(cudaStreamDestroy((cudaStream_t)stream));
   return CZK_OK;

@@ -240,6 +240,16 @@ static czk_status up_event(czk_backend *be, czk__lane *l, size_t k, int which, c
   return czk_backend_event_record(be, l->ev_up[2 * k + which], s);
 }
 
+/* The witness stream s_w of a lane that is not urgent runs at a raised priority (czk_backend_stream_new_raised): its
+ * MSMs are chains of small kernels, each run of a chunk waiting for its 0/1 split's counts, beside MSM h's large
+ * kernels on s_h, which otherwise take every SM that frees; raised, the chain's blocks go first and h fills the rest.
+ * CZK_WITNESS_PRIO=0 makes it a plain stream (for A/B on a device). */
+static czk_status witness_stream_new(czk_backend *be, czk_backend_stream **out, bool urgent) {
+  if (urgent) return czk_backend_stream_new_urgent(be, out);
+  const char *e = getenv("CZK_WITNESS_PRIO");
+  return e && !strcmp(e, "0") ? czk_backend_stream_new(be, out) : czk_backend_stream_new_raised(be, out);
+}
+
 static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases *b, size_t n, size_t nw,
                            czk__lane **out) {
   czk__lane *l = calloc(1, sizeof *l);
@@ -249,7 +259,7 @@ static czk_status lane_new(czk_backend *be, bool host, bool wo, const czk__bases
   czk_status (*mk)(czk_backend *, czk_backend_stream **) =
       n <= URGENT_DOMAIN_MAX ? czk_backend_stream_new_urgent : czk_backend_stream_new;
   czk_status st = mk(be, &l->s_h);
-  if (st == CZK_OK) st = mk(be, &l->s_w);
+  if (st == CZK_OK) st = witness_stream_new(be, &l->s_w, n <= URGENT_DOMAIN_MAX);
   if (st == CZK_OK) st = mk(be, &l->s_c);
   for (int i = 0; i < EV_COUNT && st == CZK_OK; i++) st = czk_backend_event_new(be, &l->ev[i]);
   if (st == CZK_OK && !host) st = czk_backend_alloc(be, (void **)&l->d_abc, 3 * n * sizeof(czk_fr));
@@ -409,7 +419,7 @@ static czk_status lane_new_compact(czk_backend *be, bool wo, const czk__bases *b
   czk_status (*mk)(czk_backend *, czk_backend_stream **) =
       n <= URGENT_DOMAIN_MAX ? czk_backend_stream_new_urgent : czk_backend_stream_new;
   czk_status st = mk(be, &l->s_h);
-  if (st == CZK_OK) st = mk(be, &l->s_w);
+  if (st == CZK_OK) st = witness_stream_new(be, &l->s_w, n <= URGENT_DOMAIN_MAX);
   if (st == CZK_OK) st = mk(be, &l->s_c);
   if (st == CZK_OK && !lean) st = mk(be, &l->s_c2);
   for (int i = 0; i < EV_COUNT && st == CZK_OK; i++) st = czk_backend_event_new(be, &l->ev[i]);

@@ -146,6 +146,45 @@ static void test_memory(czk_backend *be) {
   czk_backend_host_free(be, h2);
 }
 
+/* Streams of the three priorities (plain, raised, urgent) each carry work in order, and events order them. */
+static void test_stream_levels(czk_backend *be) {
+  czk_status (*const mk[3])(czk_backend *, czk_backend_stream **) = {
+      czk_backend_stream_new, czk_backend_stream_new_raised, czk_backend_stream_new_urgent};
+  const size_t n = 1 << 14;
+  uint8_t *h = NULL, *h2 = NULL;
+  void *d = NULL;
+  czk_backend_stream *s[3] = {NULL, NULL, NULL};
+  czk_backend_event *ev[3] = {NULL, NULL, NULL};
+  CHECK(czk_backend_host_alloc(be, (void **)&h, 3 * n) == CZK_OK);
+  CHECK(czk_backend_host_alloc(be, (void **)&h2, 3 * n) == CZK_OK);
+  CHECK(czk_backend_alloc(be, &d, 3 * n) == CZK_OK);
+  CHECK(czk_backend_stream_new_raised(be, NULL) == CZK_ERR_INVALID_ARG);
+  for (int k = 0; k < 3; k++) {
+    CHECK(mk[k](be, &s[k]) == CZK_OK);
+    CHECK(czk_backend_event_new(be, &ev[k]) == CZK_OK);
+  }
+  if (h && h2 && d && s[0] && s[1] && s[2] && ev[0] && ev[1] && ev[2]) {
+    for (size_t i = 0; i < 3 * n; i++) h[i] = (uint8_t)(i * 7 + 1);
+    memset(h2, 0, 3 * n);
+    /* plain -> raised -> urgent, each waiting for the one before: the device copy of each third passes along */
+    for (int k = 0; k < 3; k++) {
+      if (k) CHECK(czk_backend_stream_wait(be, s[k], ev[k - 1]) == CZK_OK);
+      CHECK(czk_backend_copy_htod(be, (uint8_t *)d + (size_t)k * n, h + (size_t)k * n, n, s[k]) == CZK_OK);
+      CHECK(czk_backend_event_record(be, ev[k], s[k]) == CZK_OK);
+    }
+    CHECK(czk_backend_copy_dtoh(be, h2, d, 3 * n, s[2]) == CZK_OK);
+    CHECK(czk_backend_stream_sync(be, s[2]) == CZK_OK);
+    CHECK(memcmp(h, h2, 3 * n) == 0);
+  }
+  for (int k = 0; k < 3; k++) {
+    czk_backend_event_free(be, ev[k]);
+    czk_backend_stream_free(be, s[k]);
+  }
+  czk_backend_mem_free(be, d);
+  czk_backend_host_free(be, h);
+  czk_backend_host_free(be, h2);
+}
+
 static void test_msm(czk_backend *be, size_t max_log1, size_t max_log2) {
   czk_backend_stream *s = NULL;
   CHECK(czk_backend_stream_new(be, &s) == CZK_OK);
@@ -678,6 +717,7 @@ int main(int argc, char **argv) {
     CHECK(czk_backend_open(&be, "cpu", NULL) == CZK_OK);
     if (be) {
       test_memory(be);
+      test_stream_levels(be);
       test_msm(be, 10, 8);
       test_msm_share(be, 10);
       test_msm_series(be, 1000, 300);
@@ -712,6 +752,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n; i++) {
     czk_backend *be = list[i];
     test_memory(be);
+    test_stream_levels(be);
     test_ntt(be, 20);
     test_matvec(be, 1000, 700);
     test_matvec(be, 1 << 18, 1 << 17);
