@@ -33,7 +33,7 @@ static void usage(FILE *f) {
              "                       [--witness-only]\n"
              "                       [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key)]\n"
              "                       [--gpu-memory-limit S] [--gpu-memory-reserve S] [--tier auto|resident|partial|streamed]\n"
-             "                       [--lanes auto|full|compact|lean] [--chunk-log N] [--prove-only]\n"
+             "                       [--lanes auto|full|compact|lean] [--chunk-log N] [--prove-only] [--ab SPEC]\n"
              "  One PoRep C2 partition's host work through the daemon's kind: C1 read (envelope), native\n"
              "  checks, public inputs, synthesis (witness + a/b/c); peak RSS of the synthesis against the kind's\n"
              "  reservation. Without --c1 a sparse C1 output of the size is generated (interactive V1_1).\n"
@@ -43,7 +43,12 @@ static void usage(FILE *f) {
              "  the circuit walked once), every proof verified; --random-key: random points (device work only).\n");
   czk__bench_dev_usage(f, false);
   fprintf(f,
-             "  --prove-only: skip the host stage timings (read, checks, synthesis reps).\n");
+             "  --prove-only: skip the host stage timings (read, checks, synthesis reps).\n"
+             "  --ab SPEC (with --backend): an A/B run in one process, same key and card: R proves as given (A)\n"
+             "  and R with SPEC (B), in the order A B B A A B ..., the lanes made again at each switch; SPEC is\n"
+             "  chunk-log=N (compact or lean lanes) or NAME=VALUE, an environment variable read where lanes are\n"
+             "  made (e.g. CZK_WITNESS_PRIO=0, CZK_STREAM_PACK=1) or by each MSM (CZK_CUDA_MSM_*). Prints the\n"
+             "  medians of both and the median of the paired ratios B/A of device time.\n");
 }
 
 static double median(double *v, unsigned n) {
@@ -79,7 +84,7 @@ static void witness_table(czk_backend *be, const czk_groth16_key *key, const dou
  * resident on the device; prove time and device busy time per rep. */
 static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32_t part, const char *bname,
                       const char *params, bool setup, unsigned reps, czk_pool *pool, double *tv, double *tg,
-                      double frac[3], const czk__bench_dev_opts *dopt) {
+                      double frac[3], const czk__bench_dev_opts *dopt, czk__bench_ab *ab) {
   const bool verify = params || setup;
   czk_groth16_key_mem km;
   memset(&km, 0, sizeof km);
@@ -129,7 +134,10 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
   czk_porep_c1_partition(c1, part, &vals);
   czk_groth16_timings last;
   memset(&last, 0, sizeof last);
-  for (unsigned r = 0; r <= reps && st == CZK_OK; r++) {
+  if (st == CZK_OK) st = czk__bench_ab_begin(ab, reps, &lo, "porep");
+  const unsigned nprove = czk__bench_ab_proves(ab, reps);
+  for (unsigned r = 0; r <= nprove && st == CZK_OK; r++) {
+    czk__bench_ab_before(ab, r, key, dkey, be, &lo);
     czk_groth16_assignment as;
     memset(&as, 0, sizeof as);
     as.w.n_inputs = (uint32_t)n.n_inputs, as.w.n_aux = (uint32_t)n.n_aux;
@@ -162,12 +170,14 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     memset(&tim, 0, sizeof tim);
     st = czk_groth16_prove_start_ex(&job, be, key, dkey, &as, pool, &lo); /* consumes the assignment */
     if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
-    tv[r] = czk__now_s() - t, tg[r] = tim.device;
-    if (st == CZK_OK) last = tim;
+    const double wall = czk__now_s() - t;
+    const unsigned k = czk__bench_ab_slot(ab, r); /* (A's at 1 .. reps: the run's own medians) */
+    tv[k] = wall, tg[k] = tim.device;
+    if (st == CZK_OK) last = tim, czk__bench_ab_record(ab, r, wall, &tim);
     if (st == CZK_OK && verify) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
     printf("  %s prove %.1f ms (device %.1f ms: check %.1f, H %.1f, msm h %.1f l %.1f a %.1f b1 %.1f b2 %.1f; "
            "uploaded %.2f GiB of bases, device waited %.1f ms for them)%s; device memory in use, peak %.2f GiB\n",
-           r ? "rep    " : "warm-up", 1e3 * tv[r], 1e3 * tg[r], 1e3 * tim.check, 1e3 * tim.h, 1e3 * tim.msm_h,
+           czk__bench_ab_label(ab, r), 1e3 * wall, 1e3 * tim.device, 1e3 * tim.check, 1e3 * tim.h, 1e3 * tim.msm_h,
            1e3 * tim.msm_l, 1e3 * tim.msm_a, 1e3 * tim.msm_b_g1, 1e3 * tim.msm_b_g2,
            (double)tim.upload_bytes / (1u << 30), 1e3 * tim.upload_wait, verify && st == CZK_OK ? ", verified" : "",
            (double)czk_backend_mem_peak(be) / (1u << 30));
@@ -175,6 +185,8 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
   }
   if (st != CZK_OK) fprintf(stderr, "czk bench porep: prove: %s\n", czk_status_str(st));
   if (st == CZK_OK && !czk_backend_host_memory(be)) witness_table(be, key, frac, &last);
+  if (st == CZK_OK) czk__bench_ab_table(ab);
+  czk__bench_ab_end(ab, &lo);
   free(pub);
   czk_groth16_dkey_free(dkey);
   czk_groth16_key_free(key);
@@ -197,6 +209,8 @@ int czk_bench_porep(int argc, char **argv) {
   czk__bench_dev_opts_init(&dopt); /* reserve: the daemon's default unless given */
   unsigned reps = 3;
   uint64_t miner = 1000, sector = 1, part = 0;
+  czk__bench_ab ab;
+  memset(&ab, 0, sizeof ab);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(a, "--witness-only") == 0 || strcmp(a, "--prove-only") == 0) {
@@ -219,13 +233,16 @@ int czk_bench_porep(int argc, char **argv) {
     else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
     else if (strcmp(a, "--backend") == 0) bname = v;
     else if (strcmp(a, "--params") == 0) params = v;
-    else return fprintf(stderr, "czk bench porep: unknown option '%s'\n", a), usage(stderr), 2;
+    else if (strcmp(a, "--ab") == 0) {
+      if (czk__bench_ab_parse(&ab, v, "porep")) return 2;
+    } else return fprintf(stderr, "czk bench porep: unknown option '%s'\n", a), usage(stderr), 2;
     i++;
   }
   uint64_t bytes;
   if (!size || !czk__parse_size(size, &bytes) || !czk_porep_info_for_size(bytes) || reps < 1 || reps > 100 ||
       (bname && !params && !random_key && !setup) || ((params != NULL) + random_key + setup > 1))
     return usage(stderr), 2;
+  if (ab.on && !bname) return fprintf(stderr, "czk bench porep: --ab needs --backend\n"), 2;
   const czk_porep_info *info = czk_porep_info_for_size(bytes);
   if (part >= info->partitions) return fprintf(stderr, "czk bench porep: --partition must be < %u\n", info->partitions), 2;
   czk_pool *pool = czk_pool_default();
@@ -358,14 +375,14 @@ int czk_bench_porep(int argc, char **argv) {
     }
     if (st != CZK_OK) return fprintf(stderr, "czk bench porep: witness-only: %s\n", czk_status_str(st)), 1;
   }
-  double *tv = calloc(reps + 1, sizeof(double)), *tg = calloc(reps + 1, sizeof(double));
+  double *tv = calloc(2 * reps + 1, sizeof(double)), *tg = calloc(2 * reps + 1, sizeof(double)); /* (--ab: B's too) */
   double frac[3] = {0, 0, 0};
   kind.parsed_free(kind.user, parsed);
   int rc = 0;
   if (bname) { /* the prove reads the C1 output itself (the kind's parsed job is opaque) */
     czk_porep_c1 c1;
     rc = czk_porep_c1_read(&c1, (const uint8_t *)env, env_len, NULL, NULL, err, sizeof err) == CZK_OK ? 0 : 1;
-    if (rc == 0) rc = prove_reps(info, &c1, (uint32_t)part, bname, params, setup, reps, pool, tv, tg, frac, &dopt);
+    if (rc == 0) rc = prove_reps(info, &c1, (uint32_t)part, bname, params, setup, reps, pool, tv, tg, frac, &dopt, &ab);
     czk_porep_c1_free(&c1);
   }
   uint64_t reserved = kind.shape.abc_bytes + kind.shape.witness_bytes;

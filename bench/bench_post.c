@@ -27,7 +27,7 @@
 
 static void usage(FILE *f) {
   fprintf(f, "usage: czk bench post --kind winning-post|window-post --sector-size S [--sectors N] [--slots N]\n"
-             "                      [--reps R]\n"
+             "                      [--reps R] [--ab SPEC]\n"
              "                      [--backend cpu|cuda|cuda:N (--params DIR | --setup | --random-key)]\n"
              "                      [--gpu-memory-limit S] [--gpu-memory-reserve S]\n"
              "                      [--tier auto|resident|partial|streamed] [--lanes auto|full|compact|lean] [--streamed]\n"
@@ -36,7 +36,9 @@ static void usage(FILE *f) {
              "  --sectors: WindowPoSt sectors in the partition (default: all of them, no padding).\n"
              "  --slots N: a WindowPoSt partition of N slots instead of the size's (the same slot circuit; no\n"
              "  --backend: there is no key of that shape), e.g. one 32 GiB slot for profiling synthesis.\n"
-             "  --streamed: the key stays in (pinned) host memory and streams through each MSM (no device copy).\n");
+             "  --streamed: the key stays in (pinned) host memory and streams through each MSM (no device copy).\n"
+             "  --ab SPEC (with --backend): A/B in one process: R proves as given and R with SPEC (chunk-log=N, or\n"
+             "  NAME=VALUE of an environment variable), A B B A ...; a table of both (as czk bench porep --ab).\n");
   czk__bench_dev_usage(f, true);
 }
 
@@ -56,6 +58,8 @@ int czk_bench_post(int argc, char **argv) {
   bool random_key = false, setup = false;
   czk__bench_dev_opts dopt;
   czk__bench_dev_opts_init(&dopt);
+  czk__bench_ab ab;
+  memset(&ab, 0, sizeof ab);
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     const int d = czk__bench_dev_opt(&dopt, argc, argv, &i, "post", true); /* limit, reserve, tier, lanes, streamed */
@@ -73,7 +77,9 @@ int czk_bench_post(int argc, char **argv) {
     else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
     else if (strcmp(a, "--backend") == 0) bname = v;
     else if (strcmp(a, "--params") == 0) params = v;
-    else return fprintf(stderr, "czk bench post: unknown option '%s'\n", a), usage(stderr), 2;
+    else if (strcmp(a, "--ab") == 0) {
+      if (czk__bench_ab_parse(&ab, v, "post")) return 2;
+    } else return fprintf(stderr, "czk bench post: unknown option '%s'\n", a), usage(stderr), 2;
     i++;
   }
   uint64_t bytes;
@@ -82,6 +88,7 @@ int czk_bench_post(int argc, char **argv) {
       !czk__parse_size(size, &bytes) || reps < 1 || (bname && !params && !random_key && !setup) ||
       (params != NULL) + random_key + setup > 1)
     return usage(stderr), 2;
+  if (ab.on && !bname) return fprintf(stderr, "czk bench post: --ab needs --backend\n"), 2;
   const czk_post_info *info = czk_post_info_find(type, bytes, 2);
   if (!info) return fprintf(stderr, "czk bench post: no %s proof of sector size %s\n", kind, size), 2;
   static czk_post_info custom; /* --slots: a WindowPoSt partition of that many slots (same slot circuit) */
@@ -176,20 +183,23 @@ int czk_bench_post(int argc, char **argv) {
     }
     /* the tier and lanes the daemon's plan picks (or --tier / --lanes), the copy, the device memory watch */
     if (st == CZK_OK) st = czk__bench_dev_setup(be, key, false, &dopt, &mask, &lo, &dkey);
+    if (st == CZK_OK) st = czk__bench_ab_begin(&ab, reps, &lo, "post");
     if (st != CZK_OK) {
       fprintf(stderr, "czk bench post: key / backend: %s\n", czk_status_str(st));
       rc = 1;
     }
   }
 
-  double *tp = calloc(reps + 1, sizeof(double)), *tc = calloc(reps + 1, sizeof(double)),
-         *ti = calloc(reps + 1, sizeof(double)), *ts = calloc(reps + 1, sizeof(double)),
-         *tv = calloc(reps + 1, sizeof(double)), *tg = calloc(reps + 1, sizeof(double)),
-         *tt = calloc(reps + 1, sizeof(double)), *tw = calloc(reps + 1, sizeof(double));
+  const size_t na_ = 2 * (size_t)reps + 1; /* (--ab: B's reps too, after A's) */
+  double *tp = calloc(na_, sizeof(double)), *tc = calloc(na_, sizeof(double)), *ti = calloc(na_, sizeof(double)),
+         *ts = calloc(na_, sizeof(double)), *tv = calloc(na_, sizeof(double)), *tg = calloc(na_, sizeof(double)),
+         *tt = calloc(na_, sizeof(double)), *tw = calloc(na_, sizeof(double));
   czk_fr *wo = czk_alloc_big((ni + na) * sizeof(czk_fr)); /* witness-only synthesis, compared with the evaluator's w */
   if (!wo) rc = 1;
   char err[300];
-  for (unsigned r = 0; r <= reps && rc == 0; r++) {
+  const unsigned nprove = czk__bench_ab_proves(&ab, reps);
+  for (unsigned r = 0; r <= nprove && rc == 0; r++) {
+    const unsigned k = czk__bench_ab_slot(&ab, r); /* where rep r's figures go (--ab: A's at 1 .. reps) */
     double t0 = czk__now_s();
     czk_status st = CZK_OK;
     for (uint64_t i = 0; i < sectors && st == CZK_OK; i++)
@@ -211,7 +221,7 @@ int czk_bench_post(int argc, char **argv) {
       czk_post_instance inst = {.info = info, .sectors = sec, .n_sectors = sectors};
       double tw0 = czk__now_s();
       if (st == CZK_OK) st = czk_post_witness(&inst, pool, wo);
-      tw[r] = czk__now_s() - tw0; /* not part of the synthesis stage */
+      tw[k] = czk__now_s() - tw0; /* not part of the synthesis stage */
       if (st == CZK_OK) st = czk_post_evaluate(&inst, pool, as.w.w, as.a, as.b, as.c);
       if (st == CZK_OK && memcmp(wo, as.w.w, (ni + na) * sizeof(czk_fr)) != 0) st = CZK_ERR_INTERNAL;
       if (st == CZK_OK && memcmp(as.w.w + 1, pub, np * sizeof(czk_fr)) != 0) st = CZK_ERR_VERIFY_FAILED;
@@ -228,11 +238,13 @@ int czk_bench_post(int argc, char **argv) {
       czk_groth16_proof proof;
       czk_groth16_timings tim;
       memset(&tim, 0, sizeof tim);
+      czk__bench_ab_before(&ab, r, key, dkey, be, &lo);
       st = czk_groth16_prove_start_ex(&job, be, key, dkey, &as, pool, &lo); /* consumes the assignment */
       if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
       t5 = czk__now_s();
       czk__bench_dev_note(note, sizeof note, be, &tim);
-      tg[r] = tim.device;
+      tg[k] = tim.device;
+      if (st == CZK_OK) czk__bench_ab_record(&ab, r, t5 - t4, &tim);
       if (st == CZK_OK && (params || setup)) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
       t6 = czk__now_s();
     } else {
@@ -244,12 +256,12 @@ int czk_bench_post(int argc, char **argv) {
       rc = 1;
       break;
     }
-    tp[r] = t1 - t0, tc[r] = t2 - t1, ti[r] = t3 - t2, ts[r] = t4 - t3 - tw[r], tv[r] = t5 - t4, tt[r] = t5 - t0 - tw[r];
+    tp[k] = t1 - t0, tc[k] = t2 - t1, ti[k] = t3 - t2, ts[k] = t4 - t3 - tw[k], tv[k] = t5 - t4, tt[k] = t5 - t0 - tw[k];
     printf("  %s parse %7.2f | check %8.2f | inputs %6.2f | synthesis %9.1f | prove %8.1f (device %7.1f) | "
            "verify %6.1f | total %9.1f ms\n",
-           r ? "rep    " : "warm-up", 1e3 * tp[r], 1e3 * tc[r], 1e3 * ti[r], 1e3 * ts[r], 1e3 * tv[r], 1e3 * tg[r],
-           1e3 * (t6 - t5), 1e3 * tt[r]);
-    printf("          witness only %9.1f ms (czk_post_witness; w equals the evaluator's)\n", 1e3 * tw[r]);
+           czk__bench_ab_label(&ab, r), 1e3 * tp[k], 1e3 * tc[k], 1e3 * ti[k], 1e3 * ts[k], 1e3 * tv[k], 1e3 * tg[k],
+           1e3 * (t6 - t5), 1e3 * tt[k]);
+    printf("          witness only %9.1f ms (czk_post_witness; w equals the evaluator's)\n", 1e3 * tw[k]);
     if (be) printf("          prove: %s\n", note);
     fflush(stdout);
   }
@@ -266,6 +278,8 @@ int czk_bench_post(int argc, char **argv) {
       printf("prove %.1f ms (device busy %.1f ms), parse..prove %.1f ms%s\n", 1e3 * median(tv + 1, reps),
              1e3 * median(tg + 1, reps), 1e3 * median(tt + 1, reps), params || setup ? ", every proof verified" : "");
   }
+  if (rc == 0) czk__bench_ab_table(&ab);
+  czk__bench_ab_end(&ab, &lo);
   free(tp), free(tc), free(ti), free(ts), free(tv), free(tg), free(tt), free(tw), free(wo);
   czk_groth16_dkey_free(dkey);
   czk_groth16_key_free(key);

@@ -11,6 +11,8 @@
 #include "core/units.h"
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,4 +492,147 @@ const char *czk__bench_dev_note(char *buf, size_t n, czk_backend *be, const czk_
   snprintf(buf, n, "uploaded %.2f GiB of bases; device memory in use, peak %.2f GiB",
            (double)t->upload_bytes / (1u << 30), (double)czk_backend_mem_peak(be) / (1u << 30));
   return buf;
+}
+
+/* ------------------------------------------------------------------------------------------------ --ab */
+int czk__bench_ab_parse(czk__bench_ab *ab, const char *v, const char *bench) {
+  memset(ab, 0, sizeof *ab);
+  const char *eq = strchr(v, '=');
+  const size_t nl = eq ? (size_t)(eq - v) : 0;
+  if (!eq || nl == 0 || nl >= sizeof ab->name || strlen(eq + 1) >= sizeof ab->val) goto bad;
+  memcpy(ab->name, v, nl);
+  ab->name[nl] = 0;
+  strcpy(ab->val, eq + 1);
+  if (strcmp(ab->name, "chunk-log") == 0) {
+    char *end = NULL;
+    const unsigned long c = strtoul(ab->val, &end, 10);
+    if (!ab->val[0] || *end || c < 10 || c > 28) goto bad;
+    ab->chunk_log = (unsigned)c;
+  } else {
+    for (size_t i = 0; i < nl; i++)
+      if (!((v[i] >= 'A' && v[i] <= 'Z') || (v[i] >= '0' && v[i] <= '9') || v[i] == '_')) goto bad;
+  }
+  ab->on = true;
+  return 0;
+bad:
+  memset(ab, 0, sizeof *ab);
+  fprintf(stderr, "czk bench %s: --ab takes chunk-log=N (10..28) or NAME=VALUE (NAME of A-Z, 0-9, _), got '%s'\n",
+          bench, v);
+  return 2;
+}
+
+czk_status czk__bench_ab_begin(czk__bench_ab *ab, unsigned reps, const czk_groth16_lane_opts *lo, const char *bench) {
+  if (!ab->on) return CZK_OK;
+  if (ab->chunk_log && !lo->compact) {
+    fprintf(stderr, "czk bench %s: --ab chunk-log=N needs compact or lean lanes (--lanes compact|lean, or a tier that "
+                    "proves in them)\n", bench);
+    return CZK_ERR_INVALID_ARG;
+  }
+  ab->reps = reps, ab->chunk_a = lo->chunk_log, ab->side = 0;
+  const char *cur = ab->chunk_log ? NULL : getenv(ab->name);
+  if (cur && !(ab->orig = strdup(cur))) return CZK_ERR_NOMEM;
+  for (int b = 0; b < 2; b++) {
+    ab->t[b] = calloc(reps ? reps : 1, sizeof *ab->t[b]);
+    ab->wall[b] = calloc(reps ? reps : 1, sizeof *ab->wall[b]);
+    if (!ab->t[b] || !ab->wall[b]) return CZK_ERR_NOMEM;
+  }
+  return CZK_OK;
+}
+
+unsigned czk__bench_ab_proves(const czk__bench_ab *ab, unsigned reps) { return ab->on ? 2 * reps : reps; }
+
+/* A B B A A B B A ...: rep r (1-based) is on side (r / 2) & 1; each side's first prove after a switch makes lanes */
+static int ab_side_of(const czk__bench_ab *ab, unsigned r) { return ab->on && r ? (int)((r / 2) & 1) : 0; }
+
+static void ab_apply(czk__bench_ab *ab, int b, czk_groth16_lane_opts *lo) {
+  if (ab->chunk_log) lo->chunk_log = b ? ab->chunk_log : ab->chunk_a;
+  else if (b) setenv(ab->name, ab->val, 1);
+  else if (ab->orig) setenv(ab->name, ab->orig, 1);
+  else unsetenv(ab->name);
+  ab->side = b;
+}
+
+void czk__bench_ab_before(czk__bench_ab *ab, unsigned r, const czk_groth16_key *key, const czk_groth16_dkey *dkey,
+                          czk_backend *be, czk_groth16_lane_opts *lo) {
+  const int want = ab_side_of(ab, r);
+  if (!ab->on || want == ab->side) return;
+  czk_groth16_lanes_trim(key, dkey, be); /* lanes made again under the other side's settings */
+  ab_apply(ab, want, lo);
+}
+
+unsigned czk__bench_ab_slot(const czk__bench_ab *ab, unsigned r) {
+  if (!ab->on || r == 0) return r;
+  const int b = ab_side_of(ab, r);
+  return 1 + (b ? ab->reps : 0) + ab->n[b];
+}
+
+const char *czk__bench_ab_label(const czk__bench_ab *ab, unsigned r) {
+  if (r == 0) return "warm-up";
+  if (!ab->on) return "rep    ";
+  return ab_side_of(ab, r) ? "rep  B " : "rep  A ";
+}
+
+void czk__bench_ab_record(czk__bench_ab *ab, unsigned r, double wall, const czk_groth16_timings *t) {
+  if (!ab->on || r == 0) return;
+  const int b = ab_side_of(ab, r);
+  if (ab->n[b] >= ab->reps) return;
+  ab->t[b][ab->n[b]] = *t, ab->wall[b][ab->n[b]] = wall;
+  ab->n[b]++;
+}
+
+static double ab_median(double *v, unsigned n) {
+  if (!n) return 0;
+  qsort(v, n, sizeof *v, czk__bench_cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void czk__bench_ab_table(const czk__bench_ab *ab) {
+  if (!ab->on) return;
+  const unsigned n = ab->n[0] < ab->n[1] ? ab->n[0] : ab->n[1];
+  double *v = calloc(n ? n : 1, sizeof *v);
+  if (!v) return;
+  printf("\n| A/B (one process, same key and card; %u proves each, A B B A ...) | A: as given | B: %s=%s | B/A |\n"
+         "|---|---:|---:|---:|\n", n, ab->name, ab->val);
+  static const struct {
+    const char *name;
+    size_t off; /* SIZE_MAX: wall */
+  } rows[] = {{"prove (wall)", SIZE_MAX},
+              {"device busy", offsetof(czk_groth16_timings, device)},
+              {"H", offsetof(czk_groth16_timings, h)},
+              {"MSM h", offsetof(czk_groth16_timings, msm_h)},
+              {"MSM l", offsetof(czk_groth16_timings, msm_l)},
+              {"MSM a", offsetof(czk_groth16_timings, msm_a)},
+              {"MSM b_g1", offsetof(czk_groth16_timings, msm_b_g1)},
+              {"MSM b_g2", offsetof(czk_groth16_timings, msm_b_g2)},
+              {"upload wait", offsetof(czk_groth16_timings, upload_wait)}};
+  for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+    double m[2];
+    for (int b = 0; b < 2; b++) {
+      for (unsigned i = 0; i < n; i++)
+        v[i] = rows[k].off == SIZE_MAX ? ab->wall[b][i] : *(const double *)((const char *)&ab->t[b][i] + rows[k].off);
+      m[b] = ab_median(v, n);
+    }
+    printf("| %s, median ms | %.1f | %.1f | %.3f |\n", rows[k].name, 1e3 * m[0], 1e3 * m[1], m[0] > 0 ? m[1] / m[0] : 0);
+  }
+  /* paired: the i-th B prove against the i-th A prove (neighbours in the A B B A order); device time where the
+   * backend has one, else wall time */
+  bool dev = true;
+  for (unsigned i = 0; i < n; i++) dev = dev && ab->t[0][i].device > 0 && ab->t[1][i].device > 0;
+  for (unsigned i = 0; i < n; i++) {
+    const double a = dev ? ab->t[0][i].device : ab->wall[0][i], b = dev ? ab->t[1][i].device : ab->wall[1][i];
+    v[i] = a > 0 ? b / a : 0;
+  }
+  const double med = ab_median(v, n);
+  printf("| paired ratio B/A of %s time: median of %u (min %.3f, max %.3f) | | | %.3f |\n", dev ? "device" : "wall", n,
+         n ? v[0] : 0, n ? v[n - 1] : 0, med);
+  free(v);
+}
+
+void czk__bench_ab_end(czk__bench_ab *ab, czk_groth16_lane_opts *lo) {
+  if (!ab->on) return;
+  if (ab->side) ab_apply(ab, 0, lo);
+  else if (!ab->chunk_log && ab->orig) setenv(ab->name, ab->orig, 1);
+  free(ab->orig);
+  for (int b = 0; b < 2; b++) free(ab->t[b]), free(ab->wall[b]);
+  ab->orig = NULL, ab->t[0] = ab->t[1] = NULL, ab->wall[0] = ab->wall[1] = NULL;
 }

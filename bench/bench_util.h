@@ -87,6 +87,44 @@ void czk__bench_dev_usage(FILE *f, bool streamed);
 czk_status czk__bench_dev_setup(czk_backend *be, czk_groth16_key *key, bool witness_only,
                                 const czk__bench_dev_opts *o, unsigned *mask, czk_groth16_lane_opts *lo,
                                 czk_groth16_dkey **dkey);
+/* --ab SPEC (czk bench porep|post, with --backend): an A/B run in one process, same key and card. R proves as the
+ * options say (A) and R with SPEC (B), in the order A B B A A B B A ... after one warm-up (A), the lanes made again
+ * (czk_groth16_lanes_trim) at each switch so that settings read where lanes are made take effect. SPEC: chunk-log=N
+ * (compact or lean lanes' MSM chunks, 10..28) or NAME=VALUE, an environment variable (NAME of A-Z, 0-9, _; restored
+ * after the run). Per rep r = 0 .. czk__bench_ab_proves(): czk__bench_ab_before, the prove, czk__bench_ab_record. */
+typedef struct czk__bench_ab {
+  bool on;
+  unsigned chunk_log;      /* chunk-log=N, else 0 */
+  char name[64], val[192]; /* NAME=VALUE (or "chunk-log", N) */
+  char *orig;              /* NAME's value before the run (NULL: unset) */
+  unsigned reps, chunk_a, n[2];
+  int side; /* the side in effect: 0 A, 1 B */
+  czk_groth16_timings *t[2];
+  double *wall[2];
+} czk__bench_ab;
+/* Parses SPEC into *ab (zeroed first): 0, or 2 after printing "czk bench <bench>: --ab ..." to stderr. */
+int czk__bench_ab_parse(czk__bench_ab *ab, const char *spec, const char *bench);
+/* Before the first prove: the A side's chunks (lo), the per-side tables for `reps` proves each, NAME's value saved.
+ * CZK_ERR_INVALID_ARG (printed) for chunk-log=N with full lanes. A run without --ab: nothing (CZK_OK). */
+czk_status czk__bench_ab_begin(czk__bench_ab *ab, unsigned reps, const czk_groth16_lane_opts *lo, const char *bench);
+/* The proves after the warm-up: 2 * reps with --ab, else reps. */
+unsigned czk__bench_ab_proves(const czk__bench_ab *ab, unsigned reps);
+/* Before prove r (0: the warm-up): switches to r's side when it is not in effect (lanes trimmed, env or lo set). */
+void czk__bench_ab_before(czk__bench_ab *ab, unsigned r, const czk_groth16_key *key, const czk_groth16_dkey *dkey,
+                          czk_backend *be, czk_groth16_lane_opts *lo);
+/* Where prove r's per-rep figures go in a bench's arrays of 2 * reps + 1: r itself without --ab; else 0 for the
+ * warm-up, A's at 1 .. reps (so that the bench's own medians over 1 .. reps are A's), B's at reps + 1 .. 2 * reps. */
+unsigned czk__bench_ab_slot(const czk__bench_ab *ab, unsigned r);
+/* The rep's label: "warm-up", "rep    ", "rep  A ", "rep  B ". */
+const char *czk__bench_ab_label(const czk__bench_ab *ab, unsigned r);
+/* After prove r succeeded: its wall seconds and timings into its side's table (nothing for the warm-up). */
+void czk__bench_ab_record(czk__bench_ab *ab, unsigned r, double wall, const czk_groth16_timings *t);
+/* The A/B table (both sides' medians of wall, device and stage times, their ratio; the median, min and max of the
+ * paired ratios B/A of device time, or of wall time on a host-memory backend); nothing without --ab. */
+void czk__bench_ab_table(const czk__bench_ab *ab);
+/* Restores NAME and lo's chunks, frees the tables. */
+void czk__bench_ab_end(czk__bench_ab *ab, czk_groth16_lane_opts *lo);
+
 /* "uploaded X GiB of bases; device memory in use, peak Y GiB": a prove's upload bytes (t->upload_bytes) and the
  * device's memory peak so far (czk_backend_mem_peak; 0 on a host-memory backend), into buf. Returns buf. */
 const char *czk__bench_dev_note(char *buf, size_t n, czk_backend *be, const czk_groth16_timings *t);

@@ -498,8 +498,33 @@ static void test_bench_dev_opts(void) {
   expect_fail(&r, 2, "czk bench porep: --gpu-memory-limit: '16Gb' is not a size", "bench porep --gpu-memory-limit 16Gb");
   RUN(&r, NULL, "bench", "porep", "--help");
   CHECK_MSG(r.rc == 0 && strstr(r.out, "--gpu-memory-limit S") && strstr(r.out, "--chunk-log N") &&
-                strstr(r.out, "--prove-only"),
+                strstr(r.out, "--prove-only") && strstr(r.out, "--ab SPEC"),
             "bench porep --help: exit %d: %s", r.rc, r.out);
+  /* --ab: one process, A B B A; each side's proves labelled, the table of both and the paired ratio (on the CPU of
+   * wall time: it has no device time); bad specs and a missing backend refused */
+  RUN(&r, NULL, "bench", "post", "--kind", "window-post", "--sector-size", "2KiB", "--reps", "1", "--backend", "cpu",
+      "--random-key", "--ab", "CZK_TEST_AB_SIDE=b");
+  {
+    const char *a = strstr(r.out, "rep  A "), *b = strstr(r.out, "rep  B ");
+    CHECK_MSG(r.rc == 0 && a && b && a < b && strstr(b + 1, "rep  B ") == NULL &&
+                  strstr(r.out, "| A/B (one process, same key and card; 1 proves each, A B B A ...) | A: as given | "
+                                "B: CZK_TEST_AB_SIDE=b | B/A |") &&
+                  strstr(r.out, "| MSM b_g2, median ms | ") &&
+                  strstr(r.out, "| paired ratio B/A of wall time: median of 1 (min "),
+              "bench post --ab: exit %d: %s%s", r.rc, r.out, r.err);
+  }
+  RUN(&r, NULL, "bench", "post", "--kind", "window-post", "--sector-size", "2KiB", "--reps", "1", "--backend", "cpu",
+      "--random-key", "--ab", "chunk-log=12");
+  CHECK_MSG(r.rc == 1 && strstr(r.err, "czk bench post: --ab chunk-log=N needs compact or lean lanes") &&
+                !strstr(r.out, "warm-up"),
+            "bench post --ab chunk-log=12 (full lanes): exit %d: %s%s", r.rc, r.out, r.err);
+  RUN(&r, NULL, "bench", "porep", "--sector-size", "2KiB", "--ab", "lower=1");
+  expect_fail(&r, 2, "czk bench porep: --ab takes chunk-log=N (10..28) or NAME=VALUE (NAME of A-Z, 0-9, _), got "
+                     "'lower=1'", "bench porep --ab lower=1");
+  RUN(&r, NULL, "bench", "porep", "--sector-size", "2KiB", "--ab", "chunk-log=9");
+  expect_fail(&r, 2, "got 'chunk-log=9'", "bench porep --ab chunk-log=9");
+  RUN(&r, NULL, "bench", "post", "--kind", "window-post", "--sector-size", "2KiB", "--ab", "X=1");
+  expect_fail(&r, 2, "czk bench post: --ab needs --backend", "bench post --ab without --backend");
 }
 
 /* czk circuit-info / gen-vanilla / verify --request (Filecoin PoSt): the asserted counts, in text and JSON (the 32 GiB
