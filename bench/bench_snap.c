@@ -27,13 +27,15 @@
 #include "czk/snap.h"
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: czk bench snap --sector-size S [--partition K] [--reps R] [--backend cpu|cuda|cuda:N --params DIR]\n"
+  fprintf(f, "usage: czk bench snap --sector-size S [--partition K] [--reps R]\n"
+             "                      [--backend cpu|cuda|cuda:N (--params DIR | --random-key)]\n"
              "                      [--gpu-memory-limit S] [--gpu-memory-reserve S]\n"
              "                      [--tier auto|resident|partial|streamed] [--lanes auto|full|compact|lean]\n"
              "  One SnapDeals partition stage by stage from a sparse update: parse and native check of every\n"
              "  partition proof, public inputs, synthesis of partition K (default: the last; witness + a/b/c, the\n"
              "  challenges in parallel) with its peak RSS against the snap kind's reservation, and with --backend the\n"
-             "  prove against the v28 key in --params DIR (verified).\n");
+             "  prove against the v28 key in --params DIR (verified), or --random-key: random points of the key's\n"
+             "  shape (device work only: the proof is not verified).\n");
   czk__bench_dev_usage(f, false);
 }
 
@@ -50,6 +52,7 @@ int czk_bench_snap(int argc, char **argv) {
   const char *size = NULL, *bname = NULL, *params = NULL;
   unsigned reps = 3;
   long part = -1;
+  bool random_key = false;
   czk__bench_dev_opts dopt;
   czk__bench_dev_opts_init(&dopt);
   for (int i = 1; i < argc; i++) {
@@ -57,6 +60,10 @@ int czk_bench_snap(int argc, char **argv) {
     const int d = czk__bench_dev_opt(&dopt, argc, argv, &i, "snap", false); /* limit, reserve, tier, lanes */
     if (d == 2) return 2;
     if (d) continue;
+    if (strcmp(a, "--random-key") == 0) {
+      random_key = true;
+      continue;
+    }
     if (!v) return fprintf(stderr, "czk bench snap: %s needs a value\n", a), 2;
     if (strcmp(a, "--sector-size") == 0) size = v;
     else if (strcmp(a, "--reps") == 0) reps = (unsigned)atoi(v);
@@ -67,7 +74,9 @@ int czk_bench_snap(int argc, char **argv) {
     i++;
   }
   uint64_t bytes;
-  if (!size || !czk__parse_size(size, &bytes) || reps < 1 || (bname && !params)) return usage(stderr), 2;
+  if (!size || !czk__parse_size(size, &bytes) || reps < 1 || (bname && !params && !random_key) ||
+      (params && random_key))
+    return usage(stderr), 2;
   const czk_snap_info *info = czk_snap_info_for_size(bytes);
   if (!info) return fprintf(stderr, "czk bench snap: no update proof of sector size %s\n", size), 2;
   if (part < 0) part = (long)info->partitions - 1;
@@ -114,19 +123,26 @@ int czk_bench_snap(int argc, char **argv) {
   czk_groth16_dkey *dkey = NULL;
   czk_groth16_pk *pk = NULL;
   czk_r1cs *outline = NULL;
+  czk_g1_affine *p1 = NULL;
+  czk_g2_affine *p2 = NULL;
   czk_groth16_lane_opts lo = {false, 0, false, NULL, NULL};
   unsigned mask = CZK_GROTH16_Q_ALL;
   int rc = 0;
   if (bname) {
-    char stem[200], path[4400];
+    char stem[200], path[4400] = "(random)";
     czk_snap_param_stem(info, stem, sizeof stem);
-    snprintf(path, sizeof path, "%s/%s.params", params, stem);
+    if (params) snprintf(path, sizeof path, "%s/%s.params", params, stem);
     t = czk__now_s();
     czk_status st = czk_backend_open(&be, bname, NULL);
     if (st == CZK_OK) st = czk_snap_outline(info, &outline);
-    if (st == CZK_OK) st = czk_groth16_pk_open(&pk, path);
-    if (st == CZK_OK) st = czk_groth16_key_from_pk(&key, pk, outline, pool);
-    if (st == CZK_OK) printf("  key %s loaded in %.2f s\n", path, czk__now_s() - t);
+    if (st == CZK_OK && params) {
+      st = czk_groth16_pk_open(&pk, path);
+      if (st == CZK_OK) st = czk_groth16_key_from_pk(&key, pk, outline, pool);
+      if (st == CZK_OK) printf("  key %s loaded in %.2f s\n", path, czk__now_s() - t);
+    } else if (st == CZK_OK) {
+      st = czk__bench_random_key(&key, outline, dom, pool, &p1, &p2);
+      if (st == CZK_OK) printf("  random key of the full size in %.2f s\n", czk__now_s() - t);
+    }
     /* the tier and lanes the daemon's plan picks (or --tier / --lanes), the copy, the device memory watch */
     if (st == CZK_OK) st = czk__bench_dev_setup(be, key, false, &dopt, &mask, &lo, &dkey);
     if (st != CZK_OK) {
@@ -178,7 +194,8 @@ int czk_bench_snap(int argc, char **argv) {
       if (st == CZK_OK) st = czk_groth16_prove_finish(job, &proof, &tim);
       t5 = czk__now_s();
       czk__bench_dev_note(note, sizeof note, be, &tim);
-      if (st == CZK_OK) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub[k], CZK_SNAP_PUBLIC_INPUTS);
+      if (st == CZK_OK && params)
+        st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub[k], CZK_SNAP_PUBLIC_INPUTS);
     } else {
       czk_groth16_assignment_free(&as);
     }
@@ -191,7 +208,7 @@ int czk_bench_snap(int argc, char **argv) {
     tp[r] = t1 - t0, tc[r] = t2 - t1, ti[r] = t3 - t2, ts[r] = t4 - t3, tv[r] = t5 - t4;
     printf("  %s parse %7.2f | check %8.1f | inputs %5.2f | synthesis %9.1f ms, peak RSS +%7.0f MiB%s", r ? "rep    " : "warm-up",
            1e3 * tp[r], 1e3 * tc[r], 1e3 * ti[r], 1e3 * ts[r], pk_rss[r] / (1 << 20), be ? "" : "\n");
-    if (be) printf(" | prove %8.1f ms, verified (%s)\n", 1e3 * tv[r], note);
+    if (be) printf(" | prove %8.1f ms%s (%s)\n", 1e3 * tv[r], params ? ", verified" : "", note);
     fflush(stdout);
   }
   if (rc == 0) {
@@ -206,13 +223,16 @@ int czk_bench_snap(int argc, char **argv) {
            peak / (1 << 20), info->size_name, (double)shape.abc_bytes / (1 << 20),
            (double)shape.witness_bytes / (1 << 20), declared / (1 << 20), peak > 0 ? declared / peak : 0,
            (double)shape.scratch_bytes / (1 << 20));
-    if (be) printf("prove %.1f ms on %s, every proof verified\n", 1e3 * median(tv + 1, reps), czk_backend_name(be));
+    if (be)
+      printf("prove %.1f ms on %s%s\n", 1e3 * median(tv + 1, reps), czk_backend_name(be),
+             params ? ", every proof verified" : " (random key: not verified)");
   }
   free(tp), free(tc), free(ti), free(ts), free(tv), free(pk_rss);
   czk_groth16_dkey_free(dkey);
   czk_groth16_key_free(key);
   if (pk) czk_groth16_pk_close(pk);
   czk_r1cs_free(outline);
+  free(p1), free(p2);
   czk_backend_free(be);
   czk_snap_update_free(&u);
   free(bin), free(parts), free(pub);

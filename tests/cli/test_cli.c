@@ -523,6 +523,10 @@ static void test_bench_dev_opts(void) {
                      "'lower=1'", "bench porep --ab lower=1");
   RUN(&r, NULL, "bench", "porep", "--sector-size", "2KiB", "--ab", "chunk-log=9");
   expect_fail(&r, 2, "got 'chunk-log=9'", "bench porep --ab chunk-log=9");
+  RUN(&r, NULL, "bench", "snap", "--sector-size", "2KiB", "--backend", "cpu", "--random-key", "--params", "/tmp");
+  expect_fail(&r, 2, "usage: czk bench snap", "bench snap --random-key --params");
+  RUN(&r, NULL, "bench", "snap", "--help");
+  CHECK_MSG(r.rc == 0 && strstr(r.out, "(--params DIR | --random-key)"), "bench snap --help: exit %d: %s", r.rc, r.out);
   RUN(&r, NULL, "bench", "post", "--kind", "window-post", "--sector-size", "2KiB", "--ab", "X=1");
   expect_fail(&r, 2, "czk bench post: --ab needs --backend", "bench post --ab without --backend");
 }
