@@ -933,18 +933,28 @@ static int run(const fc_opts *o, fc_input *ins, int nin, fc_mix *mix, int nmix, 
     czk__bench_lat_row(mix[m].in->engine_kind, lat, nl);
   }
   free(lat);
-  printf("\n%-26s %6s %6s %6s %10s %14s\n", "THROUGHPUT", "JOBS", "GOOD", "FAILED", "JOBS/S", "PARTITIONS/S");
+  /* STEADY: seconds per job between the kind's first and last good completion (the pipeline's fill before the first
+   * one left out): the "s per proof in steady state" of a backlog; "-" with fewer than two good jobs */
+  printf("\n%-26s %6s %6s %6s %10s %14s %12s\n", "THROUGHPUT", "JOBS", "GOOD", "FAILED", "JOBS/S", "PARTITIONS/S",
+         "STEADY S/JOB");
   size_t good_all = 0;
   for (int m = 0; m < nmix; m++) {
     size_t tot = 0, good = 0;
+    double first = 0, last = 0;
     for (size_t i = 0; i < n; i++)
       if (jobs[i].m == &mix[m]) {
         tot++;
-        good += jobs[i].ok && jobs[i].vk_bad <= 0;
+        if (jobs[i].ok && jobs[i].vk_bad <= 0) {
+          if (!good || jobs[i].t_done < first) first = jobs[i].t_done;
+          if (!good || jobs[i].t_done > last) last = jobs[i].t_done;
+          good++;
+        }
       }
     good_all += good;
-    printf("%-26s %6zu %6zu %6zu %10.4f %14.4f\n", mix[m].in->engine_kind, tot, good, tot - good,
-           wall > 0 ? (double)good / wall : 0.0, wall > 0 ? (double)(good * mix[m].in->parts) / wall : 0.0);
+    char steady[32] = "-";
+    if (good >= 2) snprintf(steady, sizeof steady, "%.3f", (last - first) / (double)(good - 1));
+    printf("%-26s %6zu %6zu %6zu %10.4f %14.4f %12s\n", mix[m].in->engine_kind, tot, good, tot - good,
+           wall > 0 ? (double)good / wall : 0.0, wall > 0 ? (double)(good * mix[m].in->parts) / wall : 0.0, steady);
   }
   printf("%zu/%zu jobs good in %.3f s (first submit to last result)%s\n", good_all, n, wall,
          skipped ? "; some arrivals were skipped" : "");

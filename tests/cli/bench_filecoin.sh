@@ -31,6 +31,12 @@ winning | porep)
   has "^LATENCY (client, s)"
   has "^$NAME  *$JOBS  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*\$"
   has "^$NAME  *$JOBS  *$JOBS  *0 "
+  has "^THROUGHPUT .* STEADY S/JOB\$"
+  if [ $JOBS -ge 2 ]; then # seconds per job between the first and the last completion
+    has "^$NAME  *$JOBS  *$JOBS  *0  *[0-9.]*  *[0-9.]*  *[0-9][0-9]*\.[0-9][0-9][0-9]\$"
+  else
+    has "^$NAME  *$JOBS  *$JOBS  *0  *[0-9.]*  *[0-9.]*  *-\$"
+  fi
   has "$JOBS/$JOBS jobs good"
   has "verification: $NAME: $JOBS of $JOBS partition proofs self-verified"
   [ $KIND = porep ] || has "verification: $NAME: $JOBS of $JOBS"
