@@ -93,14 +93,22 @@ __global__ void msm_digits_sparse(const uint32_t *__restrict__ scalars, const ui
   }
 }
 
-/* Scalar classes for the 0/1-aware partition: 0 zero, 1 one, 2 any other. */
+/* Scalar classes for the 0/1-aware partition: 0 zero, 1 one, 2 any other. Read as stored, no conversion: zero is
+ * all-zero limbs in both forms, one is R mod r (FR_ONE) in Montgomery form and 1 in canonical form (a value stored
+ * unreduced, >= r, is "other": its digits are made from the reduced value, so the sum is the same). */
 struct msm_class {
   const uint32_t *s;
   int mont;
   __device__ int get(uint32_t i) const {
-    fr_t v = msm_load(s, i, mont);
-    uint32_t hi = v.v[1] | v.v[2] | v.v[3] | v.v[4] | v.v[5] | v.v[6] | v.v[7];
-    return hi ? 2 : v.v[0] == 0 ? 0 : v.v[0] == 1 ? 1 : 2;
+    const uint4 *src = (const uint4 *)(s + 8 * (size_t)i);
+    const uint4 lo = src[0], hi = src[1];
+    const uint32_t v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    uint32_t any = 0, diff = 0;
+    for (int j = 0; j < 8; j++) {
+      any |= v[j];
+      diff |= v[j] ^ (mont ? FR_ONE[j] : (j == 0 ? 1u : 0u));
+    }
+    return !any ? 0 : !diff ? 1 : 2;
   }
 };
 struct msm_is_one {
