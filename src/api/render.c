@@ -9,6 +9,7 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +44,19 @@ void czk__process_rss(uint64_t *rss, uint64_t *peak) {
     else if (sscanf(line, "VmHWM: %llu kB", &kb) == 1) *peak = (uint64_t)kb << 10;
   }
   fclose(f);
+}
+
+static _Atomic uint64_t g_trims;
+static _Atomic uint64_t g_trim_activity = UINT64_MAX;
+
+bool czk__process_idle_trim(uint64_t activity) {
+  if (atomic_load(&g_trim_activity) == activity) return false;
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+  atomic_store(&g_trim_activity, activity);
+  atomic_fetch_add(&g_trims, 1);
+  return true;
 }
 
 void czk__process_mem_read(czk__process_mem *pm) {
@@ -351,6 +365,14 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
     czk__sb_printf(sb, "czk_process_heap_bytes{state=\"in_use\"} %llu\n", (unsigned long long)pm.heap_in_use);
     czk__sb_printf(sb, "czk_process_heap_bytes{state=\"free\"} %llu\n", (unsigned long long)pm.heap_free);
     czk__sb_printf(sb, "czk_process_heap_bytes{state=\"mmapped\"} %llu\n", (unsigned long long)pm.heap_mmapped);
+  }
+  help_type(sb, "czk_process_heap_trims_total", "counter",
+            "Times the idle daemon gave the malloc arenas' free space back to the system (after activity, once idle).");
+  czk__sb_printf(sb, "czk_process_heap_trims_total %llu\n", (unsigned long long)atomic_load(&g_trims));
+  if (st) {
+    help_type(sb, "czk_process_heap_trimmed", "gauge",
+              "1 when the last idle trim came after all the activity this snapshot shows (reservations made), else 0.");
+    czk__sb_printf(sb, "czk_process_heap_trimmed %d\n", atomic_load(&g_trim_activity) == st->reservations_made);
   }
   help_type(sb, "czk_daemon_cpu_fallback", "gauge",
             "1 when the daemon proves on the CPU although GPUs are configured or present (allow_cpu_fallback).");

@@ -6,6 +6,7 @@
 #define CZK_API_RENDER_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "api/strbuf.h"
@@ -49,6 +50,14 @@ typedef struct czk__process_mem {
   uint64_t heap_in_use, heap_free, heap_mmapped;
 } czk__process_mem;
 void czk__process_mem_read(czk__process_mem *pm);
+
+/* The daemon's idle trim: once the engine is idle after any activity (activity = czk_engine_status.reservations_made,
+ * which every partition and key load moves), the malloc arenas' free space is given back to the system (glibc
+ * malloc_trim; a no-op elsewhere), so that an idle daemon's resident set is what it holds. czk__process_idle_trim
+ * trims when `activity` differs from the last trim's and returns whether it did; czk_process_heap_trims_total counts
+ * the trims and czk_process_heap_trimmed (1 / 0) says whether the last one saw the activity the metrics' snapshot
+ * shows (a client can wait for it before measuring idle memory). */
+bool czk__process_idle_trim(uint64_t activity);
 
 /* /status JSON: {"uptime_seconds", "daemon", "queues", "memory", "devices":[...], "workers":[...], "kinds":[...],
  * "keys":[...], "key_sources":[...], "jobs":{...}} — docs/api.md lists the fields. info may be NULL. */

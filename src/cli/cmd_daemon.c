@@ -1,7 +1,8 @@
 /* cmd_daemon.c: `czk daemon`: the persistent proving daemon. Configuration from one table (api/config.h); serves
  * cuzk.v1.ProvingEngine over gRPC (unix socket by default), HTTP /metrics /status /healthz when configured.
  * Signals: SIGTERM/SIGINT stop intake and drain (drain_grace, then cancel), a second one cancels at once; SIGHUP
- * reopens the log file. All signals are taken synchronously by sigwait in the main thread. */
+ * reopens the log file. All signals are taken synchronously by sigtimedwait in the main thread, which also gives
+ * the malloc arenas' free space back once the engine is idle after any activity (render.h, czk__process_idle_trim). */
 #include <signal.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -39,6 +40,19 @@ static void fix_mmap_threshold(void) {
 #if defined(__GLIBC__)
   (void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
 #endif
+}
+
+/* Nothing in flight: no partition queued, synthesized, proved or finalized, no key loading, no memory held for
+ * anything but keys (requests being received included). */
+static bool daemon_idle(const czk_engine_status *es) {
+  if (es->synth_queue || es->gpu_queue || es->finalize_queue || es->synth_active) return false;
+  for (int c = 0; c < CZK_MEM_COUNT; c++)
+    if (c != CZK_MEM_KEY && es->mem_used_by_cat[c]) return false;
+  for (uint32_t k = 0; k < es->nkinds; k++)
+    if (es->kinds[k].pending || es->kinds[k].in_progress) return false;
+  for (uint32_t k = 0; k < es->nkeys; k++)
+    if (es->keys[k].loading) return false;
+  return true;
 }
 
 int czk_cmd_daemon(int argc, char **argv) {
@@ -189,9 +203,19 @@ int czk_cmd_daemon(int argc, char **argv) {
   else printf("czk daemon: ready on %s\n", cfg.listen);
   fflush(stdout);
 
+  /* every half second without a signal: the idle trim (render.h), once the engine is idle after any activity */
   for (;;) {
-    int sig = 0;
-    if (sigwait(&sigs, &sig) != 0) continue;
+    const struct timespec tick = {0, 500 * 1000 * 1000};
+    const int sig = sigtimedwait(&sigs, NULL, &tick);
+    if (sig < 0) {
+      czk_engine_status *es = NULL;
+      if (czk_engine_status_get(engine, &es) == CZK_OK) {
+        if (daemon_idle(es) && czk__process_idle_trim(es->reservations_made))
+          CZK_DEBUG("daemon", "idle: malloc arenas trimmed");
+        czk_engine_status_free(es);
+      }
+      continue;
+    }
     if (sig == SIGHUP) {
       if (cfg.log_file && *cfg.log_file) czk_log_set_file(cfg.log_file);
       CZK_INFO("daemon", "SIGHUP: log reopened");

@@ -88,6 +88,33 @@ int main(void) {
   free(t2);
   free(t3);
   free(t4);
+
+  /* the idle trim: 32 MiB of small blocks freed below one that stays (the arena cannot shrink from its top), then
+   * czk__process_idle_trim gives their pages back: RssAnon falls; once per activity value, counted and reported */
+  for (int i = 0; i < NSMALL; i++) got += (small[i] = malloc(4096)) != NULL;
+  for (int i = 0; i < NSMALL; i++) memset(small[i], 0x33, 4096);
+  char *pin = malloc(4096);
+  CHECK(pin != NULL);
+  for (int i = 0; i < NSMALL; i++) free(small[i]);
+  char *t5 = render();
+  const double anon5 = series_value(t5, "czk_process_resident_anon_bytes");
+  const double trims5 = series_value(t5, "czk_process_heap_trims_total");
+  CHECK(czk__process_idle_trim(41));
+  CHECK(!czk__process_idle_trim(41)); /* no activity since: nothing to do */
+  char *t6 = render();
+  const double anon6 = series_value(t6, "czk_process_resident_anon_bytes");
+  CHECK_MSG(anon5 - anon6 >= 24 * MiB, "the trim gave back %.1f MiB of 32 MiB freed in the arena", (anon5 - anon6) / MiB);
+  CHECK_MSG(series_value(t6, "czk_process_heap_trims_total") == trims5 + 1, "trims %.0f -> %.0f", trims5,
+            series_value(t6, "czk_process_heap_trims_total"));
+  CHECK(strstr(t6, "# TYPE czk_process_heap_trims_total counter\n") != NULL);
+  CHECK(series_value(t6, "czk_process_heap_trimmed") == 0); /* the snapshot's activity (0) is not the trim's (41) */
+  CHECK(czk__process_idle_trim(0));
+  char *t7 = render();
+  CHECK(series_value(t7, "czk_process_heap_trimmed") == 1);
+  free(pin);
+  free(t5);
+  free(t6);
+  free(t7);
 #endif
   free(b);
   free(t0);
