@@ -173,7 +173,8 @@ static int prove_reps(const czk_porep_info *info, const czk_porep_c1 *c1, uint32
     const double wall = czk__now_s() - t;
     const unsigned k = czk__bench_ab_slot(ab, r); /* (A's at 1 .. reps: the run's own medians) */
     tv[k] = wall, tg[k] = tim.device;
-    if (st == CZK_OK) last = tim, czk__bench_ab_record(ab, r, wall, &tim);
+    if (st == CZK_OK && k <= reps) last = tim; /* (the witness table: A's last prove) */
+    if (st == CZK_OK) czk__bench_ab_record(ab, r, wall, &tim);
     if (st == CZK_OK && verify) st = czk_groth16_verify(czk_groth16_key_vk(key), &proof, pub, np);
     printf("  %s prove %.1f ms (device %.1f ms: check %.1f, H %.1f, msm h %.1f l %.1f a %.1f b1 %.1f b2 %.1f; "
            "uploaded %.2f GiB of bases, device waited %.1f ms for them)%s; device memory in use, peak %.2f GiB\n",

@@ -109,7 +109,8 @@ int czk__bench_ab_parse(czk__bench_ab *ab, const char *spec, const char *bench);
 czk_status czk__bench_ab_begin(czk__bench_ab *ab, unsigned reps, const czk_groth16_lane_opts *lo, const char *bench);
 /* The proves after the warm-up: 2 * reps with --ab, else reps. */
 unsigned czk__bench_ab_proves(const czk__bench_ab *ab, unsigned reps);
-/* Before prove r (0: the warm-up): switches to r's side when it is not in effect (lanes trimmed, env or lo set). */
+/* Before prove r (0: the warm-up), outside its timing: switches to r's side when it is not in effect (lanes trimmed,
+ * env or lo set, the new side's lane made ahead). */
 void czk__bench_ab_before(czk__bench_ab *ab, unsigned r, const czk_groth16_key *key, const czk_groth16_dkey *dkey,
                           czk_backend *be, czk_groth16_lane_opts *lo);
 /* Where prove r's per-rep figures go in a bench's arrays of 2 * reps + 1: r itself without --ab; else 0 for the

@@ -26,6 +26,11 @@ rm -rf "$stage" && mkdir -p "$stage/lib"
 cp "$dir/src/cli/czk" "$dir/tests/cuda/test_cuda" "$dir/tests/backend/test_backend_gpu" \
   "$dir/tests/groth16/test_prover_gpu" "$dir/tests/cs/test_compiled" "$stage/"
 for f in "$stage"/czk "$stage"/test_*; do strip "$f"; done
+if ldd "$stage"/czk "$stage"/test_* | grep -q "not found"; then
+  ldd "$stage"/czk "$stage"/test_* | grep "not found" >&2
+  echo "device-pack: a library the binaries need is not found here" >&2
+  exit 1
+fi
 for f in "$stage"/czk "$stage"/test_*; do ldd "$f" | awk '/=> \//{print $3}'; done | sort -u |
   grep -v -E 'libc\.so|libm\.so|ld-linux|libpthread|libdl\.so|librt\.so' | while read -r l; do cp -L "$l" "$stage/lib/"; done
 git rev-parse --short HEAD >"$stage/COMMIT"

@@ -5,7 +5,8 @@
 #
 #   scripts/device-run.sh [--deadline S] STEP...        (default deadline 570 s from the start)
 #
-# Steps (timeouts in brackets; a step that does not fit in what is left of the deadline is skipped, and said so):
+# Steps (timeouts in brackets; with less than 2/3 of its timeout left before the deadline a step is skipped, and
+# said so; with more, it runs with what is left):
 #   test-prover [150]   test_prover_gpu gpu: proofs byte-identical over lane shapes and tiers, yields, pinning
 #   test-cuda [240]     test_cuda: every kernel against the CPU          test-backend [200]  test_backend_gpu gpu
 #   porep [90]          czk bench porep 32 GiB, random key, whole card, compact lanes, 2 reps
@@ -25,12 +26,13 @@ steps=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --deadline) deadline=$2; shift 2 ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) steps+=("$1"); shift ;;
   esac
 done
 [ ${#steps[@]} -gt 0 ] || { echo "device-run: no step (--help lists them)" >&2; exit 2; }
 [ -f build-device/pack.tar.xz ] || { echo "device-run: build-device/pack.tar.xz missing (scripts/device-pack.sh)" >&2; exit 2; }
+T0=$SECONDS # (the deadline counts from here: unpacking included)
 out=${OUT:-/tmp/czk-device-run}
 logs=$(mktemp -d /tmp/czk-device-logs.XXXXXX)
 bin=$(mktemp -d /tmp/czk-device-bin.XXXXXX)
@@ -38,7 +40,6 @@ tar xJf build-device/pack.tar.xz -C "$bin"
 export LD_LIBRARY_PATH=$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 mkdir -p "$out"
 summary=$out/summary.txt
-T0=$SECONDS
 say() { echo "$*" | tee -a "$summary"; }
 say "device-run: commit $(cat "$bin/COMMIT" 2>/dev/null), $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null | head -1)"
 rc=0
@@ -46,17 +47,17 @@ rc=0
 run() {
   local name=$1 limit=$2 pat=$3; shift 3
   local left=$((deadline - (SECONDS - T0)))
-  if [ "$left" -lt 20 ] || { [ "$left" -lt "$limit" ] && [ "$left" -lt $((limit * 2 / 3)) ]; }; then
+  if [ "$left" -lt 20 ] || [ "$left" -lt $((limit * 2 / 3)) ]; then
     say "=== $name: skipped ($((SECONDS - T0)) s of $deadline used)"; return 0
   fi
   [ "$limit" -gt "$left" ] && limit=$left
   say "=== $name (timeout $limit s): $*"
   local t=$SECONDS
-  timeout "$limit" "$@" >"$logs/$name.log" 2>&1
+  timeout -k 10 "$limit" "$@" >"$logs/$name.log" 2>&1
   local s=$?
   [ $s -ne 0 ] && rc=1
-  say "rc=$s in $((SECONDS - t)) s"
-  grep -E "$pat" "$logs/$name.log" | cut -c1-400 | tee -a "$summary"
+  say "rc=$s in $((SECONDS - t)) s$( [ $s -eq 124 ] || [ $s -eq 137 ] && echo ' (TIMED OUT)')"
+  grep -E "$pat|^czk |rror" "$logs/$name.log" | cut -c1-400 | tee -a "$summary"
 }
 czk=$bin/czk
 porep=(bench porep --sector-size 32GiB --backend cuda:0 --random-key --prove-only)
@@ -68,7 +69,7 @@ for s in "${steps[@]}"; do
     test-cuda) run "$s" 240 "checks|FAIL|fail" "$bin/test_cuda" ;;
     test-backend) run "$s" 200 "checks|FAIL|fail" "$bin/test_backend_gpu" gpu ;;
     porep) run "$s" 90 "$P_POREP" "$czk" "${porep[@]}" --lanes compact --reps 2 ;;
-    porep-ab=*) run "porep-ab" 150 "$P_POREP" "$czk" "${porep[@]}" --lanes compact --reps 2 --ab "${s#porep-ab=}" ;;
+    porep-ab=*) ab=${s#porep-ab=}; run "porep-ab-${ab//[^A-Za-z0-9=._-]/_}" 150 "$P_POREP" "$czk" "${porep[@]}" --lanes compact --reps 2 --ab "$ab" ;;
     porep-*) run "$s" 110 "$P_POREP" "$czk" "${porep[@]}" --reps 1 --gpu-memory-limit "${s#porep-}" ;;
     profile) run "$s" 90 "$P_POREP|msm g" env CZK_CUDA_MSM_PROFILE=1 "$czk" "${porep[@]}" --lanes compact --reps 1 ;;
     post | post-*)
