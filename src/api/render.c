@@ -10,6 +10,7 @@
 #include <malloc.h>
 #endif
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -328,6 +329,21 @@ static void help_type(czk__strbuf *sb, const char *name, const char *type, const
   czk__sb_printf(sb, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* One series per device from the uint64_t field at `off` of czk_engine_device_status: as a count (%llu), or, when
+ * `ns`, nanoseconds as seconds; devices whose value is 0 left out when `skip_zero`. */
+enum { DEV_COUNT = 0, DEV_NS = 1, DEV_SKIP_ZERO = 2 };
+static void per_device(czk__strbuf *sb, const czk_engine_status *st, const char *name, const char *type,
+                       const char *help, size_t off, unsigned how) {
+  help_type(sb, name, type, help);
+  for (uint32_t i = 0; i < st->ndevices; i++) {
+    const uint64_t v = *(const uint64_t *)((const char *)&st->devices[i] + off);
+    if ((how & DEV_SKIP_ZERO) && !v) continue;
+    if (how & DEV_NS) czk__sb_printf(sb, "%s{device=\"%u\"} %.6f\n", name, st->devices[i].ordinal, sec(v));
+    else czk__sb_printf(sb, "%s{device=\"%u\"} %llu\n", name, st->devices[i].ordinal, (unsigned long long)v);
+  }
+}
+#define DEV_OFF(f) offsetof(czk_engine_device_status, f)
+
 /* label values: escape backslash, quote and newline */
 static void label_val(czk__strbuf *sb, const char *v) {
   for (const char *p = v; *p; p++) {
@@ -452,33 +468,25 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
     czk__sb_printf(sb, "\",state=\"in_progress\"} %u\n", st->kinds[i].in_progress);
   }
 
-  help_type(sb, "czk_device_wall_seconds_total", "counter", "Wall time each device has been part of the engine.");
-  for (uint32_t i = 0; i < st->ndevices; i++)
-    czk__sb_printf(sb, "czk_device_wall_seconds_total{device=\"%u\"} %.6f\n", st->devices[i].ordinal,
-                  sec(st->devices[i].wall_ns));
-  help_type(sb, "czk_device_busy_seconds_total", "counter", "Kernel-busy time of each device (from device events).");
-  for (uint32_t i = 0; i < st->ndevices; i++)
-    czk__sb_printf(sb, "czk_device_busy_seconds_total{device=\"%u\"} %.6f\n", st->devices[i].ordinal,
-                  sec(st->devices[i].kernel_busy_ns));
+  per_device(sb, st, "czk_device_wall_seconds_total", "counter", "Wall time each device has been part of the engine.",
+             DEV_OFF(wall_ns), DEV_NS);
+  per_device(sb, st, "czk_device_busy_seconds_total", "counter",
+             "Kernel-busy time of each device (from device events).", DEV_OFF(kernel_busy_ns), DEV_NS);
   help_type(sb, "czk_device_idle_seconds_total", "counter", "Idle time of each device, by cause.");
   for (uint32_t i = 0; i < st->ndevices; i++)
     for (int c = 0; c < CZK_IDLE_COUNT; c++)
       czk__sb_printf(sb, "czk_device_idle_seconds_total{device=\"%u\",cause=\"%s\"} %.6f\n", st->devices[i].ordinal,
                     czk_idle_cause_str((czk_idle_cause)c), sec(st->devices[i].idle_ns[c]));
-  help_type(sb, "czk_device_proofs_total", "counter", "Partitions proved on each device.");
-  for (uint32_t i = 0; i < st->ndevices; i++)
-    czk__sb_printf(sb, "czk_device_proofs_total{device=\"%u\"} %llu\n", st->devices[i].ordinal,
-                  (unsigned long long)st->devices[i].proofs);
+  per_device(sb, st, "czk_device_proofs_total", "counter", "Partitions proved on each device.", DEV_OFF(proofs),
+             DEV_COUNT);
 
   help_type(sb, "czk_device_quarantined", "gauge",
             "1 when the device was lost to a sticky error and takes no more work (its partitions go to other devices).");
   for (uint32_t i = 0; i < st->ndevices; i++)
     czk__sb_printf(sb, "czk_device_quarantined{device=\"%u\"} %d\n", st->devices[i].ordinal,
                   st->devices[i].quarantined ? 1 : 0);
-  help_type(sb, "czk_device_prove_errors_total", "counter", "Proves that failed on each device (device errors).");
-  for (uint32_t i = 0; i < st->ndevices; i++)
-    czk__sb_printf(sb, "czk_device_prove_errors_total{device=\"%u\"} %llu\n", st->devices[i].ordinal,
-                  (unsigned long long)st->devices[i].prove_errors);
+  per_device(sb, st, "czk_device_prove_errors_total", "counter", "Proves that failed on each device (device errors).",
+             DEV_OFF(prove_errors), DEV_COUNT);
   help_type(sb, "czk_prove_retries_total", "counter",
             "Partitions synthesized and proved again after a transient device error.");
   czk__sb_printf(sb, "czk_prove_retries_total %llu\n", (unsigned long long)st->prove_retries);
@@ -527,29 +535,19 @@ void czk__render_metrics(czk__strbuf *sb, const czk_engine_status *st, czk__api_
                     (unsigned long long)vals[k]);
   }
 
-  help_type(sb, "czk_device_memory_limit_bytes", "gauge",
-            "gpu_memory_limit: the most of the device czk may use (absent when the whole device is czk's).");
-  for (uint32_t i = 0; i < st->ndevices; i++)
-    if (st->devices[i].mem_limit_bytes)
-      czk__sb_printf(sb, "czk_device_memory_limit_bytes{device=\"%u\"} %llu\n", st->devices[i].ordinal,
-                    (unsigned long long)st->devices[i].mem_limit_bytes);
-  help_type(sb, "czk_device_memory_peak_bytes", "gauge",
-            "The most device memory seen in use since the daemon started, measured on the device every 10 ms (total "
-            "less free, as the driver reports it).");
-  for (uint32_t i = 0; i < st->ndevices; i++)
-    if (st->devices[i].mem_peak_used_bytes)
-      czk__sb_printf(sb, "czk_device_memory_peak_bytes{device=\"%u\"} %llu\n", st->devices[i].ordinal,
-                    (unsigned long long)st->devices[i].mem_peak_used_bytes);
-  help_type(sb, "czk_device_urgent_yields_total", "counter",
-            "Times a prove that is not urgent was held between its MSM chunks while an urgent prove ran on the device.");
-  for (uint32_t i = 0; i < st->ndevices; i++)
-    czk__sb_printf(sb, "czk_device_urgent_yields_total{device=\"%u\"} %llu\n", st->devices[i].ordinal,
-                  (unsigned long long)st->devices[i].urgent_yields);
-  help_type(sb, "czk_device_urgent_yield_seconds_total", "counter",
-            "The time proves that are not urgent were held for urgent ones on the device.");
-  for (uint32_t i = 0; i < st->ndevices; i++)
-    czk__sb_printf(sb, "czk_device_urgent_yield_seconds_total{device=\"%u\"} %.6f\n", st->devices[i].ordinal,
-                  sec(st->devices[i].urgent_yield_ns));
+  per_device(sb, st, "czk_device_memory_limit_bytes", "gauge",
+             "gpu_memory_limit: the most of the device czk may use (absent when the whole device is czk's).",
+             DEV_OFF(mem_limit_bytes), DEV_COUNT | DEV_SKIP_ZERO);
+  per_device(sb, st, "czk_device_memory_peak_bytes", "gauge",
+             "The most device memory seen in use since the daemon started, measured on the device every 10 ms (total "
+             "less free, as the driver reports it).",
+             DEV_OFF(mem_peak_used_bytes), DEV_COUNT | DEV_SKIP_ZERO);
+  per_device(sb, st, "czk_device_urgent_yields_total", "counter",
+             "Times a prove that is not urgent was held between its MSM chunks while an urgent prove ran on the device.",
+             DEV_OFF(urgent_yields), DEV_COUNT);
+  per_device(sb, st, "czk_device_urgent_yield_seconds_total", "counter",
+             "The time proves that are not urgent were held for urgent ones on the device.", DEV_OFF(urgent_yield_ns),
+             DEV_NS);
   help_type(sb, "czk_key_device_tier", "gauge",
             "The tier the device memory plan gave each key on each device (resident, partial, streamed) and its lane "
             "shape (full, compact, lean); the value is the bytes of its copy there.");
