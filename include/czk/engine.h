@@ -531,6 +531,10 @@ CZK_API const char *czk_engine_job_stage(const czk_engine_job_info *ji);
 
 /* Snapshot everything (one allocation; free with czk_engine_status_free). */
 CZK_API czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out);
+/* As czk_engine_status_get for the daemon's own housekeeping (its idle check every 0.5 s): the exported counters'
+ * high-water marks stay where the last exported snapshot left them (the transfer counter's mark, taken during a prove
+ * before its kernel time is credited, would otherwise hold that prove's occupied time as transfer). */
+CZK_API czk_status czk_engine_status_peek(czk_engine *e, czk_engine_status **out);
 CZK_API void czk_engine_status_free(czk_engine_status *s);
 CZK_API const char *czk_idle_cause_str(czk_idle_cause c);
 CZK_API const char *czk_mem_cat_str(czk_mem_cat c);

@@ -209,7 +209,7 @@ int czk_cmd_daemon(int argc, char **argv) {
     const int sig = sigtimedwait(&sigs, NULL, &tick);
     if (sig < 0) {
       czk_engine_status *es = NULL;
-      if (czk_engine_status_get(engine, &es) == CZK_OK) {
+      if (czk_engine_status_peek(engine, &es) == CZK_OK) {
         if (daemon_idle(es) && czk__process_idle_trim(es->reservations_made))
           CZK_DEBUG("daemon", "idle: malloc arenas trimmed");
         czk_engine_status_free(es);

@@ -186,7 +186,12 @@ const char *czk_worker_state_str(czk_worker_state s) {
   return (unsigned)s <= CZK_WORKER_KEY_LOAD ? k[s] : "?";
 }
 
-czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
+static czk_status status_snapshot(czk_engine *e, czk_engine_status **out, bool mark);
+czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) { return status_snapshot(e, out, true); }
+czk_status czk_engine_status_peek(czk_engine *e, czk_engine_status **out) { return status_snapshot(e, out, false); }
+
+/* mark: the snapshot is exported (the transfer counter's high-water mark moves with it) */
+static czk_status status_snapshot(czk_engine *e, czk_engine_status **out, bool mark) {
   if (!e || !out) return CZK_ERR_INVALID_ARG;
   *out = NULL;
   /* sizes first (kinds only grow; keys may change: take the key list under kc_mu into a bounded array) */
@@ -351,7 +356,7 @@ czk_status czk_engine_status_get(czk_engine *e, czk_engine_status **out) {
      * between snapshots; the exported value is a counter, so it never goes back (high-water mark under d->mu). */
     uint64_t tr = ds->occupied_ns > ds->kernel_busy_ns ? ds->occupied_ns - ds->kernel_busy_ns : 0;
     if (tr < d->transfer_hw_ns) tr = d->transfer_hw_ns;
-    d->transfer_hw_ns = tr;
+    if (mark) d->transfer_hw_ns = tr;
     ds->idle_ns[CZK_IDLE_TRANSFER] += tr;
     pthread_mutex_unlock(&d->mu);
     /* free device memory (the backend asks the driver; no lock held), not from a lost device */
